@@ -1,0 +1,75 @@
+"""Array backends: NumPy on the CPU, CuPy on a CUDA GPU.
+
+Every kernel in cuzklab takes ``backend="cpu"`` or ``backend="gpu"``; this
+module resolves the name to an array module and tells what device is present.
+CuPy is imported only when the GPU backend is first asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+
+import numpy as np
+
+from .errors import BackendError
+
+BACKENDS = ("cpu", "gpu")
+
+
+def check_backend(backend: str) -> str:
+    """Return ``backend`` if it is a known name, else raise ValueError."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    return backend
+
+
+@functools.lru_cache(maxsize=None)
+def _cupy():
+    try:
+        import cupy  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise BackendError(
+            "the 'gpu' backend needs CuPy: install cuzklab[gpu] "
+            "(or the cupy-cudaXXx wheel matching your CUDA)") from exc
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # pragma: no cover - depends on the machine
+        raise BackendError(f"CuPy is installed but no CUDA device is usable: {exc}") from exc
+    if n < 1:  # pragma: no cover
+        raise BackendError("CuPy is installed but no CUDA device was found")
+    return cupy
+
+
+def gpu_available() -> bool:
+    """Return True when CuPy imports and sees at least one CUDA device."""
+    try:
+        _cupy()
+    except BackendError:
+        return False
+    return True
+
+
+def xp(backend: str = "cpu"):
+    """Return the array module (numpy or cupy) for ``backend``."""
+    check_backend(backend)
+    return np if backend == "cpu" else _cupy()
+
+
+def to_numpy(a):
+    """Return ``a`` as a NumPy array, copying from the device if needed."""
+    if isinstance(a, np.ndarray):
+        return a
+    get = getattr(a, "get", None)
+    return np.asarray(get() if get is not None else a)
+
+
+def device_name(backend: str = "cpu") -> str:
+    """Return a human-readable name of the device behind ``backend``."""
+    check_backend(backend)
+    if backend == "gpu":
+        cp = _cupy()
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    return platform.processor() or platform.machine() or "cpu"

@@ -1,0 +1,67 @@
+"""The ``cuzklab`` command.
+
+Each sub-package contributes its sub-commands through a small module with a
+``register(subparsers)`` function that adds parsers and sets ``func`` on them;
+this file only lists those modules. A module that is not present yet is
+skipped, so the command works while parts of the workbench are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import CuzklabError
+
+# Modules that add sub-commands, in the order they appear in --help.
+COMMAND_MODULES = (
+    "cuzklab.sim.commands",        # simulate
+    "cuzklab.groth16.commands",    # prove
+    "cuzklab.bench",               # bench field|msm|ntt
+    "cuzklab.plots.commands",      # report
+    "cuzklab.sweep.commands",      # sweep, sweep-report
+    "cuzklab.cuzk.commands",       # logs parse
+    "cuzklab.model.commands",      # calibrate
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every available sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="cuzklab",
+        description="Workbench for the cuzk Groth16 proving pipeline.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"cuzklab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # that part of the workbench is not installed yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        rc = args.func(args)
+    except CuzklabError as exc:
+        print(f"cuzklab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cuzklab: interrupted", file=sys.stderr)
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

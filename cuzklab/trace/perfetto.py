@@ -1,0 +1,63 @@
+"""Export a Trace as Chrome-trace JSON, which Perfetto (ui.perfetto.dev) opens.
+
+One process per resource group (the lane's prefix: ``synth``, ``gpu0``,
+``cpu``), one thread (track) per lane, so spans on a track never overlap;
+counters (RSS, GPU queue depth, bandwidth) become counter tracks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from ..atomic import write_text
+
+_US = 1e6
+
+
+def to_chrome_trace(trace) -> dict:
+    """Return the Chrome-trace JSON object (``traceEvents``) for ``trace``."""
+    events: list[dict] = []
+    s = trace.spans
+    lanes = sorted(s["lane"].unique()) if len(s) else []
+    groups: dict[str, int] = {}
+    tids: dict[str, tuple[int, int]] = {}
+    for lane in lanes:
+        group = lane.split(".", 1)[0]
+        pid = groups.setdefault(group, len(groups) + 1)
+        tids[lane] = (pid, len(tids) + 1)
+    for group, pid in groups.items():
+        events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                       "args": {"name": group}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+                       "args": {"sort_index": pid}})
+    for lane, (pid, tid) in tids.items():
+        events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                       "args": {"name": lane}})
+    for row in s.itertuples(index=False):
+        pid, tid = tids[row.lane]
+        args = {"proof": int(row.proof), "partition": int(row.partition)}
+        if not math.isnan(row.slowdown):
+            args["slowdown"] = round(float(row.slowdown), 4)
+        if not math.isnan(row.bytes):
+            args["bytes"] = float(row.bytes)
+        events.append({"ph": "X", "name": row.stage, "cat": row.stage, "pid": pid,
+                       "tid": tid, "ts": row.start * _US,
+                       "dur": max(row.end - row.start, 0.0) * _US, "args": args})
+    c = trace.counters
+    if len(c):
+        cpid = len(groups) + 1
+        events.append({"ph": "M", "name": "process_name", "pid": cpid, "tid": 0,
+                       "args": {"name": "counters"}})
+        for row in c.itertuples(index=False):
+            events.append({"ph": "C", "name": row.name, "pid": cpid, "tid": 0,
+                           "ts": row.t * _US, "args": {row.name: float(row.value)}})
+    meta = {k: v for k, v in trace.meta.items() if k in ("source", "profile", "seed", "failed")}
+    return {"traceEvents": events, "displayTimeUnit": "ms", "metadata": meta}
+
+
+def write_chrome_trace(trace, path) -> dict:
+    """Write the Chrome-trace JSON of ``trace`` to ``path`` atomically; return it."""
+    obj = to_chrome_trace(trace)
+    write_text(path, json.dumps(obj, default=str))
+    return obj

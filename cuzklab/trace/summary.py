@@ -1,0 +1,198 @@
+"""The summary of a run and the analysis of what bounds its throughput.
+
+Names and meanings follow DESIGN.md: ``seconds_per_proof`` is the wall time
+from the first submit to the last completion divided by completed proofs (the
+figure cuzk-bench prints).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .schema import GPU_STAGES, STAGES
+
+
+def union_length(starts, ends) -> float:
+    """Return the total length covered by the union of intervals."""
+    if len(starts) == 0:
+        return 0.0
+    order = np.argsort(starts, kind="stable")
+    s = np.asarray(starts, dtype=float)[order]
+    e = np.asarray(ends, dtype=float)[order]
+    run_end = np.maximum.accumulate(e)
+    # A new block starts where an interval begins after everything before ended.
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > run_end[:-1]
+    idx = np.flatnonzero(new)
+    block_start = s[idx]
+    block_end = np.append(run_end[idx[1:] - 1], run_end[-1])
+    return float((block_end - block_start).sum())
+
+
+def time_weighted_mean(t, v, t0: float, t1: float) -> float:
+    """Return the mean of a step function (value v[i] from t[i]) over [t0, t1]."""
+    if len(t) == 0 or t1 <= t0:
+        return math.nan
+    t = np.asarray(t, dtype=float)
+    v = np.asarray(v, dtype=float)
+    order = np.argsort(t, kind="stable")
+    t, v = t[order], v[order]
+    edges = np.clip(np.append(t, t1), t0, t1)
+    widths = np.diff(edges)
+    return float((widths * v).sum() / (t1 - t0))
+
+
+def _window(trace) -> tuple[float, float, pd.DataFrame]:
+    proofs = trace.proofs()
+    if len(proofs) and proofs["submitted"].notna().any():
+        t0 = float(proofs["submitted"].min())
+    elif len(trace.spans):
+        t0 = float(trace.spans["start"].min())
+    else:
+        t0 = 0.0
+    done = proofs[proofs["status"] == "ok"] if len(proofs) else proofs
+    if len(done) and done["completed"].notna().any():
+        t1 = float(done["completed"].max())
+    else:
+        t1 = trace.duration
+    return t0, t1, proofs
+
+
+def _resources(trace) -> dict:
+    res = dict(trace.meta.get("resources") or {})
+    s = trace.spans
+    if "gpus" not in res:
+        gpus = s.loc[s["gpu"] >= 0, "gpu"].nunique()
+        res["gpus"] = int(gpus) or 1
+    if "synthesis_slots" not in res:
+        lanes = s.loc[s["stage"] == "synth", "lane"].nunique()
+        res["synthesis_slots"] = int(lanes) or 1
+    return res
+
+
+def bottleneck(trace) -> dict:
+    """Return {resource, utilization, evidence} for the resource that bounds throughput.
+
+    Utilizations over the run's window: ``gpu`` (union of the CUDA-region spans
+    per GPU), ``synthesis`` (synth span-seconds over the synthesis slots),
+    ``cpu_pool`` (time the prep_msm / b_g2_msm pool is busy), and, where the
+    source recorded them, ``memory_bandwidth`` (mean ``ddr_gbps`` over the node's
+    bandwidth) and ``memory_budget`` (mean ``budget_used_gib`` over the budget).
+    The busiest resource is the bottleneck; the mean waits say where work queued.
+    """
+    t0, t1, _ = _window(trace)
+    wall = max(t1 - t0, 1e-12)
+    s = trace.spans
+    res = _resources(trace)
+    util: dict[str, float] = {}
+
+    gpu_spans = s[s["stage"].isin(GPU_STAGES)]
+    if len(gpu_spans):
+        busy = [union_length(g["start"].to_numpy(), g["end"].to_numpy())
+                for _, g in gpu_spans.groupby("gpu")]
+        util["gpu"] = min(1.0, sum(busy) / (wall * max(res["gpus"], 1)))
+    synth = s[s["stage"] == "synth"]
+    if len(synth):
+        util["synthesis"] = min(1.0, float((synth["end"] - synth["start"]).sum())
+                                / (wall * max(res["synthesis_slots"], 1)))
+    pool = s[s["stage"].isin(("prep_msm", "b_g2_msm"))]
+    if len(pool):
+        util["cpu_pool"] = min(1.0, union_length(pool["start"].to_numpy(),
+                                                 pool["end"].to_numpy()) / wall)
+    c = trace.counters
+    bw_cap = res.get("ddr_gbps")
+    if bw_cap and len(c[c["name"] == "ddr_gbps"]):
+        bw = trace.counter("ddr_gbps")
+        util["memory_bandwidth"] = min(1.0, time_weighted_mean(
+            bw["t"], bw["value"], t0, t1) / bw_cap)
+    budget = res.get("budget_gib")
+    if budget and len(c[c["name"] == "budget_used_gib"]):
+        b = trace.counter("budget_used_gib")
+        util["memory_budget"] = min(1.0, time_weighted_mean(
+            b["t"], b["value"], t0, t1) / budget)
+
+    waits = {}
+    for st in ("queue", "gpu_queue", "mutex_wait", "barrier_wait"):
+        w = s[s["stage"] == st]
+        if len(w):
+            waits[st] = float((w["end"] - w["start"]).mean())
+    slow = s["slowdown"].dropna()
+    evidence = {"utilization": {k: round(v, 4) for k, v in util.items()},
+                "mean_wait_s": {k: round(v, 3) for k, v in waits.items()}}
+    if len(slow):
+        evidence["mean_slowdown"] = round(float(slow.mean()), 3)
+
+    if trace.failed and (trace.meta.get("failure") or {}).get("reason") == "oom":
+        return {"resource": "host_memory", "utilization": 1.0, "evidence": evidence,
+                "why": "the run exceeded host memory (oom)"}
+    if not util:
+        return {"resource": None, "utilization": math.nan, "evidence": evidence,
+                "why": "no stage spans to analyse"}
+    resource = max(util, key=lambda k: (util[k], k == "gpu"))
+    why = f"{resource} busy {util[resource]:.0%} of the run"
+    return {"resource": resource, "utilization": round(util[resource], 4),
+            "evidence": evidence, "why": why}
+
+
+def summarize(trace) -> dict:
+    """Return the flat, JSON-able summary dict of a trace (DESIGN.md names)."""
+    t0, t1, proofs = _window(trace)
+    ok = proofs[proofs["status"] == "ok"] if len(proofs) else proofs
+    completed = int(len(ok))
+    failed = int(len(proofs) - completed)
+    wall = max(t1 - t0, 0.0)
+    lat = (ok["completed"] - ok["submitted"]).dropna() if completed else pd.Series(dtype=float)
+    prove = (ok["completed"] - ok["started"]).dropna() if completed else pd.Series(dtype=float)
+    s = trace.spans
+    stage_s = {}
+    for st in STAGES:
+        d = s.loc[s["stage"] == st]
+        if len(d):
+            stage_s[st] = round(float((d["end"] - d["start"]).mean()), 4)
+    rss = trace.counter("rss_gib")
+    gpu_spans = s[s["stage"].isin(GPU_STAGES)]
+    res = _resources(trace)
+    if len(gpu_spans) and wall > 0:
+        busy = sum(union_length(g["start"].to_numpy(), g["end"].to_numpy())
+                   for _, g in gpu_spans.groupby("gpu"))
+        gpu_busy = min(1.0, busy / (wall * max(res["gpus"], 1)))
+    else:
+        gpu_busy = math.nan
+    failure = trace.meta.get("failure") or {}
+    oom = bool(trace.failed and failure.get("reason") == "oom")
+    out = {
+        "source": trace.source,
+        "proofs": completed,
+        "failed": failed,
+        "wall_s": round(wall, 4),
+        "seconds_per_proof": round(wall / completed, 4) if completed else None,
+        "proof_latency_s_mean": round(float(lat.mean()), 4) if len(lat) else None,
+        "prove_s_mean": round(float(prove.mean()), 4) if len(prove) else None,
+        "peak_rss_gib": round(float(rss["value"].max()), 3) if len(rss) else None,
+        "gpu_busy_fraction": None if math.isnan(gpu_busy) else round(gpu_busy, 4),
+        "stage_s": stage_s,
+        "bottleneck": bottleneck(trace),
+        "oom": oom,
+        "run_failed": trace.failed,
+        "failure_reason": failure.get("reason"),
+    }
+    return _jsonable(out)
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return None if math.isnan(f) or math.isinf(f) else f
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj

@@ -1,0 +1,31 @@
+"""Shared test set-up: GPU and browser tests skip where the machine lacks them."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+
+def _gpu_available() -> bool:
+    from cuzklab.backend import gpu_available
+    return gpu_available()
+
+
+def pytest_collection_modifyitems(config, items):
+    need_gpu = any("gpu" in item.keywords for item in items)
+    has_gpu = _gpu_available() if need_gpu else False
+    has_browser = shutil.which("chromium") is not None or shutil.which("chromium-browser") is not None
+    skip_gpu = pytest.mark.skip(reason="needs a CUDA device and CuPy")
+    skip_browser = pytest.mark.skip(reason="needs Chromium (apt-get install chromium)")
+    for item in items:
+        if "gpu" in item.keywords and not has_gpu:
+            item.add_marker(skip_gpu)
+        if "browser" in item.keywords and not has_browser:
+            item.add_marker(skip_browser)
+
+
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def backend(request):
+    """Run a test once on the NumPy path and once on the CuPy path."""
+    return request.param
