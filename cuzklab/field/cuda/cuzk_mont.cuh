@@ -1,0 +1,246 @@
+// Montgomery arithmetic generic over a field-traits struct F (see cuzk_traits.cuh):
+//   F::N limbs of 32 bits, little-endian; F::mod(i), F::r1(i) (R mod m),
+//   F::r2(i) (R^2 mod m), F::mm2(i) (m - 2), F::INV = -m^-1 mod 2^32.
+// Elements are fe<F> values in Montgomery form, fully reduced in [0, m);
+// every function here takes and returns fully reduced values.
+#pragma once
+#include "cuzk_types.cuh"
+#include "cuzk_traits.cuh"
+
+namespace cuzk {
+
+template <class F>
+struct fe {
+  u32 l[F::N];
+};
+
+template <class F>
+__device__ __forceinline__ fe<F> zero() {
+  fe<F> r;
+#pragma unroll
+  for (int i = 0; i < F::N; i++) r.l[i] = 0;
+  return r;
+}
+
+// Montgomery form of 1 (R mod m).
+template <class F>
+__device__ __forceinline__ fe<F> one() {
+  fe<F> r;
+#pragma unroll
+  for (int i = 0; i < F::N; i++) r.l[i] = F::r1(i);
+  return r;
+}
+
+template <class F>
+__device__ __forceinline__ bool is_zero(const fe<F>& a) {
+  u32 acc = 0;
+#pragma unroll
+  for (int i = 0; i < F::N; i++) acc |= a.l[i];
+  return acc == 0;
+}
+
+template <class F>
+__device__ __forceinline__ bool eq(const fe<F>& a, const fe<F>& b) {
+  u32 acc = 0;
+#pragma unroll
+  for (int i = 0; i < F::N; i++) acc |= a.l[i] ^ b.l[i];
+  return acc == 0;
+}
+
+namespace detail {
+// Given t = (t[0..N-1], hi) < 2m, return t mod m (subtract m once if t >= m).
+template <class F>
+__device__ __forceinline__ fe<F> final_sub(const u32* t, u32 hi) {
+  constexpr int N = F::N;
+  u32 d[N];
+  d[0] = ptx::sub_cc(t[0], F::mod(0));
+#pragma unroll
+  for (int j = 1; j < N; j++) d[j] = ptx::subc_cc(t[j], F::mod(j));
+  u32 bw = ptx::subc(hi, 0);  // 0xffffffff iff t < m
+  fe<F> r;
+#pragma unroll
+  for (int j = 0; j < N; j++) r.l[j] = bw ? t[j] : d[j];
+  return r;
+}
+}  // namespace detail
+
+template <class F>
+__device__ __forceinline__ fe<F> add(const fe<F>& a, const fe<F>& b) {
+  constexpr int N = F::N;
+  u32 t[N];
+  t[0] = ptx::add_cc(a.l[0], b.l[0]);
+#pragma unroll
+  for (int j = 1; j < N; j++) t[j] = ptx::addc_cc(a.l[j], b.l[j]);
+  u32 hi = ptx::addc(0, 0);
+  return detail::final_sub<F>(t, hi);
+}
+
+template <class F>
+__device__ __forceinline__ fe<F> dbl(const fe<F>& a) { return add<F>(a, a); }
+
+template <class F>
+__device__ __forceinline__ fe<F> sub(const fe<F>& a, const fe<F>& b) {
+  constexpr int N = F::N;
+  u32 t[N];
+  t[0] = ptx::sub_cc(a.l[0], b.l[0]);
+#pragma unroll
+  for (int j = 1; j < N; j++) t[j] = ptx::subc_cc(a.l[j], b.l[j]);
+  u32 mask = ptx::subc(0, 0);  // 0xffffffff iff a < b
+  fe<F> r;
+  r.l[0] = ptx::add_cc(t[0], F::mod(0) & mask);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) r.l[j] = ptx::addc_cc(t[j], F::mod(j) & mask);
+  r.l[N - 1] = ptx::addc(t[N - 1], F::mod(N - 1) & mask);
+  return r;
+}
+
+template <class F>
+__device__ __forceinline__ fe<F> neg(const fe<F>& a) {
+  constexpr int N = F::N;
+  u32 mask = is_zero<F>(a) ? 0u : 0xffffffffu;
+  fe<F> r;
+  r.l[0] = ptx::sub_cc(F::mod(0), a.l[0]);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) r.l[j] = ptx::subc_cc(F::mod(j), a.l[j]);
+  r.l[N - 1] = ptx::subc(F::mod(N - 1), a.l[N - 1]);
+#pragma unroll
+  for (int j = 0; j < N; j++) r.l[j] &= mask;
+  return r;
+}
+
+// a * b * R^-1 mod m. CIOS: for each limb b[i], t += a*b[i] (a low-half chain
+// and a high-half chain), then t += m*q with q = t[0]*INV, then shift t down
+// one limb. Invariant t < 2m between rounds, so N + 2 words suffice.
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
+  constexpr int N = F::N;
+  u32 t[N + 2];
+#pragma unroll
+  for (int j = 0; j < N + 2; j++) t[j] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    const u32 bi = b.l[i];
+    t[0] = ptx::mad_lo_cc(a.l[0], bi, t[0]);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(a.l[j], bi, t[j]);
+    t[N] = ptx::addc_cc(t[N], 0);
+    t[N + 1] = ptx::addc(t[N + 1], 0);
+    t[1] = ptx::mad_hi_cc(a.l[0], bi, t[1]);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[j + 1]);
+    t[N + 1] = ptx::addc(t[N + 1], 0);
+
+    const u32 q = t[0] * F::INV;
+    t[0] = ptx::mad_lo_cc(q, F::mod(0), t[0]);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(q, F::mod(j), t[j]);
+    t[N] = ptx::addc_cc(t[N], 0);
+    t[N + 1] = ptx::addc(t[N + 1], 0);
+    t[1] = ptx::mad_hi_cc(q, F::mod(0), t[1]);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[j + 1] = ptx::madc_hi_cc(q, F::mod(j), t[j + 1]);
+    t[N + 1] = ptx::addc(t[N + 1], 0);
+
+#pragma unroll
+    for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
+    t[N + 1] = 0;
+  }
+  return detail::final_sub<F>(t, t[N]);
+}
+
+template <class F>
+__device__ __forceinline__ fe<F> mont_sqr(const fe<F>& a) { return mont_mul<F>(a, a); }
+
+// x -> x*R mod m (into Montgomery form).
+template <class F>
+__device__ __forceinline__ fe<F> to_mont(const fe<F>& a) {
+  fe<F> r2;
+#pragma unroll
+  for (int i = 0; i < F::N; i++) r2.l[i] = F::r2(i);
+  return mont_mul<F>(a, r2);
+}
+
+// x*R -> x mod m (out of Montgomery form).
+template <class F>
+__device__ __forceinline__ fe<F> from_mont(const fe<F>& a) {
+  fe<F> u = zero<F>();
+  u.l[0] = 1;
+  return mont_mul<F>(a, u);
+}
+
+// a^e, e given as nbits bits in little-endian u32 limbs (any memory space).
+template <class F>
+__device__ __forceinline__ fe<F> pow(const fe<F>& a, const u32* e, int nbits) {
+  fe<F> r = one<F>();
+  for (int k = nbits - 1; k >= 0; k--) {
+    r = mont_sqr<F>(r);
+    if ((e[k >> 5] >> (k & 31)) & 1u) r = mont_mul<F>(r, a);
+  }
+  return r;
+}
+
+// a^-1 = a^(m-2) (Fermat); returns 0 for a = 0.
+template <class F>
+__device__ __forceinline__ fe<F> inverse(const fe<F>& a) {
+  fe<F> r = one<F>();
+#pragma unroll 1
+  for (int i = F::N - 1; i >= 0; i--) {
+    const u32 w = F::mm2(i);
+#pragma unroll 1
+    for (int k = 31; k >= 0; k--) {
+      r = mont_sqr<F>(r);
+      if ((w >> k) & 1u) r = mont_mul<F>(r, a);
+    }
+  }
+  return r;
+}
+
+// Element i of a C-contiguous (n, N) u32 array; base must be 16-byte aligned
+// (true for CuPy allocations and for any row offset, since N*4 is a multiple of 16).
+template <class F>
+__device__ __forceinline__ fe<F> load(const u32* base, usize i) {
+  static_assert(F::N % 4 == 0, "vector loads need N % 4 == 0");
+  fe<F> r;
+  const uint4* p = reinterpret_cast<const uint4*>(base + i * F::N);
+#pragma unroll
+  for (int k = 0; k < F::N / 4; k++) {
+    uint4 v = p[k];
+    r.l[4 * k] = v.x; r.l[4 * k + 1] = v.y; r.l[4 * k + 2] = v.z; r.l[4 * k + 3] = v.w;
+  }
+  return r;
+}
+
+template <class F>
+__device__ __forceinline__ void store(u32* base, usize i, const fe<F>& a) {
+  uint4* p = reinterpret_cast<uint4*>(base + i * F::N);
+#pragma unroll
+  for (int k = 0; k < F::N / 4; k++)
+    p[k] = make_uint4(a.l[4 * k], a.l[4 * k + 1], a.l[4 * k + 2], a.l[4 * k + 3]);
+}
+
+// Word-by-word variants for pointers of unknown alignment.
+template <class F>
+__device__ __forceinline__ fe<F> load_unaligned(const u32* p) {
+  fe<F> r;
+#pragma unroll
+  for (int k = 0; k < F::N; k++) r.l[k] = p[k];
+  return r;
+}
+
+template <class F>
+__device__ __forceinline__ void store_unaligned(u32* p, const fe<F>& a) {
+#pragma unroll
+  for (int k = 0; k < F::N; k++) p[k] = a.l[k];
+}
+
+template <class F> __device__ __forceinline__ fe<F> operator+(const fe<F>& a, const fe<F>& b) { return add<F>(a, b); }
+template <class F> __device__ __forceinline__ fe<F> operator-(const fe<F>& a, const fe<F>& b) { return sub<F>(a, b); }
+template <class F> __device__ __forceinline__ fe<F> operator*(const fe<F>& a, const fe<F>& b) { return mont_mul<F>(a, b); }
+template <class F> __device__ __forceinline__ fe<F> operator-(const fe<F>& a) { return neg<F>(a); }
+template <class F> __device__ __forceinline__ bool operator==(const fe<F>& a, const fe<F>& b) { return eq<F>(a, b); }
+template <class F> __device__ __forceinline__ bool operator!=(const fe<F>& a, const fe<F>& b) { return !eq<F>(a, b); }
+
+typedef fe<FrTraits> fr_t;
+typedef fe<FpTraits> fp_t;
+
+}  // namespace cuzk
