@@ -60,3 +60,7 @@ class DaemonStartError(DaemonError):
         self.exit_code = exit_code
         self.log_tail = log_tail
         super().__init__(f"daemon start failed ({reason}): {message}")
+
+
+class ExportError(CuzklabError, RuntimeError):
+    """A figure or report could not be exported (e.g. no Chrome/Chromium for PNG)."""
