@@ -1,5 +1,7 @@
 """The model of a proving node: its configuration and the costs of its stages."""
 
 from .config import ADMISSIONS, KEY_DOCS, LOCKS, PipelineConfig
+from .profile import DEFAULT_PROFILE, Profile, list_profiles, profiles_dir
 
-__all__ = ["PipelineConfig", "LOCKS", "ADMISSIONS", "KEY_DOCS"]
+__all__ = ["PipelineConfig", "Profile", "LOCKS", "ADMISSIONS", "KEY_DOCS",
+           "DEFAULT_PROFILE", "list_profiles", "profiles_dir"]

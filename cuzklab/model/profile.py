@@ -1,0 +1,194 @@
+"""Profile: the costs of one partition's stages on a given node.
+
+A profile is a TOML file in ``data/profiles/`` (or any path): solo seconds and
+thread counts of the CPU stages, bytes moved through host memory, GPU stage
+times, memory sizes and when each buffer is freed, and the node's cores,
+RAM, memory bandwidth, PCIe bandwidth and VRAM. Every number in those files
+carries its provenance in a comment. A variant (``porep-32g@phase8``) names
+the profile it ``extends`` and overrides only what differs.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..errors import ProfileError
+
+DEFAULT_PROFILE = "porep-32g"
+
+# Required keys per table, with the allowed range of each value.
+_SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
+    "node": {"cores": (1, 4096), "memory_gib": (1, 1e6), "ddr_gbps": (1, 1e5),
+             "pcie_gbps": (0.01, 1e4), "vram_gib": (0.1, 1e4)},
+    "partition": {"abc_gib": (0, 1e4), "aux_gib": (0, 1e4), "abc_upload_gib": (0, 1e4), "abc_upload_gbps": (0.01, 1e4),
+                  "device_buffers_gib": (0, 1e4)},
+    "memory": {"srs_gib": (0, 1e5), "pce_gib": (0, 1e5), "runtime_gib": (0, 1e5),
+               "budget_reserve_gib": (0, 1e4), "budget_release_gpu_gib": (0, 1e4),
+               "safety_margin_gib": (0, 1e4), "dealloc_s": (0, 1e3),
+               "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1),
+               "pressure_slope": (0, 1e4)},
+    "synth": {"work_core_s": (1e-6, 1e7), "max_threads": (1, 4096), "age_priority": (0.01, 1),
+              "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "alloc_at_start": (0, 1),
+              "pipeline_lookahead": (0, 1e4)},
+    "prep_msm": {"solo_s": (0, 1e5), "threads": (1, 4096), "bw_gbps_per_thread": (0, 1e3),
+                 "mem_bound": (0, 1)},
+    "b_g2_msm": {"solo_s_at_all_cores": (0, 1e5), "solo_s_at_32": (0, 1e5),
+                 "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1)},
+    "epilogue": {"solo_s": (0, 1e5)},
+    "gpu": {"ntt_h_s": (0, 1e5), "batch_add_s": (0, 1e5), "tail_msm_s": (0, 1e5),
+            "ntt_h_host_gib": (0, 1e5), "batch_add_host_gib": (0, 1e5),
+            "tail_msm_host_gib": (0, 1e5),
+            "overhead_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
+}
+
+
+def profiles_dir() -> Path:
+    """Return the folder holding the named profiles."""
+    env = os.environ.get("CUZKLAB_PROFILES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "data" / "profiles"
+
+
+def list_profiles() -> list[str]:
+    """Return the names of the profiles in the profiles folder."""
+    d = profiles_dir()
+    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The stage costs and node facts of one proving node (see data/profiles/)."""
+
+    name: str
+    data: dict[str, Any] = field(repr=False)
+    source: str = ""
+
+    # -- loading ---------------------------------------------------------------
+    @classmethod
+    def load(cls, name_or_path: "str | os.PathLike | Profile | None" = None) -> "Profile":
+        """Return the profile with this name (``porep-32g``) or at this path."""
+        if isinstance(name_or_path, Profile):
+            return name_or_path
+        raw, source = _load_raw(name_or_path or DEFAULT_PROFILE, seen=())
+        prof = cls(name=str(raw.get("name", Path(source).stem)), data=raw, source=source)
+        prof.validate()
+        return prof
+
+    def validate(self) -> None:
+        """Raise ProfileError if a required value is missing or out of range."""
+        for table, keys in _SCHEMA.items():
+            sect = self.data.get(table)
+            if not isinstance(sect, dict):
+                raise ProfileError(f"profile {self.name}: missing table [{table}]")
+            for key, (lo, hi) in keys.items():
+                if key not in sect:
+                    raise ProfileError(f"profile {self.name}: missing {table}.{key}")
+                v = sect[key]
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise ProfileError(f"profile {self.name}: {table}.{key} must be a number, "
+                                       f"got {v!r}")
+                if not lo <= v <= hi:
+                    raise ProfileError(f"profile {self.name}: {table}.{key} = {v} is outside "
+                                       f"[{lo}, {hi}]")
+        fa = self.data["partition"].get("free_abc_after", "finalize")
+        if fa not in ("gpu", "finalize"):
+            raise ProfileError(f"profile {self.name}: partition.free_abc_after must be 'gpu' or "
+                               f"'finalize', got {fa!r}")
+
+    # -- access ----------------------------------------------------------------
+    def __getitem__(self, table: str) -> dict:
+        return self.data[table]
+
+    def get(self, table: str, key: str, default=None):
+        """Return ``table.key`` or ``default``."""
+        return self.data.get(table, {}).get(key, default)
+
+    def replace(self, **tables) -> "Profile":
+        """Return a copy with some values changed: ``replace(gpu={"ntt_h_s": 0.3})``."""
+        data = copy.deepcopy(self.data)
+        for table, values in tables.items():
+            if table not in data or not isinstance(values, dict):
+                raise ProfileError(f"replace: unknown table {table!r}; tables: {sorted(data)}")
+            data[table].update(values)
+        prof = Profile(name=self.name + "*", data=data, source=self.source)
+        prof.validate()
+        return prof
+
+    @property
+    def phase(self) -> int:
+        """Return the cuzk phase this profile describes."""
+        return int(self.data.get("phase", 12))
+
+    def gpu_region_s(self) -> float:
+        """Return the solo CUDA-region seconds per partition (h2d + kernels)."""
+        g = self.data["gpu"]
+        h2d = (self.data["partition"]["abc_upload_gib"] * 2**30 / 1e9
+               / self.data["partition"]["abc_upload_gbps"])
+        return h2d + g["ntt_h_s"] + g["overhead_s"] + g["batch_add_s"] + g["tail_msm_s"]
+
+    def b_g2_solo_s(self, threads: int) -> float:
+        """Return b_g2_msm's solo seconds on a pool of ``threads`` threads."""
+        b = self.data["b_g2_msm"]
+        cores = self.data["node"]["cores"]
+        hi_t, lo_t = cores, min(32, cores)
+        hi_w = b["solo_s_at_all_cores"] * hi_t
+        lo_w = b["solo_s_at_32"] * lo_t
+        if hi_t == lo_t:
+            work = hi_w
+        else:
+            frac = (min(max(threads, 1), hi_t) - lo_t) / (hi_t - lo_t)
+            work = lo_w + (hi_w - lo_w) * frac
+        return max(work, 1e-9) / max(threads, 1)
+
+    def to_dict(self) -> dict:
+        """Return the profile's values as a plain dict."""
+        return copy.deepcopy(self.data)
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _resolve(name_or_path) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists() or os.sep in str(name_or_path):
+        if not p.exists():
+            raise ProfileError(f"profile file not found: {p}")
+        return p
+    cand = profiles_dir() / f"{name_or_path}.toml"
+    if not cand.exists():
+        raise ProfileError(f"unknown profile {name_or_path!r}; known profiles: "
+                           f"{', '.join(list_profiles()) or '(none)'}")
+    return cand
+
+
+def _load_raw(name_or_path, seen: tuple) -> tuple[dict, str]:
+    path = _resolve(name_or_path)
+    if str(path) in seen:
+        raise ProfileError(f"profile {path.stem}: 'extends' forms a cycle")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"profile {path}: not valid TOML: {exc}") from exc
+    base_name = raw.pop("extends", None)
+    if base_name:
+        base, _ = _load_raw(base_name, seen + (str(path),))
+        raw = _deep_merge(base, raw)
+    return raw, str(path)

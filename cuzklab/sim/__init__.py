@@ -1,0 +1,31 @@
+"""The SimPy model of the cuzk daemon: ``simulate(config, profile) -> Trace``."""
+
+from __future__ import annotations
+
+from ..model.config import PipelineConfig
+from ..model.profile import Profile
+from ..trace import Trace
+
+
+def simulate(config: PipelineConfig | dict | None = None,
+             profile: "str | Profile | None" = None, **overrides) -> Trace:
+    """Return the Trace of one simulated run of ``config`` on ``profile``.
+
+    ``config`` may be a PipelineConfig, a dict of its keys, or None for the
+    documented 32 GiB PoRep node; keyword overrides are applied on top.
+    """
+    if config is None:
+        config = PipelineConfig()
+    elif isinstance(config, dict):
+        config = PipelineConfig.from_dict(config)
+    elif not isinstance(config, PipelineConfig):
+        raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
+                        f"{type(config).__name__}")
+    if overrides:
+        config = config.replace(**overrides)
+    prof = Profile.load(profile)
+    from .daemon import DaemonModel
+    return DaemonModel(config, prof).run()
+
+
+__all__ = ["simulate"]

@@ -1,0 +1,444 @@
+"""The SimPy model of the cuzk daemon.
+
+One :class:`DaemonModel` per run. The client (cuzk-bench) keeps
+``concurrency`` proofs in flight; each proof's partitions join one FIFO
+synthesis queue; ``partition_workers`` workers synthesize them under the
+chosen admission rule and hand them to a bounded channel; GPU worker tasks
+(``gpu_workers_per_device`` per GPU) take partitions from it and run the
+stages under the chosen lock strategy; b_g2_msm and the epilogue finish a
+partition (in the worker, or in a finalizer with ``split_async``). Host
+memory, the budget, the CPU cores and the memory bandwidth are shared
+resources (see :mod:`cuzklab.sim.machine` and :mod:`cuzklab.sim.memory`).
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from ..model.config import PipelineConfig
+from ..model.profile import Profile
+from ..trace import Trace, TraceBuilder
+from .machine import Machine
+from .memory import BudgetGate, Deallocator, HostMemory
+
+GIB = 2**30
+
+
+@dataclass(eq=False)
+class Partition:
+    """A partition moving through the pipeline (a whole proof for monolithic)."""
+
+    proof: int
+    index: int
+    submitted: float
+    synth_end: float = math.nan
+    abc_gib: float = 0.0     # a/b/c still held
+    aux_gib: float = 0.0     # aux still held
+    budget_gib: float = 0.0  # budget still reserved
+    members: tuple = ()      # monolithic: the partition indices it stands for
+
+
+class DaemonModel:
+    """Build with a config and profile, then :meth:`run` to get the Trace."""
+
+    def __init__(self, config: PipelineConfig, profile: Profile):
+        self.cfg = config
+        self.prof = profile
+        self.env = simpy.Environment()
+        self.rng = np.random.default_rng(config.seed)
+        node = profile["node"]
+        self.cores = int(node["cores"])
+        self.pool_threads = config.gpu_threads or self.cores
+        self.synthesis_threads = config.synthesis_threads or self.cores
+        self.tb = TraceBuilder(source="sim")
+        self.stop = self.env.event()
+        self.failure: dict | None = None
+        self.done = 0
+        self.proof_rec: dict[int, dict] = {}
+        self._left: dict[int, int] = {}
+        self._proof_done: dict[int, simpy.Event] = {}
+        self._queued = 0
+        self._final_lanes: list[bool] = []
+        mem = profile["memory"]
+        self.base_gib = mem["srs_gib"] + mem["pce_gib"] + mem["runtime_gib"]
+        self.machine = Machine(self.env, cores=self.cores, ddr_gbps=node["ddr_gbps"],
+                               synthesis_threads=self.synthesis_threads,
+                               pool_threads=self.pool_threads,
+                               age_priority=profile["synth"]["age_priority"],
+                               on_rates=self._on_rates)
+        self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
+                                 pressure_start=mem["pressure_start"],
+                                 pressure_slope=mem["pressure_slope"],
+                                 on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
+        self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
+        self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
+        self.budget = BudgetGate(self.env, self.budget_total, on_change=self._on_budget)
+        cap = max(int(profile["synth"]["pipeline_lookahead"]), config.partition_workers)
+        self.channel = simpy.Store(self.env, capacity=max(cap, 1))
+        self.synth_queue = simpy.Store(self.env)
+        self.inflight = simpy.Resource(self.env, capacity=config.concurrency)
+        self.mutex = [simpy.Resource(self.env, capacity=1) for _ in range(config.gpus)]
+        self.mem_mutex = [simpy.Resource(self.env, capacity=1) for _ in range(config.gpus)]
+        self._last_holder: list[object] = [None] * config.gpus
+        self._last_bw = -1.0
+
+    # -- bookkeeping -------------------------------------------------------------
+    def fail(self, reason: str, message: str) -> None:
+        """Stop the run and record it as failed with ``reason``."""
+        if self.failure is None:
+            self.failure = {"reason": reason, "message": message, "t": self.env.now}
+            if not self.stop.triggered:
+                self.stop.succeed()
+
+    def _on_rss(self, memory: HostMemory) -> None:
+        self.tb.counter(self.env.now, "rss_gib", memory.rss)
+        self.machine.set_pressure(memory.pressure())
+
+    def _on_budget(self, budget: BudgetGate) -> None:
+        self.tb.counter(self.env.now, "budget_used_gib", budget.used + self.base_gib)
+
+    def _on_rates(self, machine: Machine) -> None:
+        bw = round(machine.bandwidth_used, 3)
+        if bw != self._last_bw:
+            self.tb.counter(self.env.now, "ddr_gbps", bw)
+            self._last_bw = bw
+
+    def _queue_depth(self, delta: int) -> None:
+        self._queued += delta
+        self.tb.counter(self.env.now, "gpu_queue_depth", self._queued)
+
+    def _jit(self) -> float:
+        s = self.prof["gpu"]["jitter"]
+        return float(self.rng.lognormal(0.0, s)) if s > 0 else 1.0
+
+    # -- the run -----------------------------------------------------------------
+    def run(self) -> Trace:
+        """Simulate the configured workload and return its Trace."""
+        cfg, prof = self.cfg, self.prof
+        part = prof["partition"]
+        self.tb.counter(0.0, "rss_gib", self.base_gib)
+        self.tb.counter(0.0, "budget_used_gib", self.base_gib)
+        self.tb.counter(0.0, "gpu_queue_depth", 0)
+        if not self._precheck(part):
+            return self._build()
+        for i in range(cfg.proofs):
+            self.env.process(self._proof(i))
+        if cfg.lock == "monolithic":
+            slots = max(1, cfg.partition_workers // cfg.partitions)
+            for s in range(slots):
+                self.env.process(self._monolithic_synth(s))
+        else:
+            for w in range(cfg.partition_workers):
+                self.env.process(self._partition_worker(w))
+        for g in range(cfg.gpus):
+            for w in range(cfg.gpu_workers_per_device):
+                self.env.process(self._gpu_worker(g, w))
+        try:
+            self.env.run(until=self.stop)
+        except RuntimeError as exc:  # no events left: something waits forever
+            self.fail("deadlock", f"the pipeline stalled with work left: {exc}")
+        return self._build()
+
+    def _precheck(self, part) -> bool:
+        cfg, prof = self.cfg, self.prof
+        if self.base_gib > cfg.memory_gib:
+            self.fail("oom", f"SRS + PCE ({self.base_gib:.1f} GiB) exceed RAM "
+                             f"({cfg.memory_gib:.1f} GiB)")
+            return False
+        vram = prof["node"]["vram_gib"]
+        per_gpu = part["device_buffers_gib"] * (cfg.gpu_workers_per_device
+                                                if cfg.lock == "two_lock" else 1)
+        if per_gpu > vram:
+            self.fail("vram_oom", f"{'each GPU worker keeps its own' if cfg.lock == 'two_lock' else 'the GPU needs'} "
+                                  f"device buffers: {per_gpu:.0f} GiB > VRAM {vram:.0f} GiB "
+                                  f"(gpu_workers_per_device={cfg.gpu_workers_per_device})")
+            return False
+        if cfg.admission == "budget":
+            need = prof["memory"]["budget_reserve_gib"] * (cfg.partitions if cfg.lock == "monolithic" else 1)
+            room = self.budget_total - self.base_gib
+            if need > room:
+                self.fail("deadlock", f"a {need:.0f} GiB budget reservation can never fit: budget "
+                                      f"{self.budget_total:.0f} GiB minus SRS+PCE {self.base_gib:.1f} GiB "
+                                      f"leaves {room:.1f} GiB (cuzk blocks forever)")
+                return False
+            self.budget.total = room  # SRS and PCE hold their share permanently
+        return True
+
+    def _build(self) -> Trace:
+        cfg = self.cfg
+        proofs = []
+        for i in range(cfg.proofs):
+            r = self.proof_rec.get(i, {})
+            proofs.append({"proof": i, "submitted": r.get("submitted", math.nan),
+                           "started": r.get("started", math.nan),
+                           "completed": r.get("completed", math.nan),
+                           "status": "ok" if "completed" in r else
+                                     ("failed" if self.failure else "pending")})
+        failed = self.failure is not None
+        from .. import __version__
+        return self.tb.build(
+            config=cfg.to_dict(), profile=self.prof.name, seed=cfg.seed,
+            versions={"cuzklab": __version__, "simpy": simpy.__version__,
+                      "python": platform.python_version()},
+            host=platform.node(), failed=failed, failure=self.failure, proofs=proofs,
+            end_time=self.env.now,
+            resources={"gpus": cfg.gpus, "synthesis_slots": cfg.partition_workers,
+                       "cpu_pool_threads": self.pool_threads, "cores": self.cores,
+                       "ddr_gbps": self.prof["node"]["ddr_gbps"],
+                       "budget_gib": self.budget_total, "memory_gib": cfg.memory_gib})
+
+    # -- proofs ------------------------------------------------------------------
+    def _proof(self, i: int):
+        cfg = self.cfg
+        with self.inflight.request() as req:
+            yield req
+            now = self.env.now
+            self.proof_rec[i] = {"submitted": now}
+            done = self.env.event()
+            self._proof_done[i] = done
+            if cfg.lock == "monolithic":
+                self._left[i] = 1
+                self.synth_queue.put(Partition(i, -1, now, members=tuple(range(cfg.partitions))))
+            else:
+                self._left[i] = cfg.partitions
+                for k in range(cfg.partitions):
+                    self.synth_queue.put(Partition(i, k, now))
+            yield done
+            self.proof_rec[i]["completed"] = self.env.now
+            self.done += 1
+            if self.done == cfg.proofs and not self.stop.triggered:
+                self.stop.succeed()
+
+    def _partition_done(self, p: Partition) -> None:
+        self._left[p.proof] -= 1
+        if self._left[p.proof] == 0:
+            self._proof_done[p.proof].succeed()
+
+    # -- synthesis -------------------------------------------------------------------
+    def _synth_job(self, p: Partition, k: int, lane: str):
+        """Run one partition's synthesis on the shared machine; record its span."""
+        s = self.prof["synth"]
+        part = self.prof["partition"]
+        first = part["abc_gib"] * s["alloc_at_start"], part["aux_gib"] * s["alloc_at_start"]
+        self.memory.alloc(first[0] + first[1], f"synthesis of proof {p.proof} partition {k}")
+        rec = self.proof_rec[p.proof]
+        rec.setdefault("started", self.env.now)
+        self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
+        start, end, slow = yield self.machine.run(
+            "synth", s["work_core_s"] * self._jit(), cap=s["max_threads"],
+            bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"])
+        self.tb.counter(end, "synth_running", self.machine.count("synth"))
+        self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow,
+                     bytes=(part["abc_gib"] + part["aux_gib"]) * GIB)
+        rest = part["abc_gib"] + part["aux_gib"] - first[0] - first[1]
+        self.memory.alloc(rest, f"synthesis of proof {p.proof} partition {k}")
+        p.abc_gib += part["abc_gib"]
+        p.aux_gib += part["aux_gib"]
+
+    def _partition_worker(self, w: int):
+        cfg = self.cfg
+        reserve = self.prof["memory"]["budget_reserve_gib"]
+        while True:
+            p = yield self.synth_queue.get()
+            if cfg.admission == "budget":
+                yield self.budget.reserve(reserve)
+                p.budget_gib = reserve
+            self.tb.span(p.proof, p.index, "queue", "admission", p.submitted, self.env.now)
+            yield from self._synth_job(p, p.index, f"synth.{w}")
+            p.synth_end = self.env.now
+            self._queue_depth(+1)
+            if cfg.admission == "semaphore_prefix":
+                self.env.process(self._handoff(p))  # permit dropped before the send
+            else:
+                yield from self._handoff(p)          # permit held through the hand-off
+
+    def _handoff(self, p: Partition):
+        yield self.channel.put(p)
+
+    def _monolithic_synth(self, slot: int):
+        cfg = self.cfg
+        reserve = self.prof["memory"]["budget_reserve_gib"] * cfg.partitions
+        while True:
+            p = yield self.synth_queue.get()
+            if cfg.admission == "budget":
+                yield self.budget.reserve(reserve)
+                p.budget_gib = reserve
+            for k in p.members:
+                self.tb.span(p.proof, k, "queue", "admission", p.submitted, self.env.now)
+            jobs = [self.env.process(self._synth_job(p, k, f"synth.{slot * cfg.partitions + k}"))
+                    for k in p.members]
+            yield self.env.all_of(jobs)
+            p.synth_end = self.env.now
+            self._queue_depth(+1)
+            if cfg.admission == "semaphore_prefix":
+                self.env.process(self._handoff(p))
+            else:
+                yield from self._handoff(p)
+
+    # -- GPU side ----------------------------------------------------------------------
+    def _cpu(self, kind: str, p: Partition, k: int, lane: str, *, threads_for_b_g2=None):
+        """Run prep_msm, b_g2_msm or epilogue for one partition; record its span."""
+        prof = self.prof
+        if kind == "prep_msm":
+            c = prof["prep_msm"]
+            ev = self.machine.run("pool", c["solo_s"] * c["threads"] * self._jit(),
+                                  cap=c["threads"], bw_per_thread=c["bw_gbps_per_thread"],
+                                  mem_bound=c["mem_bound"])
+        elif kind == "b_g2_msm":
+            c = prof["b_g2_msm"]
+            t = self.pool_threads
+            bucket = prof["memory"]["b_g2_bucket_mib_per_thread"] * t / 1024
+            self.memory.alloc(bucket, "b_g2_msm buckets")
+            ev = self.machine.run("pool", prof.b_g2_solo_s(t) * t * self._jit(), cap=t,
+                                  bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
+        else:
+            ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1)
+        start, end, slow = yield ev
+        if kind == "b_g2_msm":
+            self.memory.free(bucket)
+        self.tb.span(p.proof, k, kind, lane, start, end, slowdown=slow)
+
+    def _gpu_region(self, p: Partition, k: int, g: int, lane: str, prep_ev, worker) -> float:
+        """Run h2d, ntt_h, barrier_wait, batch_add and tail_msm on GPU ``g``."""
+        prof, env = self.prof, self.env
+        gpu = prof["gpu"]
+        part = prof["partition"]
+        if self._last_holder[g] is not None and self._last_holder[g] is not worker:
+            yield env.timeout(gpu["handoff_s"])
+        self._last_holder[g] = worker
+        gb = part["abc_upload_gib"] * GIB / 1e9
+        start, end, slow = yield self.machine.run(
+            "dma", gb * self._jit(), cap=prof["partition"]["abc_upload_gbps"], mem_bound=1.0)
+        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g, bytes=gb * 1e9, slowdown=slow)
+        yield from self._gpu_stage(p, k, g, lane, "ntt_h", gpu["ntt_h_s"] + gpu["overhead_s"])
+        if prep_ev is not None and not prep_ev.triggered:
+            t0 = env.now
+            yield prep_ev
+            self.tb.span(p.proof, k, "barrier_wait", lane, t0, env.now, gpu=g)
+        yield from self._gpu_stage(p, k, g, lane, "batch_add", gpu["batch_add_s"])
+        yield from self._gpu_stage(p, k, g, lane, "tail_msm", gpu["tail_msm_s"])
+
+    def _gpu_stage(self, p, k, g, lane, stage, seconds):
+        """Run a GPU stage: the longer of its compute and its host-memory reads."""
+        env, prof = self.env, self.prof
+        t0 = env.now
+        compute = seconds * self._jit()
+        host_gb = prof["gpu"].get(f"{stage}_host_gib", 0.0) * GIB / 1e9
+        if host_gb > 0:
+            dma = self.machine.run("dma", host_gb, cap=prof["node"]["pcie_gbps"], mem_bound=1.0)
+            yield env.all_of([env.timeout(compute), dma])
+        else:
+            yield env.timeout(compute)
+        solo = max(compute, host_gb / prof["node"]["pcie_gbps"])
+        self.tb.span(p.proof, k, stage, lane, t0, env.now, gpu=g,
+                     bytes=host_gb * 1e9 if host_gb else math.nan,
+                     slowdown=(env.now - t0) / solo if solo > 0 else 1.0)
+
+    def _after_kernels(self, p: Partition) -> None:
+        """prove_start returned: free a/b/c early (phase 12) and release budget."""
+        if self.prof["partition"].get("free_abc_after", "finalize") == "gpu":
+            self.dealloc.free(p.abc_gib)
+            p.abc_gib = 0.0
+        if p.budget_gib > 0:
+            rel = self.prof["memory"]["budget_release_gpu_gib"] * max(1, len(p.members))
+            rel = min(rel, p.budget_gib)
+            self.budget.release(rel)
+            p.budget_gib -= rel
+
+    def _finalize(self, p: Partition, lane: str):
+        """b_g2_msm, epilogue, then free what is left of the partition."""
+        for k in (p.members or (p.index,)):
+            yield from self._cpu("b_g2_msm", p, k, lane)
+        for k in (p.members or (p.index,)):
+            yield from self._cpu("epilogue", p, k, lane)
+        self.dealloc.free(p.abc_gib + p.aux_gib)
+        p.abc_gib = p.aux_gib = 0.0
+        if p.budget_gib > 0:
+            self.budget.release(p.budget_gib)
+            p.budget_gib = 0.0
+        self._partition_done(p)
+
+    def _finalizer(self, p: Partition):
+        try:
+            idx = self._final_lanes.index(False)
+            self._final_lanes[idx] = True
+        except ValueError:
+            idx = len(self._final_lanes)
+            self._final_lanes.append(True)
+        yield from self._finalize(p, f"final.{idx}")
+        self._final_lanes[idx] = False
+
+    def _gpu_worker(self, g: int, w: int):
+        cfg, env = self.cfg, self.env
+        lane, cpu_lane = f"gpu{g}.w{w}", f"gpu{g}.w{w}.cpu"
+        me = object()
+        while True:
+            p = yield self.channel.get()
+            self._queue_depth(-1)
+            members = p.members or (p.index,)
+            for k in members:
+                self.tb.span(p.proof, k, "gpu_queue", "gpu_queue", p.synth_end, env.now)
+            if cfg.lock in ("wide_mutex", "monolithic"):
+                t0 = env.now
+                with self.mutex[g].request() as req:
+                    yield req
+                    for k in members:
+                        self.tb.span(p.proof, k, "mutex_wait", lane, t0, env.now, gpu=g)
+                    for k in members:
+                        prep = env.process(self._cpu("prep_msm", p, k, cpu_lane))
+                        yield from self._gpu_region(p, k, g, lane, prep, me)
+                    self._after_kernels(p)
+                    yield from self._finalize(p, cpu_lane)
+                continue
+            prep = env.process(self._cpu("prep_msm", p, p.index, cpu_lane))
+            if cfg.lock == "two_lock":
+                yield from self._two_lock_region(p, g, lane, prep, me)
+            else:
+                t0 = env.now
+                with self.mutex[g].request() as req:
+                    yield req
+                    self.tb.span(p.proof, p.index, "mutex_wait", lane, t0, env.now, gpu=g)
+                    yield from self._gpu_region(p, p.index, g, lane, prep, me)
+            if not prep.triggered:
+                yield prep
+            self._after_kernels(p)
+            if cfg.lock == "split_async":
+                env.process(self._finalizer(p))
+            else:
+                yield from self._finalize(p, cpu_lane)
+
+    def _two_lock_region(self, p: Partition, g: int, lane: str, prep, me):
+        """Upload under the memory mutex, kernels under the compute mutex."""
+        env, prof = self.env, self.prof
+        gpu = prof["gpu"]
+        k = p.index
+        t0 = env.now
+        with self.mem_mutex[g].request() as mreq:
+            yield mreq
+            gb = prof["partition"]["abc_upload_gib"] * GIB / 1e9
+            w0 = env.now
+            start, end, slow = yield self.machine.run(
+                "dma", gb * self._jit(), cap=prof["partition"]["abc_upload_gbps"], mem_bound=1.0)
+        if w0 > t0:
+            self.tb.span(p.proof, k, "mutex_wait", lane, t0, w0, gpu=g)
+        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g, bytes=gb * 1e9, slowdown=slow)
+        t1 = env.now
+        with self.mutex[g].request() as req:
+            yield req
+            if env.now > t1:
+                self.tb.span(p.proof, k, "mutex_wait", lane, t1, env.now, gpu=g)
+            if self._last_holder[g] is not None and self._last_holder[g] is not me:
+                yield env.timeout(gpu["handoff_s"])
+            self._last_holder[g] = me
+            yield from self._gpu_stage(p, k, g, lane, "ntt_h", gpu["ntt_h_s"] + gpu["overhead_s"])
+            if not prep.triggered:
+                t2 = env.now
+                yield prep
+                self.tb.span(p.proof, k, "barrier_wait", lane, t2, env.now, gpu=g)
+            yield from self._gpu_stage(p, k, g, lane, "batch_add", gpu["batch_add_s"])
+            yield from self._gpu_stage(p, k, g, lane, "tail_msm", gpu["tail_msm_s"])
