@@ -1,0 +1,138 @@
+"""The partition timeline: one row per lane, one bar per span, colored by stage.
+
+Bars are ``go.Bar(orientation="h", base=start, x=duration)`` on a numeric
+seconds axis (``px.timeline`` needs datetimes and rounds to milliseconds).
+Past :data:`BAR_SPAN_LIMIT` spans each lane is drawn as ``go.Scattergl`` line
+segments instead, which the browser draws with WebGL and stays responsive up
+to 10^5 spans and beyond.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..trace.schema import STAGES
+from .style import (TIME_AXIS_TITLE, WAIT_OPACITY, WORK_OPACITY, base_layout,
+                    legend_right, order_lanes, stage_color, stage_kind)
+
+# SVG bars stay smooth to a few thousand shapes; past ~10^4 the browser
+# stalls on hover and zoom (plotly's own guidance for SVG traces), so larger
+# traces switch to WebGL segments.
+BAR_SPAN_LIMIT = 10_000
+MODES = ("auto", "bar", "gl")
+
+# Pixels per lane and fixed chrome around the plot area.
+LANE_PX = 20
+CHROME_PX = 150
+MIN_HEIGHT_PX = 320
+
+
+def timeline_mode(n_spans: int, mode: str = "auto") -> str:
+    """Return ``bar`` or ``gl``: the drawing mode used for ``n_spans`` spans."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if mode != "auto":
+        return mode
+    return "gl" if n_spans > BAR_SPAN_LIMIT else "bar"
+
+
+def _hovertemplate(stage: str, has_slowdown: bool) -> str:
+    lines = [f"<b>{stage}</b> on %{{y}}",
+             "proof %{customdata[0]} · partition %{customdata[1]}",
+             "%{customdata[2]:.3f} s → %{customdata[3]:.3f} s (%{customdata[4]:.3f} s)"]
+    if has_slowdown:
+        lines.append("slowdown ×%{customdata[5]:.2f}")
+    return "<br>".join(lines) + "<extra></extra>"
+
+
+def timeline_traces(trace, *, mode: str = "auto") -> list:
+    """Return the plotly traces of the timeline: one per stage in STAGES order.
+
+    Every stage gets a trace, empty when the run has none of it, so a figure
+    can be updated in place when a new run has a different set of stages.
+    """
+    spans = trace.spans
+    drawn = timeline_mode(len(spans), mode)
+    out = []
+    stage_col = spans["stage"].to_numpy()
+    for stage in STAGES:
+        mask = stage_col == stage
+        s = spans[mask]
+        start = s["start"].to_numpy(dtype=float)
+        end = s["end"].to_numpy(dtype=float)
+        dur = end - start
+        slow = s["slowdown"].to_numpy(dtype=float)
+        has_slow = bool(len(slow)) and not np.isnan(slow).all()
+        custom = np.column_stack([s["proof"].to_numpy(), s["partition"].to_numpy(),
+                                  start, end, dur, slow]) if len(s) else np.empty((0, 6))
+        lanes = s["lane"].to_numpy(dtype=object)
+        opacity = WAIT_OPACITY if stage_kind(stage) == "wait" else WORK_OPACITY
+        common = dict(name=stage, legendgroup=stage, showlegend=bool(len(s)),
+                      opacity=opacity, hovertemplate=_hovertemplate(stage, has_slow))
+        if drawn == "bar":
+            out.append(go.Bar(
+                orientation="h", y=lanes, x=dur, base=start, customdata=custom,
+                marker=dict(color=stage_color(stage), line=dict(width=0)),
+                **common))
+        else:
+            n = len(s)
+            xs = np.empty(3 * n)
+            xs[0::3], xs[1::3], xs[2::3] = start, end, np.nan
+            ys = np.empty(3 * n, dtype=object)
+            ys[0::3], ys[1::3], ys[2::3] = lanes, lanes, None
+            cd = np.repeat(custom, 3, axis=0) if n else custom
+            out.append(go.Scattergl(
+                x=xs, y=ys, customdata=cd, mode="lines", connectgaps=False,
+                line=dict(color=stage_color(stage), width=9), **common))
+    return out
+
+
+def timeline_title(trace, summary: dict | None = None) -> str:
+    """Return the title line of a timeline: config highlights and s/proof."""
+    cfg = trace.meta.get("config") or {}
+    parts = []
+    if cfg:
+        parts.append(f"{cfg.get('proofs', '?')} proofs, j={cfg.get('concurrency', '?')}, "
+                     f"pw={cfg.get('partition_workers', '?')}, "
+                     f"gw={cfg.get('gpu_workers_per_device', '?')}, "
+                     f"lock={cfg.get('lock', '?')}")
+    if summary is not None:
+        spp = summary.get("seconds_per_proof")
+        if spp is not None:
+            parts.append(f"{spp:.1f} s/proof")
+        if summary.get("oom"):
+            parts.append("OOM")
+    head = "Partition timeline"
+    return head + (" — " + " · ".join(parts) if parts else "")
+
+
+def timeline_layout(trace, summary: dict | None = None, *, title: str | None = None) -> dict:
+    """Return the layout of the timeline for ``trace`` (lanes, height, axes)."""
+    lanes = order_lanes(trace.spans["lane"].unique()) if len(trace.spans) else []
+    height = max(MIN_HEIGHT_PX, LANE_PX * len(lanes) + CHROME_PX)
+    end = max(trace.duration, 1e-9)
+    return base_layout(
+        title=dict(text=title if title is not None else timeline_title(trace, summary),
+                   x=0.0, xanchor="left"),
+        barmode="overlay",
+        bargap=0.15,
+        height=height,
+        xaxis=dict(title=dict(text=TIME_AXIS_TITLE), range=[0, end * 1.01],
+                   showgrid=True, zeroline=False),
+        yaxis=dict(title=dict(text="lane"), type="category", categoryorder="array",
+                   categoryarray=lanes, autorange="reversed", automargin=True,
+                   showgrid=False),
+        legend=dict(legend_right(), title=dict(text="stage")),
+        hovermode="closest",
+    )
+
+
+def timeline(trace, *, mode: str = "auto", title: str | None = None,
+             summary: dict | None = None) -> go.Figure:
+    """Return the partition timeline figure of ``trace`` (lanes × time, by stage)."""
+    if not hasattr(trace, "spans"):
+        raise TypeError(f"trace must be a cuzklab Trace, got {type(trace).__name__}")
+    fig = go.Figure(data=timeline_traces(trace, mode=mode),
+                    layout=timeline_layout(trace, summary, title=title))
+    return fig
