@@ -119,7 +119,7 @@ def _bcast(a: np.ndarray, n: int) -> np.ndarray:
 def mont_mul(a: np.ndarray, b: np.ndarray, fc: FieldConstants) -> np.ndarray:
     """a*b*R^-1 mod m elementwise; a, b: (n, L) or (1, L) uint32 (length 1 broadcasts)."""
     c = consts(fc)
-    n = max(a.shape[0], b.shape[0])
+    n = max(a.shape[0], b.shape[0]) if min(a.shape[0], b.shape[0]) else 0
     a, b = _bcast(a, n), _bcast(b, n)
     if n == 0:
         return np.zeros((0, c.L), dtype=U32)
@@ -132,7 +132,7 @@ def mont_sqr(a: np.ndarray, fc: FieldConstants) -> np.ndarray:
 
 def add(a: np.ndarray, b: np.ndarray, fc: FieldConstants) -> np.ndarray:
     c = consts(fc)
-    n = max(a.shape[0], b.shape[0])
+    n = max(a.shape[0], b.shape[0]) if min(a.shape[0], b.shape[0]) else 0
     if n == 0:
         return np.zeros((0, c.L), dtype=U32)
 
@@ -149,7 +149,7 @@ def add(a: np.ndarray, b: np.ndarray, fc: FieldConstants) -> np.ndarray:
 
 def sub(a: np.ndarray, b: np.ndarray, fc: FieldConstants) -> np.ndarray:
     c = consts(fc)
-    n = max(a.shape[0], b.shape[0])
+    n = max(a.shape[0], b.shape[0]) if min(a.shape[0], b.shape[0]) else 0
     if n == 0:
         return np.zeros((0, c.L), dtype=U32)
     base = U64(1 << 32)
