@@ -1,0 +1,179 @@
+// Radix-2 NTT over BLS12-381 Fr in a few passes over global memory.
+//
+// A transform of size n = 2^log_n is split into passes; each pass owns a
+// group of b consecutive index bits [lo, lo + b) ("mid") and, per block, a
+// tile of M = 2^b mid values times C = 2^c adjacent low values (coalesced
+// loads of C elements). In shared memory it runs the b radix-2 stages of an
+// M-point transform over mid, with the twiddles of an M-point transform, and
+// multiplies each element by the "external" twiddle omega^(low * k1 * n /
+// 2^(lo+b)), k1 being the mid output index. This is the four-step split of a
+// 2^(lo+b)-point transform applied recursively from the top bits down.
+//
+//   dif_pass: natural-order input, bit-reversed output (decimation in
+//             frequency; external twiddle applied after the stages).
+//   dit_pass: the transpose: bit-reversed input, natural-order output
+//             (external twiddle before the stages, passes from the low bits up).
+//
+// W holds omega^j for j < n/2 (omega a primitive n-th root of unity);
+// omega^(j + n/2) = -omega^j, and the inverse uses omega^(n - j).
+#include "cuzk_field.cuh"
+using namespace cuzk;
+
+__device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int inverse)
+{
+    const usize n = (usize)1 << log_n, half = n >> 1;
+    if (inverse) e = (n - e) & (n - 1);
+    if (e < half) return load<FrTraits>(W, e);
+    return neg<FrTraits>(load<FrTraits>(W, e - half));
+}
+
+__device__ __forceinline__ usize bit_reverse(usize x, int bits)
+{
+    return bits == 0 ? 0 : (usize)(__brevll((unsigned long long)x) >> (64 - bits));
+}
+
+__device__ __forceinline__ fr_t sh_load(const uint4* sh, int i)
+{
+    fr_t r;
+    uint4 a = sh[2 * i], b = sh[2 * i + 1];
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+    return r;
+}
+
+__device__ __forceinline__ void sh_store(uint4* sh, int i, const fr_t& v)
+{
+    sh[2 * i] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+    sh[2 * i + 1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+}
+
+// Shared layout: tile[M * C] elements, then the M/2 internal twiddles.
+// scale: optional (non-null) Montgomery element multiplied into every output.
+template <bool DIT>
+__device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* scale,
+                                         int log_n, int lo, int b, int c, int inverse)
+{
+    extern __shared__ uint4 smem[];
+    const int M = 1 << b, C = 1 << c, T = M * C;
+    uint4* tile = smem;
+    uint4* wm = smem + 2 * T;
+    const usize chunks = ((usize)1 << lo) >> c;
+    const usize hi = blockIdx.x / chunks, ch = blockIdx.x % chunks;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int ext_shift = log_n - lo - b;
+
+    // omega_M^j = omega^(j * n / M), j < M/2
+    for (int j = tid; j < M / 2; j += nt)
+        sh_store(wm, j, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
+
+    for (int t = tid; t < T; t += nt) {
+        const int mid = t >> c, col = t & (C - 1);
+        const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
+        fr_t v = load<FrTraits>(data, g);
+        if (DIT && lo > 0) {
+            const usize low = (ch << c) + (usize)col;
+            const usize k1 = bit_reverse((usize)mid, b);
+            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
+        }
+        sh_store(tile, t, v);
+    }
+    __syncthreads();
+
+    const int half = (M / 2) * C;
+    for (int st = 0; st < b; ++st) {
+        const int s = DIT ? st : b - 1 - st;     // stage span 2^s over mid
+        const int h = 1 << s;
+        for (int q = tid; q < half; q += nt) {
+            const int col = q & (C - 1), r = q >> c;
+            const int j = r & (h - 1);
+            const int m0 = ((r >> s) << (s + 1)) + j;
+            const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
+            fr_t u = sh_load(tile, i0), v = sh_load(tile, i1);
+            fr_t w = sh_load(wm, j << (b - 1 - s));
+            if (DIT) {
+                v = v * w;
+                sh_store(tile, i0, u + v);
+                sh_store(tile, i1, u - v);
+            } else {
+                sh_store(tile, i0, u + v);
+                sh_store(tile, i1, (u - v) * w);
+            }
+        }
+        __syncthreads();
+    }
+
+    fr_t sc;
+    if (scale) sc = load<FrTraits>(scale, 0);
+    for (int t = tid; t < T; t += nt) {
+        const int mid = t >> c, col = t & (C - 1);
+        const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
+        fr_t v = sh_load(tile, t);
+        if (!DIT && lo > 0) {
+            const usize low = (ch << c) + (usize)col;
+            const usize k1 = bit_reverse((usize)mid, b);
+            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
+        }
+        if (scale) v = v * sc;
+        store<FrTraits>(data, g, v);
+    }
+}
+
+extern "C" __global__ void ntt_dif_pass(u32* data, const u32* W, const u32* scale,
+                                        int log_n, int lo, int b, int c, int inverse)
+{
+    ntt_pass<false>(data, W, scale, log_n, lo, b, c, inverse);
+}
+
+extern "C" __global__ void ntt_dit_pass(u32* data, const u32* W, const u32* scale,
+                                        int log_n, int lo, int b, int c, int inverse)
+{
+    ntt_pass<true>(data, W, scale, log_n, lo, b, c, inverse);
+}
+
+// In-place bit-reversal permutation of n = 2^log_n elements.
+extern "C" __global__ void bit_reverse_permute(u32* data, int log_n)
+{
+    const usize i = (usize)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >> log_n) return;
+    const usize j = bit_reverse(i, log_n);
+    if (i < j) {
+        fr_t a = load<FrTraits>(data, i), b = load<FrTraits>(data, j);
+        store<FrTraits>(data, i, b);
+        store<FrTraits>(data, j, a);
+    }
+}
+
+// out[j] = hi[j >> shift] * lo[j & (2^shift - 1)] for j < n: powers x^j from
+// two short tables (lo[i] = x^i, hi[i] = x^(i << shift)).
+extern "C" __global__ void powers_from_tables(u32* out, const u32* lo, const u32* hi,
+                                              int shift, long long n)
+{
+    const usize j = (usize)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= (usize)n) return;
+    const usize mask = ((usize)1 << shift) - 1;
+    store<FrTraits>(out, j, load<FrTraits>(hi, j >> shift) * load<FrTraits>(lo, j & mask));
+}
+
+// data[p] *= hi[i >> shift] * lo[i & mask], i = p or bit_reverse(p): scaling
+// by powers of the coset generator (a constant factor can be folded into lo).
+extern "C" __global__ void scale_by_powers(u32* data, const u32* lo, const u32* hi,
+                                           int shift, int log_n, int reversed)
+{
+    const usize p = (usize)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >> log_n) return;
+    const usize i = reversed ? bit_reverse(p, log_n) : p;
+    const usize mask = ((usize)1 << shift) - 1;
+    fr_t f = load<FrTraits>(hi, i >> shift) * load<FrTraits>(lo, i & mask);
+    store<FrTraits>(data, p, load<FrTraits>(data, p) * f);
+}
+
+// a[i] = (a[i] * b[i] - c[i]) * zinv: the quotient by the vanishing
+// polynomial on a coset, where Z is the constant g^n - 1.
+extern "C" __global__ void ab_minus_c_div_z(u32* a, const u32* b, const u32* c,
+                                            const u32* zinv, long long n)
+{
+    const usize i = (usize)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (usize)n) return;
+    fr_t v = load<FrTraits>(a, i) * load<FrTraits>(b, i) - load<FrTraits>(c, i);
+    store<FrTraits>(a, i, v * load<FrTraits>(zinv, 0));
+}
