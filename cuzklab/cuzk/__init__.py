@@ -1,0 +1,40 @@
+"""The real cuzk daemon: log, bench and status parsers, and a harness that verifies it.
+
+* :func:`parse_logs` — daemon logs, cuzk-bench output and ``/status`` JSON to a
+  :class:`~cuzklab.trace.Trace` (source ``cuzk-log``), per-proof and
+  per-partition tables and parse statistics.
+* :func:`bench_plan` — the ``cuzk-bench batch -c N -j J`` argv of a config.
+* :class:`Daemon` — start a daemon and prove it is alive and ready, notice
+  when it dies, stop only the process group it started.
+* :func:`run_bench_point` — one sweep point against a harness-managed daemon.
+
+Names are imported on first use, so ``import cuzklab.cuzk`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "parse_logs": "logs", "parse_texts": "logs", "LogParse": "logs",
+    "ParseStats": "stats",
+    "BenchReport": "bench", "bench_plan": "bench",
+    "Daemon": "harness", "DaemonExit": "harness",
+    "kernel_oom_kills": "kernel_log",
+    "run_bench_point": "point", "daemon_plan": "point",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'cuzklab.cuzk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,317 @@
+"""One line of daemon output -> one record: the formats cuzk writes, line by line.
+
+The daemon writes four kinds of lines (see docs/cuzk-daemon.md):
+
+* ``TIMELINE,<ms since engine start>,<EVENT>,<job_id>,<detail>`` on stderr;
+* ``CUZK_TIMING: key=value ...`` and ``CUZK_NTT_H: key=NNms ...`` on stderr,
+  printed by the CUDA side (no job id, no timestamp);
+* tracing lines on stdout, ``TIMESTAMP LEVEL [span{..}:]target: message
+  key=value ...``, with ANSI colours unless ``NO_COLOR`` is set;
+* cuzk-bench's report lines (``[i/N] COMPLETED — 70.3s (prove=.. ms, queue=.. ms)``
+  and the summary block).
+
+:func:`classify` turns one line into a :class:`Record` (or ``None`` for a line
+that belongs to none of them). A line that starts like one of the formats but
+does not parse — cut by a kill, or two writers mixed into one line — raises
+:class:`Malformed`; the caller counts it and goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+# ANSI SGR sequences (colours, dim, italic) that tracing-subscriber writes
+# when stdout is a terminal or colours are forced.
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+# -- TIMELINE ----------------------------------------------------------------
+# Events the engine emits (cuzk-core engine.rs, timeline_event()).
+TIMELINE_EVENTS = ("SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP",
+                   "GPU_START", "GPU_END", "CHAN_SEND")
+_TIMELINE_RE = re.compile(
+    r"^TIMELINE,(?P<t>\d+),(?P<event>[A-Z_]+),(?P<job>[^,\s]+),(?P<detail>\S*)$")
+_DETAIL_KV = re.compile(r"^(?P<k>[a-z_]+)=(?P<v>[\w.-]+)$")
+_DETAIL_WORD = re.compile(r"^[a-z][\w-]*$")
+
+# -- CUZK_TIMING / CUZK_NTT_H --------------------------------------------------
+# The printf lines of the SupraSeal C2 side, keyed by their first key. Every
+# key of a group must be present; a line missing one was cut.
+CUZK_TIMING_GROUPS: dict[str, tuple[str, ...]] = {
+    "split_vectors_ms": ("split_vectors_ms", "setup_to_split_ms"),
+    "pre_lock_cpu_ms": ("pre_lock_cpu_ms", "mutex_wait_ms"),
+    "ntt_msm_h_ms": ("gpu_tid", "ntt_msm_h_ms"),
+    "prep_msm_ms": ("prep_msm_ms",),
+    "barrier_wait_ms": ("gpu_tid", "barrier_wait_ms"),
+    "batch_add_ms": ("gpu_tid", "batch_add_ms"),
+    "tail_msm_ms": ("gpu_tid", "tail_msm_ms", "gpu_total_ms"),
+    "mutex_held_ms": ("mutex_held_ms", "total_start_fn_ms"),
+    "b_g2_msm_ms": ("b_g2_msm_ms", "num_circuits"),
+    "async_dealloc_ms": ("async_dealloc_ms",),
+}
+NTT_H_KEYS = ("d_b_alloc", "ntt_kernels", "coset_intt_sync", "msm_init", "msm_invoke",
+              "msm_dtor", "total")
+_CUZK_RE = re.compile(r"^(?P<tag>CUZK_TIMING|CUZK_NTT_H):\s*(?P<body>.*)$")
+_INT_KV = re.compile(r"^(?P<k>[a-z_0-9]+)=(?P<v>-?\d+)(?P<unit>ms)?$")
+
+# -- tracing -------------------------------------------------------------------
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
+_TRACING_RE = re.compile(
+    r"^(?P<ts>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r"\s+(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<rest>.*)$")
+# Spans print as name{fields}: before the target; only spans with fields are
+# told apart from a target here (the daemon's spans all carry fields).
+_SPANS_RE = re.compile(r"^(?P<spans>(?:[\w-]+\{[^{}]*\}:)*)\s*")
+_SPAN_FIELDS_RE = re.compile(r"\{(?P<f>[^{}]*)\}")
+_TARGET_RE = re.compile(r"^(?P<target>[A-Za-z_]\w*(?:::\w+)*): ")
+_FIELD = r"[A-Za-z_][\w.]*=(?:\"(?:[^\"\\]|\\.)*\"|\S*)"
+_MSG_FIELDS_RE = re.compile(rf"^(?P<msg>.*?)(?P<fields>(?:\s+{_FIELD})*)\s*$")
+_FIELD_RE = re.compile(rf"(?P<k>[A-Za-z_][\w.]*)=(?P<v>\"(?:[^\"\\]|\\.)*\"|\S*)")
+
+# Messages the builder uses, with the fields each must carry (engine.rs,
+# memory.rs, srs_manager.rs, cuzk-daemon main.rs). Matched as message prefixes.
+KNOWN_MESSAGES: dict[str, tuple[str, ...]] = {
+    "cuzk-daemon ready": (),
+    "cuzk-daemon starting": (),
+    "cuzk-daemon stopped": (),
+    "received SIGINT": (),
+    "starting cuzk engine": (),
+    "memory budget initialized": ("total_budget_gib",),
+    "SRS loaded successfully": ("elapsed_ms",),
+    "pipeline GPU worker started": ("worker_id", "gpu"),
+    "partition synthesis complete": ("job_id", "partition", "synth_ms"),
+    "partition GPU prove complete": ("job_id", "partition", "gpu_ms"),
+    "Phase 7: all partitions complete, proof assembled": ("job_id", "total_ms"),
+    "budget acquired": ("used_gib",),
+    "waiting for budget": ("needed_gib",),
+    "partition synthesis failed": ("job_id", "partition"),
+    "partition synthesis task panicked": ("job_id", "partition"),
+    "skipping GPU prove for failed partitioned job": ("job_id",),
+}
+
+# -- cuzk-bench ----------------------------------------------------------------
+# The em dash is what cuzk-bench prints; an en dash, a plain hyphen and the
+# mojibake of an em dash read as Latin-1 are accepted too.
+_DASH = r"(?:\u2014|\u2013|--?|\u00e2\u0080\u0094|\u00e2\u20ac\u201d)"
+_BENCH_PROOF_RE = re.compile(
+    rf"^\s*\[(?P<i>\d+)/(?P<n>\d+)\]\s+(?P<status>[A-Z]+)\s+{_DASH}\s+"
+    r"(?P<wall>[0-9.]+)s\s+\(prove=(?P<prove>\d+) ms, queue=(?P<queue>\d+) ms\)\s*$")
+_BENCH_PROOF_START = re.compile(r"^\s*\[\d+/\d*")
+_BENCH_HEADER_RE = re.compile(r"^=== (?P<title>[^=]+?) ===\s*$")
+_BENCH_KV_RE = re.compile(r"^(?P<k>[a-z][a-z _]*?):\s+(?P<v>.*?)\s*$")
+BENCH_HEADERS = ("Batch Benchmark", "Batch Summary", "Proof Result")
+BENCH_KEYS = ("proof type", "count", "concurrency", "total time", "completed", "failed",
+              "wall time", "prove time", "throughput", "status", "job_id", "timings",
+              "proof", "error")
+
+
+class Malformed(ValueError):
+    """A line looks like one of the daemon's formats but does not parse."""
+
+    def __init__(self, kind: str, why: str):
+        self.kind = kind
+        self.why = why
+        super().__init__(f"{kind}: {why}")
+
+
+@dataclass
+class Record:
+    """One parsed line: its kind, where it was, and what it says.
+
+    Kinds: ``timeline`` (``t_ms``, ``event``, ``job_id``, ``detail``),
+    ``cuzk_timing`` / ``cuzk_ntt_h`` (``group`` and integer ``values``),
+    ``cuzk_note`` (free text from the CUDA side), ``tracing`` (``ts``,
+    ``level``, ``target``, ``message``, ``fields``, ``known``) and ``bench``
+    (``item`` and its values).
+    """
+
+    kind: str
+    line_no: int
+    data: dict[str, Any] = field(default_factory=dict)
+    file: str = ""
+    ansi: bool = False
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def get(self, key, default=None):
+        """Return ``data[key]`` or ``default``."""
+        return self.data.get(key, default)
+
+
+def strip_ansi(line: str) -> str:
+    """Return ``line`` without ANSI colour sequences."""
+    return ANSI_RE.sub("", line)
+
+
+def parse_timeline(line: str) -> dict:
+    """Return ``{t_ms, event, job_id, detail}`` of a ``TIMELINE,...`` line."""
+    m = _TIMELINE_RE.match(line)
+    if not m:
+        raise Malformed("timeline", "expected TIMELINE,<ms>,<EVENT>,<job_id>,<detail>")
+    event = m.group("event")
+    if event not in TIMELINE_EVENTS:
+        raise Malformed("timeline", f"unknown event {event!r}")
+    detail: dict[str, Any] = {}
+    for part in filter(None, m.group("detail").split(",")):
+        kv = _DETAIL_KV.match(part)
+        if kv:
+            v = kv.group("v")
+            detail[kv.group("k")] = int(v) if v.isdigit() else v
+        elif _DETAIL_WORD.match(part):
+            detail[part] = True           # e.g. "monolithic"
+        else:
+            raise Malformed("timeline", f"bad detail item {part!r}")
+    need = {"SYNTH_END": ("synth_ms",), "GPU_PICKUP": ("worker",), "GPU_START": ("worker",),
+            "GPU_END": ("worker",)}.get(event, ())
+    missing = [k for k in need if k not in detail]
+    if missing:
+        raise Malformed("timeline", f"{event} lacks {', '.join(missing)}")
+    return {"t_ms": int(m.group("t")), "event": event, "job_id": m.group("job"),
+            "detail": detail}
+
+
+def parse_cuzk(line: str) -> tuple[str, dict]:
+    """Return (kind, data) of a ``CUZK_TIMING:`` / ``CUZK_NTT_H:`` line."""
+    m = _CUZK_RE.match(line)
+    if not m:
+        raise Malformed("cuzk_timing", "expected CUZK_TIMING: or CUZK_NTT_H:")
+    tag, body = m.group("tag"), m.group("body").strip()
+    tokens = body.split()
+    if tag == "CUZK_TIMING" and not any("=" in t for t in tokens):
+        return "cuzk_note", {"text": body}      # e.g. "d_a_cache allocated 4096 MiB on gpu 0"
+    values: dict[str, int] = {}
+    for tok in tokens:
+        kv = _INT_KV.match(tok)
+        if not kv:
+            raise Malformed("cuzk_ntt_h" if tag == "CUZK_NTT_H" else "cuzk_timing",
+                            f"bad item {tok!r}")
+        values[kv.group("k")] = int(kv.group("v"))
+    if tag == "CUZK_NTT_H":
+        missing = [k for k in NTT_H_KEYS if k not in values]
+        if missing:
+            raise Malformed("cuzk_ntt_h", f"lacks {', '.join(missing)}")
+        return "cuzk_ntt_h", {"group": "ntt_h", "values": values}
+    group = next((k for k in CUZK_TIMING_GROUPS if k in values), None)
+    if group is None:
+        raise Malformed("cuzk_timing", f"unknown keys {sorted(values)}")
+    missing = [k for k in CUZK_TIMING_GROUPS[group] if k not in values]
+    if missing:
+        raise Malformed("cuzk_timing", f"{group} line lacks {', '.join(missing)}")
+    return "cuzk_timing", {"group": group, "values": values}
+
+
+def _field_value(raw: str):
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        return raw[1:-1].replace('\\"', '"')
+    if raw.startswith("Some(") and raw.endswith(")"):
+        raw = raw[5:-1]
+    if raw == "None":
+        return None
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    if re.fullmatch(r"-?\d+\.\d*(?:e-?\d+)?", raw):
+        return float(raw)
+    if raw in ("true", "false"):
+        return raw == "true"
+    return raw
+
+
+def parse_fields(text: str) -> dict:
+    """Return the ``key=value`` pairs in ``text`` (values typed)."""
+    return {m.group("k"): _field_value(m.group("v")) for m in _FIELD_RE.finditer(text)}
+
+
+def parse_tracing(line: str) -> dict:
+    """Return ``{ts, level, target, spans, message, fields, known}`` of a tracing line."""
+    m = _TRACING_RE.match(line)
+    if not m:
+        raise Malformed("tracing", "expected TIMESTAMP LEVEL target: message")
+    rest = m.group("rest")
+    sm = _SPANS_RE.match(rest)
+    span_text = sm.group("spans") if sm else ""
+    rest = rest[sm.end():] if sm else rest
+    tm = _TARGET_RE.match(rest)
+    target = tm.group("target") if tm else None
+    body = rest[tm.end():] if tm else rest
+    mf = _MSG_FIELDS_RE.match(" " + body)
+    message = mf.group("msg").strip()
+    fields: dict = {}
+    for sf in _SPAN_FIELDS_RE.finditer(span_text):   # span fields (job_id, worker_id) ...
+        fields.update(parse_fields(sf.group("f")))
+    fields.update(parse_fields(mf.group("fields")))  # ... overridden by the event's own
+    known = next((k for k in KNOWN_MESSAGES if message.startswith(k)), None)
+    if known is None:
+        # A known message whose fields were cut off: it no longer ends in fields.
+        known_cut = next((k for k in KNOWN_MESSAGES
+                          if KNOWN_MESSAGES[k] and body.startswith(k)), None)
+        if known_cut:
+            raise Malformed("tracing", f"{known_cut!r} line cut short")
+    elif KNOWN_MESSAGES[known]:
+        missing = [k for k in KNOWN_MESSAGES[known] if k not in fields]
+        if missing:
+            raise Malformed("tracing", f"{known!r} lacks {', '.join(missing)}")
+    ts = _parse_ts(m.group("ts"))
+    return {"ts": ts, "level": m.group("level"), "target": target,
+            "spans": span_text.rstrip(":"), "message": message, "fields": fields,
+            "known": known}
+
+
+def _parse_ts(text: str) -> float | None:
+    t = text.replace(" ", "T")
+    if t.endswith("Z"):
+        t = t[:-1] + "+00:00"
+    # Python < 3.11 accepts at most 6 fractional digits.
+    t = re.sub(r"(\.\d{6})\d+", r"\1", t)
+    try:
+        return datetime.fromisoformat(t).timestamp()
+    except ValueError:
+        return None
+
+
+def parse_bench(line: str) -> dict | None:
+    """Return ``{item, ...}`` of a cuzk-bench report line, or None if it is not one."""
+    m = _BENCH_PROOF_RE.match(line)
+    if m:
+        return {"item": "proof", "index": int(m.group("i")), "count": int(m.group("n")),
+                "status": m.group("status"), "wall_s": float(m.group("wall")),
+                "prove_ms": int(m.group("prove")), "queue_ms": int(m.group("queue"))}
+    if _BENCH_PROOF_START.match(line) and ("COMPLETED" in line or "FAILED" in line
+                                           or "prove=" in line or "TIMEOUT" in line):
+        raise Malformed("bench", "expected [i/N] STATUS \u2014 W.Ws (prove=N ms, queue=N ms)")
+    h = _BENCH_HEADER_RE.match(line.strip())
+    if h and h.group("title") in BENCH_HEADERS:
+        return {"item": "header", "title": h.group("title")}
+    kv = _BENCH_KV_RE.match(line.strip())
+    if kv and kv.group("k") in BENCH_KEYS:
+        return {"item": "kv", "key": kv.group("k"), "value": kv.group("v")}
+    return None
+
+
+def classify(raw: str, line_no: int, *, file: str = "", in_bench: bool = False) -> Record | None:
+    """Return the Record of one line, None if it is no known format; raise Malformed."""
+    ansi = "\x1b[" in raw
+    line = strip_ansi(raw).rstrip("\r\n") if ansi else raw.rstrip("\r\n")
+    s = line.strip()
+    if not s:
+        return None
+    if s.startswith("TIMELINE"):
+        return Record("timeline", line_no, parse_timeline(s), file, ansi)
+    if s.startswith("CUZK_TIMING") or s.startswith("CUZK_NTT_H"):
+        kind, data = parse_cuzk(s)
+        if kind != "cuzk_note" and ("TIMELINE" in s or "CUZK_" in s[12:]):
+            raise Malformed(kind, "two lines mixed into one")
+        return Record(kind, line_no, data, file, ansi)
+    if "TIMELINE," in s or "CUZK_TIMING:" in s or "CUZK_NTT_H:" in s:
+        # A marker in the middle of a line: two writers interleaved mid-line.
+        raise Malformed("mixed", "a daemon line starts in the middle of another")
+    if _TRACING_RE.match(s):
+        return Record("tracing", line_no, parse_tracing(s), file, ansi)
+    bench = parse_bench(line)
+    if bench is not None:
+        if bench["item"] == "kv" and not in_bench:
+            return None           # "status: ok" outside a cuzk-bench report
+        return Record("bench", line_no, bench, file, ansi)
+    return None

@@ -1,0 +1,197 @@
+"""Read what a real cuzk run wrote and return a Trace, result tables and parse statistics.
+
+``parse_logs(paths)`` takes any mix of files: the daemon's stdout and stderr
+(together or apart, with or without ANSI colours), cuzk-bench's report, and
+``/status`` JSON snapshots. Each line is classified on its own, so files may
+be concatenated or interleaved. Lines that do not parse are counted with
+their line numbers and never stop the parse. The last line of a file that
+does not end with a newline was cut while being written (a kill) and is
+counted as malformed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import CuzklabError
+from ..trace import Trace
+from . import status as status_mod
+from .bench import BenchReader, BenchReport
+from .lines import Malformed, Record, classify
+from .stats import ParseStats
+from .timeline import LogModel
+
+
+class LogParseError(CuzklabError, ValueError):
+    """A log input could not be read at all (missing file, a directory, bad type)."""
+
+
+@dataclass
+class LogParse:
+    """The result of parsing a run's files: Trace, tables, bench report, statistics."""
+
+    trace: Trace
+    proofs: pd.DataFrame
+    partitions: pd.DataFrame
+    bench: BenchReport | None
+    status: list[dict] = field(default_factory=list)
+    stats: ParseStats = field(default_factory=ParseStats)
+
+    def status_frame(self) -> pd.DataFrame:
+        """Return one row per /status snapshot."""
+        return status_mod.snapshots_frame(self.status)
+
+    def summary(self) -> dict:
+        """Return the DESIGN.md summary of the trace plus bench, status and parse facts."""
+        out = self.trace.summary()
+        if self.bench is not None:
+            out["bench"] = self.bench.to_dict()
+        if self.status:
+            out["status"] = status_mod.snapshot_row(self.status[-1])
+        out["parse"] = self.stats.to_dict()
+        return _jsonable(out)
+
+
+def _jsonable(obj):
+    from ..trace.summary import _jsonable as j
+    return j(obj)
+
+
+def _read(path: Path) -> str:
+    if not path.exists():
+        raise LogParseError(f"log file not found: {path}")
+    if path.is_dir():
+        raise LogParseError(f"expected a log file, got a directory: {path}")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _records(text: str, name: str, stats: ParseStats) -> list[Record]:
+    recs: list[Record] = []
+    lines = text.splitlines(keepends=True)
+    in_bench = False
+    for i, raw in enumerate(lines, 1):
+        stats.lines_read += 1
+        if not raw.strip():
+            stats.blank += 1
+            continue
+        if "\x1b[" in raw:
+            stats.ansi_lines += 1
+        if i == len(lines) and not raw.endswith(("\n", "\r")):
+            stats.add_malformed(name, i, "cut", "last line has no end of line (cut while "
+                                "being written)", raw)
+            continue
+        try:
+            rec = classify(raw, i, file=name, in_bench=in_bench)
+        except Malformed as exc:
+            stats.add_malformed(name, i, exc.kind, exc.why, raw.rstrip("\r\n"))
+            continue
+        if rec is None:
+            stats.other += 1
+            continue
+        if rec.kind == "bench" and rec["item"] == "header":
+            in_bench = True
+        recs.append(rec)
+    return recs
+
+
+def _brackets(recs: list[Record]) -> list[tuple[float, float]]:
+    """Return, per record, the times of the timeline events before and after it."""
+    lo = []
+    last = -math.inf
+    for r in recs:
+        if r.kind == "timeline":
+            last = r["t_ms"]
+        lo.append(last)
+    hi = [math.inf] * len(recs)
+    nxt = math.inf
+    for k in range(len(recs) - 1, -1, -1):
+        if recs[k].kind == "timeline":
+            nxt = recs[k]["t_ms"]
+        hi[k] = nxt
+    return list(zip(lo, hi))
+
+
+def parse_texts(texts: dict[str, str], *, config: Any = None,
+                gpu_workers_per_device: int | None = None,
+                partitions: int | None = None) -> LogParse:
+    """Return the LogParse of in-memory files given as {name: text}, in order."""
+    if config is not None and not hasattr(config, "to_dict"):
+        raise TypeError(f"config must be a PipelineConfig or None, got {type(config).__name__}")
+    for key, value in (("gpu_workers_per_device", gpu_workers_per_device),
+                       ("partitions", partitions)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise ValueError(f"{key} must be a positive integer or None, got {value!r}")
+    if gpu_workers_per_device is None and config is not None:
+        gpu_workers_per_device = config.gpu_workers_per_device
+    if partitions is None and config is not None:
+        partitions = config.partitions
+    stats = ParseStats()
+    model = LogModel(gpu_workers_per_device=gpu_workers_per_device, partitions=partitions)
+    bench = BenchReader()
+    snaps: list[dict] = []
+    for name, text in texts.items():
+        stats.files.append(name)
+        if status_mod.looks_like_status(text):
+            got, bad = status_mod.parse_status_text(text)
+            stats.lines_read += text.count("\n") + (0 if text.endswith("\n") else 1)
+            stats.parsed["status"] += len(got)
+            for line, why, sample in bad:
+                stats.add_malformed(name, line, "status", why, sample)
+            snaps.extend(got)
+            continue
+        recs = _records(text, name, stats)
+        # Tracing lines first within a file is wrong: keep file order, but learn
+        # the worker -> GPU map before GPU calls are opened.
+        for r in recs:
+            if r.kind == "tracing" and r["known"] == "pipeline GPU worker started":
+                model.worker_gpu[int(r["fields"]["worker_id"])] = int(r["fields"]["gpu"])
+        for r, (lo, hi) in zip(recs, _brackets(recs)):
+            stats.parsed[r.kind] += 1
+            if r.kind == "timeline":
+                model.feed_timeline(r)
+            elif r.kind in ("cuzk_timing", "cuzk_ntt_h"):
+                model.feed_cuzk(r, lo, hi, stats)
+            elif r.kind == "tracing":
+                model.feed_tracing(r)
+            elif r.kind == "bench":
+                try:
+                    bench.feed(r)
+                except Malformed as exc:
+                    stats.parsed["bench"] -= 1
+                    stats.add_malformed(name, r.line_no, exc.kind, exc.why,
+                                        f"{r['key']}: {r['value']}")
+    snaps.sort(key=lambda s: s.get("uptime_secs") or 0)
+    flat = [{"uptime_secs": s.get("uptime_secs"),
+             "used_bytes": (s.get("memory") or {}).get("used_bytes")} for s in snaps]
+    trace, proofs, parts = model.build_trace(stats, config=config, files=list(texts),
+                                             status_snapshots=flat)
+    return LogParse(trace=trace, proofs=proofs, partitions=parts,
+                    bench=bench.report if bench.seen else None, status=snaps, stats=stats)
+
+
+def parse_logs(paths, *, config: Any = None, gpu_workers_per_device: int | None = None,
+               partitions: int | None = None) -> LogParse:
+    """Return the LogParse of daemon logs, cuzk-bench output and /status JSON files."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    try:
+        paths = [Path(p) for p in paths]
+    except TypeError:
+        raise TypeError("paths must be a path or a list of paths") from None
+    if not paths:
+        raise ValueError("paths: give at least one log file")
+    texts: dict[str, str] = {}
+    for p in paths:
+        name = str(p)
+        while name in texts:
+            name += "'"
+        texts[name] = _read(p)
+    return parse_texts(texts, config=config, gpu_workers_per_device=gpu_workers_per_device,
+                       partitions=partitions)
