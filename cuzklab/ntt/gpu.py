@@ -135,3 +135,22 @@ def ab_minus_c_div_z(a, b, c, zinv: int) -> None:
     n = int(a.shape[0])
     z = xp("gpu").asarray(Fr.from_ints([zinv]).limbs)
     _fn("ab_minus_c_div_z")(_grid(n), (_THREADS,), (a, b, c, z, np.int64(n)))
+
+
+def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
+                      natural_output: bool = True) -> None:
+    """Transform the natural-order device array ``x`` in place (no allocation of data).
+
+    Same result as ``transform`` with natural input; with ``natural_output``
+    False the output stays bit-reversed (one pass over memory saved).
+    """
+    from .domain import COSET_GENERATOR
+    n = 1 << log_n
+    if coset and not inverse:
+        scale_inplace(x, COSET_GENERATOR, 1, reversed_order=False)
+    _run_passes(x, log_n, inverse, dit=False)
+    if inverse:
+        g = pow(COSET_GENERATOR, -1, Fr.FC.modulus) if coset else 1
+        scale_inplace(x, g, pow(n, -1, Fr.FC.modulus), reversed_order=True)
+    if natural_output:
+        bit_reverse_inplace(x, log_n)

@@ -1,0 +1,89 @@
+"""NTT benchmarks: median time of a transform of size 2^k on one backend.
+
+On the GPU the data stay on the device, the transform runs in place and is
+timed with CUDA events after a warm-up; the result is checked by a round
+trip on the device and, at a small size, against the CPU path. On the CPU the
+wall clock of ``transform`` is reported (it is far slower; keep sizes small).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from ..backend import check_backend, device_name, xp
+from ..field import Fr
+from .domain import Direction, check_log2_size
+from .transform import transform
+
+#: Size at which GPU results are compared with the CPU path in the same run.
+CHECK_LOG2_SIZE = 12
+
+
+def _check_gpu_against_cpu(coset: bool, inverse: bool, seed: int) -> bool:
+    a = Fr.random(1 << CHECK_LOG2_SIZE, seed)
+    d = Direction.INVERSE if inverse else Direction.FORWARD
+    want = transform(a, direction=d, coset=coset)
+    got = transform(a.to("gpu"), direction=d, coset=coset).to("cpu")
+    return bool(got.equals(want))
+
+
+def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
+              inverse: bool = False, repeats: int = 5, seed: int = 1) -> dict:
+    """Return timings of one NTT size: median_s, times_s, and whether results checked out."""
+    log2_size = check_log2_size(log2_size)
+    check_backend(backend)
+    if not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    n = 1 << log2_size
+    a = Fr.random(n, seed, backend=backend)
+    times: list[float] = []
+    if backend == "gpu":
+        from . import gpu
+        cp = xp("gpu")
+        x = a.limbs.copy()
+        kw = dict(inverse=inverse, coset=coset, natural_output=True)
+        gpu.transform_inplace(x, log2_size, **kw)  # warm-up (compiles, builds tables)
+        cp.cuda.Device().synchronize()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(repeats):
+            start.record()
+            gpu.transform_inplace(x, log2_size, **kw)
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+        # round trip of the original data on the device, then the small-size CPU check
+        d = Direction.INVERSE if inverse else Direction.FORWARD
+        back = Direction.FORWARD if inverse else Direction.INVERSE
+        y = transform(a, direction=d, coset=coset)
+        round_trip = bool(transform(y, direction=back, coset=coset).equals(a))
+        checked = round_trip and _check_gpu_against_cpu(coset, inverse, seed)
+        del x, y
+    else:
+        d = Direction.INVERSE if inverse else Direction.FORWARD
+        y = transform(a, direction=d, coset=coset)  # warm-up (tables)
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            y = transform(a, direction=d, coset=coset)
+            times.append(time.perf_counter() - t0)
+        back = Direction.FORWARD if inverse else Direction.INVERSE
+        checked = bool(transform(y, direction=back, coset=coset).equals(a))
+    return {
+        "op": "ntt", "log2_size": log2_size, "n": n, "backend": backend,
+        "device": device_name(backend), "coset": bool(coset), "inverse": bool(inverse),
+        "repeats": repeats, "times_s": times, "median_s": statistics.median(times),
+        "elements_per_s": n / statistics.median(times) if statistics.median(times) > 0 else float("inf"),
+        "checked": checked,
+    }
+
+
+def bench_ntt_sizes(log2_sizes, backend: str = "gpu", *, repeats: int = 5) -> dict:
+    """Return ``{"device", "results": [...]}``: forward, inverse and coset variants per size."""
+    results = []
+    for k in log2_sizes:
+        for coset, inverse in ((False, False), (False, True), (True, False), (True, True)):
+            results.append(bench_ntt(k, backend, coset=coset, inverse=inverse, repeats=repeats))
+    return {"device": device_name(backend), "results": results}
+
+
+__all__ = ["bench_ntt", "bench_ntt_sizes", "CHECK_LOG2_SIZE"]

@@ -1,0 +1,144 @@
+"""NTT: against naive O(n^2) evaluation, round trips, orders, CPU/GPU equality."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cuzklab.field import Fr
+from cuzklab.field.constants import R
+from cuzklab.ntt import (Direction, Domain, Order, coset_intt, coset_ntt, intt, ntt,
+                         transform)
+from cuzklab.ntt import plan as plan_mod
+from cuzklab.ntt.reference import naive_intt, naive_ntt
+
+
+def _rand(n, seed):
+    rnd = random.Random(seed)
+    return [rnd.randrange(R) for _ in range(n)]
+
+
+def _bitrev(xs):
+    k = len(xs).bit_length() - 1
+    return [xs[int(format(i, f"0{k}b")[::-1], 2) if k else 0] for i in range(len(xs))]
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4, 6, 8])
+def test_against_naive(backend, k):
+    xs = _rand(1 << k, k)
+    a = Fr.from_ints(xs, backend=backend)
+    assert ntt(a).to_ints() == naive_ntt(xs)
+    assert intt(a).to_ints() == naive_intt(xs)
+    assert coset_ntt(a).to_ints() == naive_ntt(xs, coset=True)
+    assert coset_intt(a).to_ints() == naive_intt(xs, coset=True)
+
+
+def test_edge_values(backend):
+    n = 16
+    for xs in ([0] * n, [1] + [0] * (n - 1), [R - 1] * n, [1] * n):
+        a = Fr.from_ints(xs, backend=backend)
+        assert ntt(a).to_ints() == naive_ntt(xs)
+        assert coset_intt(a).to_ints() == naive_intt(xs, coset=True)
+
+
+def test_delta_and_constant():
+    n = 32
+    assert ntt(Fr.from_ints([1] + [0] * (n - 1))).to_ints() == [1] * n
+    assert intt(Fr.from_ints([5] * n)).to_ints() == [5] + [0] * (n - 1)
+
+
+@pytest.fixture
+def tiny_plan(monkeypatch):
+    """Force many passes at small sizes, so multi-pass code runs against the oracle."""
+    monkeypatch.setattr(plan_mod, "LOW_BITS", 3)
+    monkeypatch.setattr(plan_mod, "UPPER_BITS", 2)
+    monkeypatch.setattr(plan_mod, "TILE_BITS", 4)
+
+
+@pytest.mark.parametrize("k", [4, 5, 7, 8])
+def test_multi_pass_against_naive(backend, tiny_plan, k):
+    assert len(plan_mod.plan_passes(k)) >= 2
+    xs = _rand(1 << k, 100 + k)
+    a = Fr.from_ints(xs, backend=backend)
+    assert ntt(a).to_ints() == naive_ntt(xs)
+    assert coset_intt(a).to_ints() == naive_intt(xs, coset=True)
+
+
+@pytest.mark.parametrize("k", [5, 8])
+def test_orders(backend, tiny_plan, k):
+    xs = _rand(1 << k, 7)
+    a = Fr.from_ints(xs, backend=backend)
+    a_rev = Fr.from_ints(_bitrev(xs), backend=backend)
+    want = naive_ntt(xs, coset=True)
+    y = transform(a, coset=True, output_order=Order.BIT_REVERSED)
+    assert y.to_ints() == _bitrev(want)
+    assert transform(a_rev, coset=True, input_order=Order.BIT_REVERSED).to_ints() == want
+    back = transform(y, direction=Direction.INVERSE, coset=True,
+                     input_order=Order.BIT_REVERSED, output_order=Order.BIT_REVERSED)
+    assert back.to_ints() == _bitrev(xs)
+
+
+def test_round_trip_large_cpu():
+    a = Fr.random(1 << 14, 3)
+    assert intt(ntt(a)).equals(a)
+    assert coset_intt(coset_ntt(a)).equals(a)
+
+
+def test_input_untouched():
+    a = Fr.random(64, 4)
+    before = a.copy()
+    ntt(a), coset_intt(a)
+    assert a.equals(before)
+
+
+def test_plan_covers_every_bit():
+    for k in range(0, 33):
+        passes = plan_mod.plan_passes(k)
+        bits = sorted(b for p in passes for b in range(p.lo, p.lo + p.b))
+        assert bits == list(range(k))
+        for p in passes:
+            assert p.tile <= 1 << plan_mod.TILE_BITS and p.c <= p.lo
+        assert [p.lo for p in passes] == sorted((p.lo for p in passes), reverse=True)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="power of two"):
+        ntt(Fr.random(12, 1))
+    with pytest.raises(TypeError, match="Fr"):
+        ntt([1, 2, 3, 4])
+    with pytest.raises(TypeError, match="Direction"):
+        transform(Fr.random(4, 1), direction="forward")
+    with pytest.raises(ValueError, match="log2_size"):
+        Domain(33)
+
+
+def test_domain_constants():
+    d = Domain(5)
+    assert pow(d.omega, 32, R) == 1 and pow(d.omega, 16, R) != 1
+    assert d.omega * d.omega_inv % R == 1
+    assert d.vanishing_on_coset() == (pow(7, 32, R) - 1) % R
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [12, 16])
+def test_gpu_matches_cpu(k):
+    a = Fr.random(1 << k, k)
+    g = a.to("gpu")
+    for fn in (ntt, intt, coset_ntt, coset_intt):
+        assert fn(g).to("cpu").equals(fn(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [20, 24])
+def test_gpu_round_trip_large(k):
+    a = Fr.random(1 << k, k, backend="gpu")
+    assert intt(ntt(a)).equals(a)
+    assert coset_intt(coset_ntt(a)).equals(a)
+
+
+@pytest.mark.gpu
+def test_gpu_bench_checks():
+    from cuzklab.ntt.bench import bench_ntt
+    r = bench_ntt(14, "gpu", coset=True, inverse=True, repeats=2)
+    assert r["checked"] and r["median_s"] > 0
