@@ -345,13 +345,21 @@ class Points:
         return J.to_affine(J.double(J.from_affine(self)))
 
     def mul(self, scalars) -> "Points":
-        """Return [k_i] P_i for Python-int scalars (reduced mod r; one per point, or one for all)."""
+        """Return [k_i] P_i for Python-int scalars reduced mod r (a single point takes many scalars).
+
+        One scalar per point, or one scalar for all points, or, for a batch of
+        one point, any number of scalars (the point is repeated).
+        """
         from ..field.constants import R
-        ks = [int(k) % R for k in _scalar_list(scalars, len(self))]
+        base = self
+        if len(self) == 1 and not isinstance(scalars, (int, np.integer)):
+            scalars = list(scalars)
+            base = self[np.zeros(len(scalars), dtype=np.int64)]
+        ks = [int(k) % R for k in _scalar_list(scalars, len(base))]
         bits = J.scalars_to_bits(ks)
         if bits.shape[0] == 0:
-            return Points.infinity(self.group, len(self), self.backend)
-        return J.to_affine(J.mul_bits(self, bits))
+            return Points.infinity(self.group, len(base), self.backend)
+        return J.to_affine(J.mul_bits(base, bits))
 
     def __eq__(self, other):
         if not isinstance(other, Points):

@@ -1,0 +1,13 @@
+"""Multi-scalar multiplication over BLS12-381 G1 and G2 (Pippenger, CPU and GPU).
+
+* :func:`msm` — sum k_i P_i with signed-window Pippenger; ``backend="cpu"``
+  (vectorized NumPy) or ``"gpu"`` (CUDA kernels through CuPy), same result.
+* :func:`msm_split` — SupraSeal's split: skip 0, sum the bases of 1, Pippenger
+  over the tail (only when the tail is at most half the points).
+* :func:`batch_sum` — the sum of a batch of points.
+* :mod:`.digits` — scalar reduction, window sizes and signed digits.
+"""
+
+from .api import SplitResult, batch_sum, msm, msm_naive, msm_split
+
+__all__ = ["msm", "msm_split", "batch_sum", "msm_naive", "SplitResult"]

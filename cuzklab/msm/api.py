@@ -1,0 +1,190 @@
+"""Multi-scalar multiplication: ``msm``, ``msm_split`` and ``batch_sum``.
+
+``msm(points, scalars)`` returns sum_i k_i P_i as a :class:`~cuzklab.curve.Point`.
+Scalars are an ``Fr`` array or Python ints; ints are reduced mod r (so any
+int is accepted, negative ones and ones >= r included: k and k mod r give the
+same point, since every point has order r). The CPU path is the vectorized
+Pippenger of :mod:`.pippenger`; the GPU path the CUDA kernels of :mod:`.gpu`.
+Both return the same point.
+
+``msm_split`` is the split SupraSeal C2 makes with Groth16's skewed scalars:
+scalars 0 are skipped, the bases of scalars 1 are summed (``batch_add``), and
+the rest (the tail) goes through Pippenger, but only when the tail is at most
+half the points; otherwise one plain MSM over all points is cheaper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backend import check_backend, to_numpy, xp
+from ..curve import reference as ref
+from ..curve import xyzz as X
+from ..curve.affine import Point, Points
+from ..field import Fr
+from ..field.constants import R
+from . import digits as D
+from .pippenger import segmented_sum, window_sums
+
+
+def _resolve(points, group, backend):
+    if not isinstance(points, Points):
+        raise TypeError(f"points: expected cuzklab.curve.Points, got {type(points).__name__} "
+                        "(build one with Points.from_py_ecc or Points.from_ints)")
+    if group is not None and group != points.group:
+        raise ValueError(f"group={group!r} but the points are {points.group!r} points")
+    backend = points.backend if backend is None else check_backend(backend)
+    if points.backend != backend:
+        points = points.to(backend)
+    return points, backend
+
+
+def scalar_limbs(scalars, n: int, backend: str):
+    """Return canonical (n, 8) uint32 scalar limbs in [0, r) on ``backend``.
+
+    ``scalars``: an ``Fr`` array, or a sequence / integer ndarray of Python ints
+    (reduced mod r).
+    """
+    mod = xp(backend)
+    if isinstance(scalars, Fr):
+        if len(scalars) != n:
+            raise ValueError(f"scalars: expected {n} scalars (one per point), got {len(scalars)}")
+        return mod.asarray(scalars.to_canonical_limbs())
+    if isinstance(scalars, (str, bytes)) or not hasattr(scalars, "__len__"):
+        raise TypeError(f"scalars: expected an Fr array or a sequence of ints, got {type(scalars).__name__}")
+    if isinstance(scalars, np.ndarray) and scalars.dtype.kind not in "iuO":
+        raise TypeError(f"scalars: expected integers, got dtype {scalars.dtype}")
+    if len(scalars) != n:
+        raise ValueError(f"scalars: expected {n} scalars (one per point), got {len(scalars)}")
+    return mod.asarray(D.ints_to_limbs(D.reduce_scalars(scalars)))
+
+
+def _window(window, n, backend):
+    return D.default_window(n, backend) if window is None else D.check_window(window)
+
+
+def combine_windows(group: str, window_points, c: int) -> Point:
+    """Return sum_w 2^(c w) W_w for XYZZ window sums given as Python-int tuples."""
+    acc = ref.xyzz_infinity(group)
+    for w in reversed(range(len(window_points))):
+        for _ in range(c):
+            acc = ref.xyzz_double(group, acc)
+        acc = ref.xyzz_add(group, acc, window_points[w])
+    return Point(group, ref.xyzz_to_affine(group, acc))
+
+
+def xyzz_to_ref(p) -> list:
+    """Return an XYZZ batch as Python-int tuples (X, Y, ZZ, ZZZ)."""
+    cols = [c.to_ints() for c in (p.X, p.Y, p.ZZ, p.ZZZ)]
+    return list(zip(*cols))
+
+
+def _msm_cpu(points: Points, limbs: np.ndarray, c: int) -> Point:
+    n = len(points)
+    if n == 0:
+        return Point.infinity(points.group)
+    digits = D.signed_digits(limbs, c)
+    ops = X.XYZZOps(points.group, "cpu")
+    bases = X.from_affine(points)
+    w = window_sums(ops, bases, digits, c)
+    return combine_windows(points.group, xyzz_to_ref(w), c)
+
+
+def msm(points, scalars, *, group: str | None = None, backend: str | None = None, window=None) -> Point:
+    """Return sum_i scalars[i] * points[i] as a ``Point`` (Pippenger, signed windows).
+
+    ``group`` defaults to the points' group (a mismatch raises ValueError);
+    ``backend`` to where the points are (other: they are copied there);
+    ``window`` (bits) to a choice from n and the backend.
+    """
+    points, backend = _resolve(points, group, backend)
+    n = len(points)
+    limbs = scalar_limbs(scalars, n, backend)
+    c = _window(window, n, backend)
+    if n == 0:
+        return Point.infinity(points.group)
+    if backend == "cpu":
+        return _msm_cpu(points, limbs, c)
+    from . import gpu
+    return gpu.msm_gpu(points, limbs, c)
+
+
+def batch_sum(points, *, backend: str | None = None) -> Point:
+    """Return the sum of all ``points`` as a ``Point`` (SupraSeal's batch addition)."""
+    points, backend = _resolve(points, None, backend)
+    if len(points) == 0:
+        return Point.infinity(points.group)
+    if backend == "gpu":
+        from . import gpu
+        return gpu.batch_sum_gpu(points)
+    ops = X.XYZZOps(points.group, "cpu")
+    _, s = segmented_sum(ops, np.zeros(len(points), dtype=np.int64), X.from_affine(points))
+    return Point(points.group, ref.xyzz_to_affine(points.group, xyzz_to_ref(s)[0]))
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    """What ``msm_split`` returns: the point and how the scalars were split."""
+
+    point: Point
+    zeros: int        # scalars equal to 0 (skipped)
+    ones: int         # scalars equal to 1 (bases summed)
+    tail: int         # other scalars (Pippenger)
+    split: bool       # False when the tail exceeded half the points (one plain MSM instead)
+
+    def to_py_ecc(self):
+        """Return the point as a py_ecc point."""
+        return self.point.to_py_ecc()
+
+
+def msm_split(points, scalars, *, group: str | None = None, backend: str | None = None,
+              window=None) -> SplitResult:
+    """Return ``SplitResult``: sum_i k_i P_i computed as skip-0 / sum-1 / Pippenger-tail.
+
+    The split is made only when the tail holds at most half the points (as in
+    SupraSeal C2); then the result is batch_sum(ones) + msm(tail). Otherwise
+    one MSM runs over the points with a non-zero scalar.
+    """
+    points, backend = _resolve(points, group, backend)
+    n = len(points)
+    limbs = scalar_limbs(scalars, n, backend)
+    mod = xp(backend)
+    hi_zero = (limbs[:, 1:] == 0).all(axis=1)
+    is0 = hi_zero & (limbs[:, 0] == 0)
+    is1 = hi_zero & (limbs[:, 0] == 1)
+    n0, n1 = int(to_numpy(is0.sum())), int(to_numpy(is1.sum()))
+    tail = n - n0 - n1
+    if 2 * tail > n:
+        keep = mod.flatnonzero(~is0)
+        sub = points[keep] if len(keep) < n else points
+        c = _window(window, len(sub), backend)
+        if len(sub) == 0:
+            pt = Point.infinity(points.group)
+        elif backend == "cpu":
+            pt = _msm_cpu(sub, to_numpy(limbs[keep]), c)
+        else:
+            from . import gpu
+            pt = gpu.msm_gpu(sub, limbs[keep], c)
+        return SplitResult(pt, n0, n1, tail, False)
+    ones_idx = mod.flatnonzero(is1)
+    tail_idx = mod.flatnonzero(~is0 & ~is1)
+    total = batch_sum(points[ones_idx]) if n1 else Point.infinity(points.group)
+    if tail:
+        sub = points[tail_idx]
+        c = _window(window, tail, backend)
+        if backend == "cpu":
+            tpt = _msm_cpu(sub, to_numpy(limbs[tail_idx]), c)
+        else:
+            from . import gpu
+            tpt = gpu.msm_gpu(sub, limbs[tail_idx], c)
+        total = total + tpt
+    return SplitResult(total, n0, n1, tail, True)
+
+
+def msm_naive(points, scalars) -> Point:
+    """Return sum k_i P_i by one reference scalar multiplication per term (a slow oracle)."""
+    pts = points.to_ints()
+    ks = D.reduce_scalars(scalars) if not isinstance(scalars, Fr) else scalars.to_ints()
+    return Point(points.group, ref.msm_naive(points.group, pts, [k % R for k in ks]))
