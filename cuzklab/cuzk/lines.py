@@ -180,7 +180,7 @@ def parse_cuzk(line: str) -> tuple[str, dict]:
         raise Malformed("cuzk_timing", "expected CUZK_TIMING: or CUZK_NTT_H:")
     tag, body = m.group("tag"), m.group("body").strip()
     tokens = body.split()
-    if tag == "CUZK_TIMING" and not any("=" in t for t in tokens):
+    if tag == "CUZK_TIMING" and len(tokens) >= 2 and not any("=" in t for t in tokens):
         return "cuzk_note", {"text": body}      # e.g. "d_a_cache allocated 4096 MiB on gpu 0"
     values: dict[str, int] = {}
     for tok in tokens:

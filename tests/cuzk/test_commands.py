@@ -1,0 +1,46 @@
+"""``cuzklab logs parse``: one JSON object, trace files, a readable report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cuzklab.cli import main
+from cuzklab.trace import Trace
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data" / "samples"
+
+
+def test_json_prints_exactly_one_object(capsys, tmp_path):
+    files = [str(SAMPLES / n) for n in ("cuzk-daemon.log", "cuzk-bench-batch.txt",
+                                        "cuzk-status.json")]
+    rc = main(["logs", "parse", *files, "--json", "--trace", str(tmp_path / "t.parquet"),
+               "--perfetto", str(tmp_path / "t.json")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)                      # fails on anything but one JSON value
+    assert isinstance(doc, dict)
+    for key in ("proofs", "failed", "wall_s", "seconds_per_proof", "proof_latency_s_mean",
+                "peak_rss_gib", "gpu_busy_fraction", "stage_s", "bottleneck", "oom", "parse"):
+        assert key in doc
+    assert doc["source"] == "cuzk-log"
+    assert doc["parse"]["malformed"] == 0 and doc["parse"]["parsed"]["timeline"] == 157
+    assert doc["bench"]["seconds_per_proof"] == 63.5
+    t = Trace.load(tmp_path / "t.parquet")
+    assert t.summary()["proofs"] == doc["proofs"]
+    assert json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+
+
+def test_human_report_names_the_malformed_lines(capsys):
+    rc = main(["logs", "parse", str(SAMPLES / "cuzk-daemon-killed.log")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "malformed 2" in out
+    assert "cut while being written" in out
+    assert "run failed:" in out and "incomplete" in out
+
+
+def test_missing_file_is_a_clean_error(capsys, tmp_path):
+    rc = main(["logs", "parse", str(tmp_path / "none.log"), "--json"])
+    assert rc == 2
+    assert "not found" in capsys.readouterr().err
