@@ -1,0 +1,95 @@
+"""``cuzklab sweep`` and ``cuzklab sweep-report``: thin command lines over :mod:`cuzklab.sweep`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def _positive_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {x}")
+    return x
+
+
+def register(subparsers) -> None:
+    """Add the ``sweep`` and ``sweep-report`` sub-commands."""
+    from .executors import available_executors
+    p = subparsers.add_parser(
+        "sweep", help="run a parameter grid as executed notebooks (papermill)",
+        description="Run every point of a sweep grid (TOML) as an executed notebook, several "
+                    "at once, and write papermill_runs/<name>/ with the notebooks, "
+                    "results.csv/.parquet and report.html.")
+    p.add_argument("grid", type=Path, help="grid file, e.g. data/sweeps/concurrency.toml")
+    p.add_argument("--jobs", "-j", type=_positive_int, default=None,
+                   help="points at once (default: the number of cores)")
+    p.add_argument("--resume", action="store_true",
+                   help="run only the points that are missing or did not end ok")
+    p.add_argument("--out", type=Path, default=None,
+                   help="sweep folder (default: papermill_runs/<name>)")
+    p.add_argument("--executor", default="local", choices=available_executors(),
+                   help="where points run (default: local process pool)")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address for --executor dask (tcp://host:8786)")
+    p.add_argument("--timeout-s", type=_positive_float, default=None,
+                   help="per-cell and per-point time limit, overriding the grid's timeout_s")
+    p.add_argument("--fresh-kernels", action="store_true",
+                   help="start a new kernel for every point instead of reusing a warm one")
+    p.add_argument("--no-report", action="store_true", help="skip report.html")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=_sweep)
+
+    r = subparsers.add_parser(
+        "sweep-report", help="(re)build report.html of a finished or partial sweep",
+        description="Rebuild results.csv/.parquet and report.html of a sweep folder from its "
+                    "point sidecars.")
+    r.add_argument("dir", type=Path, help="sweep folder, e.g. papermill_runs/concurrency")
+    r.add_argument("--html", type=Path, default=None, help="where to write (default: DIR/report.html)")
+    r.set_defaults(func=_report)
+
+
+def _sweep(args) -> int:
+    from .run import run_sweep
+    try:
+        result = run_sweep(args.grid, out=args.out, jobs=args.jobs, resume=args.resume,
+                           executor=args.executor, scheduler=args.scheduler,
+                           timeout_s=args.timeout_s,
+                           reuse_kernels=False if args.fresh_kernels else None,
+                           progress=not args.quiet, report=not args.no_report)
+    except KeyboardInterrupt as exc:
+        msg = str(exc) or "sweep interrupted"
+        print(f"cuzklab: {msg}\ncuzklab: finished points are kept; run again with --resume "
+              f"to complete the sweep", file=sys.stderr)
+        return 130
+    print(result)
+    print(f"results: {result.out / 'results.csv'}")
+    if result.report:
+        print(f"report:  {result.report}")
+    return 0 if result.ok else 1
+
+
+def _report(args) -> int:
+    from .report import write_report
+    from .results import write_table
+    if not args.dir.is_dir():
+        print(f"cuzklab: error: not a folder: {args.dir}", file=sys.stderr)
+        return 2
+    path = write_report(args.dir, args.html)
+    write_table(args.dir)
+    print(f"report: {path}")
+    return 0

@@ -1,0 +1,67 @@
+"""A kernel manager for parallel notebook runs: IPC sockets in a private folder.
+
+Kernels started at once from several processes race for TCP ports
+("Address already in use", "Kernel didn't respond"). On the IPC transport a
+kernel's sockets are files named after its own connection file, inside a
+folder private to the run, so parallel kernels cannot collide.
+
+jupyter_client starts every kernel in a session of its own, so killing the
+process group of the process that ran papermill does not reach the kernel.
+The manager therefore writes the kernel's pid and process group to
+``kernel.pid`` in that folder; the watchdog reads it to kill a hung kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+# Environment variable naming the private folder (set by the point runner).
+KERNEL_DIR_ENV = "CUZKLAB_SWEEP_KERNEL_DIR"
+PID_FILE = "kernel.pid"
+
+
+class IPCKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` on the IPC transport with its own connection file."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        given = os.environ.get(KERNEL_DIR_ENV)
+        self._owns_dir = not given
+        self.private_dir = Path(given) if given else Path(
+            tempfile.mkdtemp(prefix="cuzklab-kernel-"))
+        self.private_dir.mkdir(parents=True, exist_ok=True)
+        tag = uuid.uuid4().hex[:8]
+        self.transport = "ipc"
+        self.connection_file = str(self.private_dir / f"kernel-{tag}.json")
+        # Socket files are "<ip>-<port>": short names keep under the ~100-byte limit.
+        self.ip = str(self.private_dir / tag)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        prov = self.provisioner
+        pid = getattr(prov, "pid", None)
+        if pid:
+            pgid = getattr(prov, "pgid", None) or pid
+            tmp = self.private_dir / f".{PID_FILE}.tmp"
+            tmp.write_text(f"{pid} {pgid}\n")
+            os.replace(tmp, self.private_dir / PID_FILE)
+
+    def remove_private_dir(self) -> None:
+        """Delete the private folder if this manager created it."""
+        if self._owns_dir:
+            shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def read_kernel_pid(private_dir: str | os.PathLike) -> tuple[int, int] | None:
+    """Return (pid, process group) of the last kernel started in ``private_dir``, or None."""
+    try:
+        pid, pgid = (int(x) for x in (Path(private_dir) / PID_FILE).read_text().split())
+    except (FileNotFoundError, ValueError):
+        return None
+    return pid, pgid

@@ -1,0 +1,298 @@
+"""``report.html`` of a sweep: the headline finding, the sweep figures, every point.
+
+Built from the sweep folder alone (``sweep.json`` and the sidecars), so it
+works on a finished or a partial sweep and can be rebuilt at any time
+(``cuzklab sweep-report DIR``). The page embeds plotly.js once and views
+offline. Figures come from ``cuzklab.plots`` (``sweep_lines``,
+``sweep_heatmap``) where those exist, else from the minimal ones here.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_text
+from ..errors import SweepError
+from .results import build_table, read_plan
+
+# The metric a sweep optimizes when its grid names none, first one present wins.
+DEFAULT_METRICS = (("seconds_per_proof", "min"), ("seconds", "min"), ("throughput", "max"))
+MEMORY_METRIC = "peak_rss_gib"
+STATUS_COLORS = {"ok": "#2e7d32", "failed": "#c62828", "timeout": "#ef6c00",
+                 "crashed": "#6a1b9a", "invalid": "#546e7a"}
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _choose(plan: dict[str, Any], table) -> dict[str, Any]:
+    """Return the report's settings: metric, goal, x, color, varying keys."""
+    grid = plan.get("grid", {}) if plan else {}
+    settings = dict(grid.get("report") or {})
+    varying = list(grid.get("grid") or {})
+    for p in grid.get("points") or []:
+        varying.extend(k for k in p if k not in varying)
+    if not varying and plan:
+        params = [p["parameters"] for p in plan.get("points", [])]
+        varying = [k for k in (params[0] if params else {})
+                   if len({repr(q.get(k)) for q in params}) > 1]
+    if "metric" not in settings:
+        for name, goal in DEFAULT_METRICS:
+            if name in table.columns:
+                settings.update(metric=name, goal=settings.get("goal", goal))
+                break
+        else:
+            numeric = [c for c in table.columns if c not in varying and not c.startswith("run.")
+                       and c not in ("repeat", "attempt")
+                       and table[c].map(_is_number).any()]
+            settings["metric"] = numeric[0] if numeric else None
+    settings.setdefault("goal", "min")
+    numeric_keys = [k for k in varying if k in table.columns
+                    and table[k].map(_is_number).all()]
+    settings.setdefault("x", (numeric_keys or varying or [None])[0])
+    rest = [k for k in varying if k != settings["x"]]
+    settings.setdefault("color", rest[0] if len(rest) == 1 else None)
+    settings["varying"] = varying
+    return settings
+
+
+def _usable(table, metric):
+    """Return the rows whose point ended ok, did not run out of memory, and have the metric."""
+    if metric is None or metric not in table.columns or not len(table):
+        return table.iloc[0:0]
+    ok = table[table["status"] == "ok"]
+    if "oom" in ok.columns:
+        ok = ok[ok["oom"] != True]  # noqa: E712 - the column may hold None
+    return ok[ok[metric].map(_is_number)]
+
+
+def headline(table, settings: dict[str, Any], planned: int) -> str:
+    """Return the headline finding of a sweep as an HTML fragment."""
+    metric, goal = settings["metric"], settings["goal"]
+    varying = settings["varying"]
+    esc = html.escape
+    parts = []
+    done = len(table)
+    if planned and done < planned:
+        parts.append(f"<p><b>Partial sweep:</b> {done} of {planned} points have run; "
+                     f"run again with <code>--resume</code> to finish it.</p>")
+    usable = _usable(table, metric)
+    if len(usable):
+        agg = usable.groupby(varying, dropna=False)[metric].mean() if varying else \
+            usable[metric]
+        if varying:
+            best_key = agg.idxmin() if goal == "min" else agg.idxmax()
+            worst_key = agg.idxmax() if goal == "min" else agg.idxmin()
+            best_val, worst_val = float(agg[best_key]), float(agg[worst_key])
+            keys = best_key if isinstance(best_key, tuple) else (best_key,)
+            best_desc = ", ".join(f"{k}={v}" for k, v in zip(varying, keys))
+            wkeys = worst_key if isinstance(worst_key, tuple) else (worst_key,)
+            worst_desc = ", ".join(f"{k}={v}" for k, v in zip(varying, wkeys))
+            mask = (usable[varying] == list(keys)).all(axis=1)
+            best_row = usable[mask].iloc[0]
+        else:
+            best_row = usable.iloc[0]
+            best_val = worst_val = float(best_row[metric])
+            best_desc = worst_desc = best_row["label"]
+        word = "lowest" if goal == "min" else "highest"
+        oom_note = " without running out of memory" if "oom" in table.columns else ""
+        text = (f"<p class='headline'><b>Best {esc(metric)}{oom_note}: {best_val:.4g}</b> at "
+                f"<code>{esc(best_desc)}</code> ({word} of {len(usable)} usable points")
+        if len(usable) > 1 and worst_desc != best_desc:
+            text += f"; worst {worst_val:.4g} at <code>{esc(worst_desc)}</code>"
+        text += ").</p>"
+        parts.append(text)
+        res = best_row.get("bottleneck.resource")
+        if isinstance(res, str) and res:
+            why = best_row.get("bottleneck.why") or ""
+            util = best_row.get("bottleneck.utilization")
+            util_txt = f" ({util:.0%} busy)" if _is_number(util) else ""
+            parts.append(f"<p>What bounds it: <b>{esc(res)}</b>{util_txt}"
+                         f"{': ' + esc(str(why)) if why else ''}.</p>")
+    elif metric:
+        parts.append(f"<p><b>No point has a usable {esc(metric)} yet.</b></p>")
+    if "oom" in table.columns:
+        oom = table[table["oom"] == True]  # noqa: E712
+        if len(oom):
+            labels = ", ".join(f"<code>{esc(str(x))}</code>" for x in oom["label"][:8])
+            more = f" and {len(oom) - 8} more" if len(oom) > 8 else ""
+            parts.append(f"<p>{len(oom)} point{'s' if len(oom) > 1 else ''} ran out of host "
+                         f"memory (oom): {labels}{more}.</p>")
+    bad = table[table["status"] != "ok"] if len(table) else table
+    if len(bad):
+        counts = bad["status"].value_counts()
+        desc = ", ".join(f"{n} {s}" for s, n in counts.items())
+        parts.append(f"<p>{len(bad)} point{'s' if len(bad) > 1 else ''} did not finish ok "
+                     f"({desc}); see the table below.</p>")
+    return "\n".join(parts)
+
+
+# -- figures -------------------------------------------------------------------------
+def _series(table, settings) -> tuple[Any, str | None]:
+    """Return the table with a 'series' column combining the varying keys other than x."""
+    x = settings["x"]
+    color = settings.get("color")
+    if color:
+        return table, color
+    others = [k for k in settings["varying"] if k != x]
+    if not others:
+        return table, None
+    t = table.copy()
+    t["series"] = t[others].astype(str).apply(
+        lambda r: ", ".join(f"{k}={v}" for k, v in zip(others, r)), axis=1)
+    return t, "series"
+
+
+def _own_lines(table, x, y, color=None):
+    import plotly.graph_objects as go
+    fig = go.Figure()
+    groups = table.groupby(color, dropna=False) if color else [(None, table)]
+    for name, g in groups:
+        g = g.groupby(x, dropna=False, sort=True)[y].mean().reset_index()
+        fig.add_trace(go.Scatter(x=g[x], y=g[y], mode="lines+markers",
+                                 name=str(name) if name is not None else y))
+    fig.update_layout(xaxis_title=x, yaxis_title=y, template="plotly_white",
+                      legend_title_text=color or "", margin=dict(l=60, r=20, t=40, b=50))
+    return fig
+
+
+def _own_heatmap(table, x, y, z):
+    import plotly.graph_objects as go
+    pivot = table.pivot_table(index=y, columns=x, values=z, aggfunc="mean")
+    fig = go.Figure(go.Heatmap(x=[str(c) for c in pivot.columns],
+                               y=[str(i) for i in pivot.index], z=pivot.values,
+                               colorbar=dict(title=z), hoverongaps=False))
+    fig.update_layout(xaxis_title=x, yaxis_title=y, template="plotly_white",
+                      margin=dict(l=60, r=20, t=40, b=50))
+    return fig
+
+
+def _plots_function(name: str):
+    try:
+        from .. import plots
+    except ImportError:
+        return None
+    return getattr(plots, name, None)
+
+
+def figures(table, settings) -> list[tuple[str, Any, str]]:
+    """Return (title, plotly figure, note) for each sweep figure that applies."""
+    metric, x = settings["metric"], settings["x"]
+    out: list[tuple[str, Any, str]] = []
+    usable = _usable(table, metric)
+    if metric is None or x is None or not len(usable):
+        return out
+    t, color = _series(usable, settings)
+    ys = [metric] + ([MEMORY_METRIC] if MEMORY_METRIC in t.columns and metric != MEMORY_METRIC
+                     and t[MEMORY_METRIC].map(_is_number).any() else [])
+    lines = _plots_function("sweep_lines")
+    for y in ys:
+        note = ""
+        fig = None
+        if lines is not None:
+            try:
+                fig = lines(t, x, y, color=color)
+            except Exception as exc:  # a figure must not cost the report
+                note = f"cuzklab.plots.sweep_lines failed ({type(exc).__name__}: {exc}); " \
+                       f"built-in figure shown"
+        if fig is None:
+            fig = _own_lines(t, x, y, color)
+        out.append((f"{y} by {x}" + (f" and {color}" if color else ""), fig, note))
+    others = [k for k in settings["varying"] if k != x]
+    if others:
+        yk = settings.get("color") or others[0]
+        goal = settings["goal"]
+        agg = usable.groupby([x, yk], dropna=False)[metric]
+        best = (agg.min() if goal == "min" else agg.max()).reset_index()
+        heat = _plots_function("sweep_heatmap")
+        note = f"best ({goal}) over the other parameters" if len(others) > 1 else ""
+        fig = None
+        if heat is not None:
+            try:
+                fig = heat(best, x, yk, metric)
+            except Exception as exc:
+                note = (note + "; " if note else "") + \
+                    f"cuzklab.plots.sweep_heatmap failed ({type(exc).__name__}); built-in figure"
+        if fig is None:
+            fig = _own_heatmap(best, x, yk, metric)
+        out.append((f"{metric} over {x} × {yk}", fig, note))
+    return out
+
+
+# -- the page ------------------------------------------------------------------------
+def _points_table(table, settings, params: list[str]) -> str:
+    esc = html.escape
+    metric = settings["metric"]
+    extra = [c for c in (metric, MEMORY_METRIC, "bottleneck.resource") if c and c in table.columns]
+    extra = list(dict.fromkeys(extra))
+    head = ["point", "status", *params, *extra, "run s", "error", "notebook"]
+    rows = ["<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"]
+    for _, r in table.iterrows():
+        cells = [f"<code>{esc(r['id'])}</code>",
+                 f"<span class='st' style='background:{STATUS_COLORS.get(r['status'], '#999')}'>"
+                 f"{esc(r['status'])}</span>"]
+        for c in [*params, *extra]:
+            v = r.get(c)
+            cells.append(esc(f"{v:.4g}" if _is_number(v) and isinstance(v, float) else
+                             "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)))
+        wall = r.get("run.wall_s")
+        cells.append(f"{wall:.1f}" if _is_number(wall) else "")
+        cells.append(f"<span class='err'>{esc(str(r.get('error') or ''))}</span>")
+        nb = r.get("notebook")
+        cells.append(f"<a href='{esc(str(nb))}'>ipynb</a>" if isinstance(nb, str) and nb else "")
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return "<table>" + "\n".join(rows) + "</table>"
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { margin-bottom: 0.2em; } .sub { color: #666; margin-top: 0; }
+.headline { font-size: 1.15em; }
+table { border-collapse: collapse; font-size: 0.85em; }
+th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f5f5f5; } .st { color: white; padding: 1px 6px; border-radius: 3px; }
+.err { color: #8e0000; } .note { color: #777; font-size: 0.85em; }
+"""
+
+
+def write_report(out: str | os.PathLike, path: str | os.PathLike | None = None) -> Path:
+    """Write (or rewrite) a sweep folder's ``report.html`` and return its path."""
+    out = Path(out)
+    plan = read_plan(out)
+    if plan is None:
+        raise SweepError(f"{out} is not a sweep folder (no sweep.json); run `cuzklab sweep` first")
+    table = build_table(out)
+    settings = _choose(plan, table)
+    planned = len(plan.get("points", []))
+    grid = plan.get("grid", {})
+    esc = html.escape
+    params = [k for k in settings["varying"] if k in table.columns]
+    body = [f"<h1>Sweep {esc(plan.get('name', out.name))}</h1>",
+            f"<p class='sub'>{esc(grid.get('description') or '')} "
+            f"Notebook <code>{esc(Path(grid.get('notebook', '')).name)}</code>; "
+            f"{len(table)} of {planned} points run; updated {esc(plan.get('updated', ''))}.</p>",
+            headline(table, settings, planned)]
+    fixed = grid.get("parameters") or {}
+    if fixed:
+        body.append("<p class='note'>Fixed parameters: " + ", ".join(
+            f"<code>{esc(k)}={esc(str(v))}</code>" for k, v in fixed.items()) + "</p>")
+    first = True
+    for title, fig, note in figures(table, settings):
+        fig.update_layout(title=title, height=420)
+        body.append(fig.to_html(full_html=False, include_plotlyjs=first))
+        first = False
+        if note:
+            body.append(f"<p class='note'>{esc(note)}</p>")
+    body.append("<h2>Points</h2>")
+    body.append(_points_table(table, settings, params) if len(table) else "<p>No point has run yet.</p>")
+    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
+            f"<title>Sweep {esc(plan.get('name', ''))}</title><style>{_CSS}</style></head>"
+            "<body>" + "\n".join(body) + "</body></html>")
+    target = Path(path) if path else out / "report.html"
+    write_text(target, page)
+    return target
