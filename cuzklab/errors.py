@@ -64,3 +64,15 @@ class DaemonStartError(DaemonError):
 
 class ExportError(CuzklabError, RuntimeError):
     """A figure or report could not be exported (e.g. no Chrome/Chromium for PNG)."""
+
+
+class LogParseError(CuzklabError, ValueError):
+    """A daemon log input cannot be read at all (missing file, a directory)."""
+
+
+class DaemonDiedError(DaemonError):
+    """A started daemon exited on its own; ``exit`` holds its code, signal and OOM verdict."""
+
+    def __init__(self, message: str, *, exit: dict | None = None):
+        self.exit = dict(exit or {})
+        super().__init__(message)

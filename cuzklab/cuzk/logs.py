@@ -19,17 +19,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import CuzklabError
+from ..errors import LogParseError
 from ..trace import Trace
 from . import status as status_mod
 from .bench import BenchReader, BenchReport
 from .lines import Malformed, Record, classify
 from .stats import ParseStats
 from .timeline import LogModel
-
-
-class LogParseError(CuzklabError, ValueError):
-    """A log input could not be read at all (missing file, a directory, bad type)."""
 
 
 @dataclass
