@@ -110,42 +110,45 @@ __device__ __forceinline__ fe<F> neg(const fe<F>& a) {
 
 // a * b * R^-1 mod m. CIOS: for each limb b[i], t += a*b[i] (a low-half chain
 // and a high-half chain), then t += m*q with q = t[0]*INV, then shift t down
-// one limb. Invariant t < 2m between rounds, so N + 2 words suffice.
+// one limb. Between rounds t < 2m; within a round t < 2m + 2*m*(2^32 - 1)
+// < m*2^33 <= 2^(32N + 32) because m < 2^(32N - 1) for both fields (checked
+// by static_assert on the top limb), so N + 1 words hold t and no carry ever
+// leaves word N.
 template <class F>
 __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
   constexpr int N = F::N;
-  u32 t[N + 2];
+  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul needs m < 2^(32N-1)");
+  u32 t[N + 1];
 #pragma unroll
-  for (int j = 0; j < N + 2; j++) t[j] = 0;
+  for (int j = 0; j < N + 1; j++) t[j] = 0;
 #pragma unroll
   for (int i = 0; i < N; i++) {
     const u32 bi = b.l[i];
     t[0] = ptx::mad_lo_cc(a.l[0], bi, t[0]);
 #pragma unroll
     for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(a.l[j], bi, t[j]);
-    t[N] = ptx::addc_cc(t[N], 0);
-    t[N + 1] = ptx::addc(t[N + 1], 0);
+    t[N] = ptx::addc(t[N], 0);
     t[1] = ptx::mad_hi_cc(a.l[0], bi, t[1]);
 #pragma unroll
-    for (int j = 1; j < N; j++) t[j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[j + 1]);
-    t[N + 1] = ptx::addc(t[N + 1], 0);
+    for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(a.l[j], bi, t[j + 1]);
+    t[N] = ptx::madc_hi(a.l[N - 1], bi, t[N]);
 
     const u32 q = t[0] * F::INV;
     t[0] = ptx::mad_lo_cc(q, F::mod(0), t[0]);
 #pragma unroll
     for (int j = 1; j < N; j++) t[j] = ptx::madc_lo_cc(q, F::mod(j), t[j]);
-    t[N] = ptx::addc_cc(t[N], 0);
-    t[N + 1] = ptx::addc(t[N + 1], 0);
+    t[N] = ptx::addc(t[N], 0);
     t[1] = ptx::mad_hi_cc(q, F::mod(0), t[1]);
 #pragma unroll
-    for (int j = 1; j < N; j++) t[j + 1] = ptx::madc_hi_cc(q, F::mod(j), t[j + 1]);
-    t[N + 1] = ptx::addc(t[N + 1], 0);
+    for (int j = 1; j < N - 1; j++) t[j + 1] = ptx::madc_hi_cc(q, F::mod(j), t[j + 1]);
+    t[N] = ptx::madc_hi(q, F::mod(N - 1), t[N]);
 
 #pragma unroll
-    for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
-    t[N + 1] = 0;
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
   }
-  return detail::final_sub<F>(t, t[N]);
+  // t < 2m < 2^(32N): one conditional subtraction
+  return detail::final_sub<F>(t, 0u);
 }
 
 template <class F>
