@@ -221,8 +221,15 @@ class R1CS:
 
         A variable is dense in a matrix when some row uses it with a non-zero
         coefficient (the bitmaps bellperson's prover and SupraSeal use to skip
-        query points at infinity).
+        query points at infinity). Computed once per system, then cached.
         """
+        cached = self.__dict__.get("_densities")
+        if cached is None:
+            cached = self._compute_densities()
+            object.__setattr__(self, "_densities", cached)
+        return cached
+
+    def _compute_densities(self) -> dict[str, np.ndarray]:
         return {
             "a_aux": _used(self.a, self.num_inputs, self.num_variables)[self.num_inputs:],
             "b_input": _used(self.b, 0, self.num_variables)[:self.num_inputs],
@@ -262,11 +269,12 @@ class R1CS:
 
 
 def _used(m: SparseMatrix, lo: int, hi: int) -> np.ndarray:
-    """Return a bool array over variables [0, hi): True where m has a term in [lo, hi)."""
-    out = np.zeros(hi, dtype=bool)
+    """Return a bool NumPy array over variables [0, hi): True where m has a term in [lo, hi)."""
+    from ..backend import xp
+    mod = xp(m.backend)
+    out = mod.zeros(hi, dtype=bool)
     if m.rows and m.width:
-        cols = to_numpy(m.cols).ravel()
-        mask = to_numpy(m.nonzero_mask()).ravel()
-        out[cols[mask]] = True
+        mask = m.nonzero_mask().ravel()
+        out[m.cols.ravel()[mask]] = True
     out[:lo] = False
-    return out
+    return to_numpy(out)

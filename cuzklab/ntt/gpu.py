@@ -64,8 +64,8 @@ def gpu_twiddles(log2_size: int) -> Fr:
     return _wrap(out)
 
 
-def _run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None):
-    """Transform the (n, 8) device array ``x`` in place."""
+def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None):
+    """Run the DIF (natural in, bit-reversed out) or DIT passes over the (n, 8) device array ``x`` in place."""
     W = gpu_twiddles(log_n).limbs
     passes = plan_passes(log_n)
     if dit:
@@ -89,7 +89,7 @@ def dif(a: Fr, *, inverse: bool = False) -> Fr:
     """Return the (unscaled) transform of natural-order ``a`` in bit-reversed order."""
     log_n = len(a).bit_length() - 1
     x = a.limbs.copy()
-    _run_passes(x, log_n, inverse, dit=False)
+    run_passes(x, log_n, inverse, dit=False)
     return _wrap(x)
 
 
@@ -97,7 +97,7 @@ def dit(a: Fr, *, inverse: bool = False) -> Fr:
     """Return the (unscaled) transform of bit-reversed ``a`` in natural order."""
     log_n = len(a).bit_length() - 1
     x = a.limbs.copy()
-    _run_passes(x, log_n, inverse, dit=True)
+    run_passes(x, log_n, inverse, dit=True)
     return _wrap(x)
 
 
@@ -148,7 +148,7 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     n = 1 << log_n
     if coset and not inverse:
         scale_inplace(x, COSET_GENERATOR, 1, reversed_order=False)
-    _run_passes(x, log_n, inverse, dit=False)
+    run_passes(x, log_n, inverse, dit=False)
     if inverse:
         g = pow(COSET_GENERATOR, -1, Fr.FC.modulus) if coset else 1
         scale_inplace(x, g, pow(n, -1, Fr.FC.modulus), reversed_order=True)

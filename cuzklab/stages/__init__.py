@@ -1,0 +1,20 @@
+"""cuzk's proving stages as functions over real data, each timed.
+
+``synth`` → ``prep_msm`` → ``ntt_h`` → ``batch_add`` → ``tail_msm`` →
+``b_g2_msm`` → ``epilogue``; ``cuzklab.groth16.prove`` is their composition.
+Each takes a ``StageClock`` (optional) and returns its outputs with a
+``StageTiming`` (wall clock, and CUDA event time on the GPU).
+"""
+
+from .b_g2_msm import BG2MsmOutput, b_g2_msm
+from .batch_add import BatchAddOutput, batch_add
+from .epilogue import epilogue
+from .ntt_h import NttHOutput, ntt_h, quotient
+from .prep_msm import PrepOutput, QuerySplit, prep_msm
+from .synth import SynthOutput, synth
+from .tail_msm import TailMsmOutput, tail_msm
+from .timing import StageClock, StageTiming
+
+__all__ = ["synth", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue",
+           "quotient", "SynthOutput", "PrepOutput", "QuerySplit", "NttHOutput",
+           "BatchAddOutput", "TailMsmOutput", "BG2MsmOutput", "StageClock", "StageTiming"]

@@ -1,0 +1,119 @@
+"""Stage ``prep_msm``: split each query's scalars into 0 / 1 / other, as SupraSeal does.
+
+For the L query the scalars are the aux values; for A, the inputs then the
+aux values whose variable is dense in A; for B, the inputs and aux values
+dense in B (one scalar list serves B_G1 and B_G2). Each value is classified
+once by comparing its Montgomery limbs with 0 and with 1 (R mod r). A query
+is split only when its tail is at most half of its points (SupraSeal C2's
+rule); otherwise every non-zero scalar goes to the tail and there is no
+batch addition. The tail's bases are gathered by ``tail_msm`` from
+``tail_idx``; the tail scalars are gathered here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backend import check_backend, to_numpy, xp
+from ..field import Fr, concat
+from ..field.constants import FR
+from .synth import SynthOutput
+from .timing import StageClock, StageTiming, lane_for, new_clock
+
+#: Queries in SupraSeal's order; B's split serves both B_G1 and B_G2.
+QUERIES = ("l", "a", "b")
+
+
+@dataclass(frozen=True)
+class QuerySplit:
+    """One query's split: indices (into its bases) of scalars 1 and of the tail."""
+
+    ones_idx: object      # int64 array on the backend
+    tail_idx: object      # int64 array on the backend
+    tail_scalars: Fr
+    zeros: int
+    ones: int
+    split: bool           # False: the tail was over half, everything non-zero is tail
+
+    @property
+    def tail(self) -> int:
+        """Return the number of tail scalars."""
+        return len(self.tail_scalars)
+
+    @property
+    def size(self) -> int:
+        """Return the number of points of the query."""
+        return self.zeros + self.ones + self.tail
+
+
+@dataclass(frozen=True)
+class PrepOutput:
+    """The split of the L, A and B queries."""
+
+    l: QuerySplit
+    a: QuerySplit
+    b: QuerySplit
+    timing: StageTiming
+
+    def counts(self) -> dict:
+        """Return {query: {zeros, ones, tail, split}} (JSON-able)."""
+        return {q: {"zeros": s.zeros, "ones": s.ones, "tail": s.tail, "split": s.split}
+                for q, s in (("l", self.l), ("a", self.a), ("b", self.b))}
+
+
+def query_scalars(out: SynthOutput) -> dict[str, Fr]:
+    """Return the scalar list of each query (L, A, B) in the order of its bases."""
+    mod = xp(out.aux.backend)
+    a_aux = mod.asarray(np.flatnonzero(out.a_aux_density))
+    b_in = mod.asarray(np.flatnonzero(out.b_input_density))
+    b_aux = mod.asarray(np.flatnonzero(out.b_aux_density))
+    return {"l": out.aux,
+            "a": concat([out.inputs, out.aux[a_aux]]),
+            "b": concat([out.inputs[b_in], out.aux[b_aux]])}
+
+
+def classify(scalars: Fr):
+    """Return (is_zero, is_one) bool arrays on the scalars' backend."""
+    mod = xp(scalars.backend)
+    limbs = scalars.limbs
+    one = mod.asarray(np.asarray(FR.mont_r_limbs, dtype=np.uint32))
+    return (limbs == 0).all(axis=1), (limbs == one[None, :]).all(axis=1)
+
+
+def split_query(scalars: Fr) -> QuerySplit:
+    """Return the 0 / 1 / tail split of one query's scalars."""
+    mod = xp(scalars.backend)
+    n = len(scalars)
+    if n == 0:
+        empty = mod.zeros(0, dtype=mod.int64)
+        return QuerySplit(empty, empty, Fr.zeros(0, backend=scalars.backend), 0, 0, True)
+    is0, is1 = classify(scalars)
+    n0, n1 = int(to_numpy(is0.sum())), int(to_numpy(is1.sum()))
+    tail = n - n0 - n1
+    if 2 * tail > n:
+        ones_idx = mod.zeros(0, dtype=mod.int64)
+        tail_idx = mod.flatnonzero(~is0).astype(mod.int64)
+        return QuerySplit(ones_idx, tail_idx, scalars[tail_idx], n0, 0, False)
+    ones_idx = mod.flatnonzero(is1).astype(mod.int64)
+    tail_idx = mod.flatnonzero(~is0 & ~is1).astype(mod.int64)
+    return QuerySplit(ones_idx, tail_idx, scalars[tail_idx], n0, n1, True)
+
+
+def prep_msm(out: SynthOutput, *, backend: str | None = None,
+             clock: StageClock | None = None) -> PrepOutput:
+    """Return the PrepOutput (0 / 1 / tail split of L, A, B), timed as stage ``prep_msm``."""
+    backend = out.aux.backend if backend is None else check_backend(backend)
+    clock = new_clock(clock)
+    with clock.stage("prep_msm", lane_for(backend), backend):
+        if backend != out.aux.backend:
+            out = _moved(out, backend)
+        sc = query_scalars(out)
+        splits = {q: split_query(sc[q]) for q in QUERIES}
+    return PrepOutput(l=splits["l"], a=splits["a"], b=splits["b"], timing=clock.last())
+
+
+def _moved(out: SynthOutput, backend: str) -> SynthOutput:
+    return SynthOutput(out.a, out.b, out.c, out.inputs.to(backend), out.aux.to(backend),
+                       out.a_aux_density, out.b_input_density, out.b_aux_density, out.timing)
