@@ -5,12 +5,6 @@ See docs/field.md for the representation and the API contract.
 
 from .array import FieldArray, Fp, Fr, InverseOfZeroError, concat
 from .constants import FP, FR
+from .fp2 import Fp2
 
 __all__ = ["FieldArray", "Fr", "Fp", "Fp2", "InverseOfZeroError", "concat", "FR", "FP"]
-
-
-def __getattr__(name):
-    if name == "Fp2":
-        from .fp2 import Fp2
-        return Fp2
-    raise AttributeError(name)

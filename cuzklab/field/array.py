@@ -122,6 +122,8 @@ class FieldArray:
             raise TypeError(f"{argument}: expected dtype uint32, got {arr.dtype}")
         if arr.ndim != 2 or arr.shape[1] != cls.FC.limbs:
             raise TypeError(f"{argument}: expected shape (n, {cls.FC.limbs}), got {tuple(arr.shape)}")
+        if backend == "cpu":
+            return np.ascontiguousarray(to_numpy(arr)), backend
         return mod.ascontiguousarray(mod.asarray(arr)), backend
 
     @classmethod

@@ -80,3 +80,13 @@ def test_load_module_custom_kernel():
     out = cp.empty_like(a.limbs)
     mod.get_function("inv_fp")((1,), (128,), (out, a.limbs, np.uint64(100)))
     assert Fp.from_mont_limbs(out).to_ints() == [1] * 100
+
+
+@pytest.mark.parametrize("cls", [Fr, Fp], ids=["Fr", "Fp"])
+def test_limbs_cross_backend_wrapping(cls):
+    a = cls.random(10, 3, "gpu")
+    c = cls.from_mont_limbs(a.limbs, backend="cpu")
+    assert c.backend == "cpu" and c.to_ints() == a.to_ints()
+    assert cls.from_canonical_limbs(a.to_canonical_limbs(), backend="cpu").equals(c)
+    g = cls.from_mont_limbs(c.limbs, backend="gpu")
+    assert g.backend == "gpu" and g.equals(a)
