@@ -29,7 +29,7 @@ DEFAULT_PROFILE = "porep-32g"
 # Required keys per table, with the allowed range of each value.
 _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
     "node": {"cores": (1, 4096), "memory_gib": (1, 1e6), "ddr_gbps": (1, 1e5),
-             "pcie_gbps": (0.01, 1e4), "vram_gib": (0.1, 1e4)},
+             "pcie_gbps": (0.01, 1e4), "vram_gib": (0.1, 1e4), "cpu_pool_weight": (0.01, 1e3)},
     "partition": {"abc_gib": (0, 1e4), "aux_gib": (0, 1e4), "abc_upload_gib": (0, 1e4), "abc_upload_gbps": (0.01, 1e4),
                   "device_buffers_gib": (0, 1e4)},
     "memory": {"srs_gib": (0, 1e5), "pce_gib": (0, 1e5), "runtime_gib": (0, 1e5),
@@ -38,7 +38,7 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
                "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1),
                "pressure_slope": (0, 1e4)},
     "synth": {"work_core_s": (1e-6, 1e7), "max_threads": (1, 4096), "age_priority": (0.01, 1),
-              "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "alloc_at_start": (0, 1),
+              "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "alloc_at_start": (0, 1), "scratch_gib": (0, 1e4),
               "pipeline_lookahead": (0, 1e4)},
     "prep_msm": {"solo_s": (0, 1e5), "threads": (1, 4096), "bw_gbps_per_thread": (0, 1e3),
                  "mem_bound": (0, 1)},
@@ -48,7 +48,7 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
     "gpu": {"ntt_h_s": (0, 1e5), "batch_add_s": (0, 1e5), "tail_msm_s": (0, 1e5),
             "ntt_h_host_gib": (0, 1e5), "batch_add_host_gib": (0, 1e5),
             "tail_msm_host_gib": (0, 1e5),
-            "overhead_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
+            "overhead_s": (0, 1e5), "pre_lock_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
 }
 
 

@@ -70,6 +70,7 @@ class DaemonModel:
                                synthesis_threads=self.synthesis_threads,
                                pool_threads=self.pool_threads,
                                age_priority=profile["synth"]["age_priority"],
+                               pool_weight=node.get("cpu_pool_weight", 1.0),
                                on_rates=self._on_rates)
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
@@ -78,7 +79,9 @@ class DaemonModel:
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
         self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
         self.budget = BudgetGate(self.env, self.budget_total, on_change=self._on_budget)
-        cap = max(int(profile["synth"]["pipeline_lookahead"]), config.partition_workers)
+        lookahead = int(profile["synth"]["pipeline_lookahead"])
+        cap = (max(lookahead, config.partition_workers)
+               if profile["synth"].get("channel_autoscale", True) else lookahead)
         self.channel = simpy.Store(self.env, capacity=max(cap, 1))
         self.synth_queue = simpy.Store(self.env)
         self.inflight = simpy.Resource(self.env, capacity=config.concurrency)
@@ -190,7 +193,8 @@ class DaemonModel:
             resources={"gpus": cfg.gpus, "synthesis_slots": cfg.partition_workers,
                        "cpu_pool_threads": self.pool_threads, "cores": self.cores,
                        "ddr_gbps": self.prof["node"]["ddr_gbps"],
-                       "budget_gib": self.budget_total, "memory_gib": cfg.memory_gib})
+                       "memory_gib": cfg.memory_gib,
+                       **({"budget_gib": self.budget.total} if cfg.admission == "budget" else {})})
 
     # -- proofs ------------------------------------------------------------------
     def _proof(self, i: int):
@@ -225,7 +229,9 @@ class DaemonModel:
         s = self.prof["synth"]
         part = self.prof["partition"]
         first = part["abc_gib"] * s["alloc_at_start"], part["aux_gib"] * s["alloc_at_start"]
-        self.memory.alloc(first[0] + first[1], f"synthesis of proof {p.proof} partition {k}")
+        scratch = s.get("scratch_gib", 0.0)
+        self.memory.alloc(first[0] + first[1] + scratch,
+                          f"synthesis of proof {p.proof} partition {k}")
         rec = self.proof_rec[p.proof]
         rec.setdefault("started", self.env.now)
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
@@ -237,6 +243,7 @@ class DaemonModel:
                      bytes=(part["abc_gib"] + part["aux_gib"]) * GIB)
         rest = part["abc_gib"] + part["aux_gib"] - first[0] - first[1]
         self.memory.alloc(rest, f"synthesis of proof {p.proof} partition {k}")
+        self.memory.free(scratch)
         p.abc_gib += part["abc_gib"]
         p.aux_gib += part["aux_gib"]
 
@@ -396,6 +403,7 @@ class DaemonModel:
                     yield from self._finalize(p, cpu_lane)
                 continue
             prep = env.process(self._cpu("prep_msm", p, p.index, cpu_lane))
+            yield from self._pre_lock()
             if cfg.lock == "two_lock":
                 yield from self._two_lock_region(p, g, lane, prep, me)
             else:
@@ -411,6 +419,14 @@ class DaemonModel:
                 env.process(self._finalizer(p))
             else:
                 yield from self._finalize(p, cpu_lane)
+
+    def _pre_lock(self):
+        """CPU set-up before the mutex (cuzk's pre_lock_cpu_ms): no canonical stage."""
+        s = self.prof["gpu"].get("pre_lock_s", 0.0)
+        if s > 0:
+            yield self.machine.run("single", s * self._jit(), cap=1,
+                                   bw_per_thread=self.prof["prep_msm"]["bw_gbps_per_thread"],
+                                   mem_bound=self.prof["prep_msm"]["mem_bound"])
 
     def _two_lock_region(self, p: Partition, g: int, lane: str, prep, me):
         """Upload under the memory mutex, kernels under the compute mutex."""

@@ -83,13 +83,14 @@ class Machine:
 
     def __init__(self, env: simpy.Environment, *, cores: int, ddr_gbps: float,
                  synthesis_threads: int, pool_threads: int, age_priority: float,
-                 on_rates=None):
+                 pool_weight: float = 1.0, on_rates=None):
         self.env = env
         self.cores = float(cores)
         self.ddr_gbps = float(ddr_gbps)
         self.synthesis_threads = float(synthesis_threads)
         self.pool_threads = float(pool_threads)
         self.age_priority = float(age_priority)
+        self.pool_weight = float(pool_weight)
         self.pressure = 1.0
         self.jobs: list[Job] = []
         self._last = env.now
@@ -156,7 +157,19 @@ class Machine:
             j.threads = t
         for j in single:
             j.threads = 1.0
-        used = sum(j.threads for j in pool) + len(single)
+        want_pool = sum(j.threads for j in pool) + len(single)
+        want_synth = min(self.synthesis_threads, sum(j.cap for j in synth))
+        if want_pool + want_synth > self.cores and want_pool > 0:
+            # The OS shares the cores among runnable threads; the pool's threads
+            # weigh pool_weight each (short, latency-bound bursts win more often).
+            wp = self.pool_weight * want_pool
+            pool_cores = min(want_pool, self.cores * wp / (wp + want_synth))
+            scale = pool_cores / want_pool
+            for j in pool + single:
+                j.threads *= scale
+            used = pool_cores
+        else:
+            used = want_pool
         free = max(0.0, min(self.synthesis_threads, self.cores - used))
         if synth:
             ranked = sorted(synth, key=lambda j: j.order)

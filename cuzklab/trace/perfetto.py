@@ -1,8 +1,10 @@
 """Export a Trace as Chrome-trace JSON, which Perfetto (ui.perfetto.dev) opens.
 
 One process per resource group (the lane's prefix: ``synth``, ``gpu0``,
-``cpu``), one thread (track) per lane, so spans on a track never overlap;
-counters (RSS, GPU queue depth, bandwidth) become counter tracks.
+``cpu``), one thread (track) per lane. Complete events on one track must
+nest, so a lane whose spans overlap (waiting lanes such as ``admission`` or
+``gpu_queue``) is written as async begin/end pairs instead; counters (RSS,
+GPU queue depth, bandwidth) become counter tracks.
 """
 
 from __future__ import annotations
@@ -34,13 +36,20 @@ def to_chrome_trace(trace) -> dict:
     for lane, (pid, tid) in tids.items():
         events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
                        "args": {"name": lane}})
-    for row in s.itertuples(index=False):
+    overlapping = _overlapping_lanes(s)
+    for n, row in enumerate(s.itertuples(index=False)):
         pid, tid = tids[row.lane]
         args = {"proof": int(row.proof), "partition": int(row.partition)}
         if not math.isnan(row.slowdown):
             args["slowdown"] = round(float(row.slowdown), 4)
         if not math.isnan(row.bytes):
             args["bytes"] = float(row.bytes)
+        if row.lane in overlapping:
+            common = {"name": row.stage, "cat": row.lane, "pid": pid, "tid": tid,
+                      "id": f"{row.lane}:{n}"}
+            events.append({**common, "ph": "b", "ts": row.start * _US, "args": args})
+            events.append({**common, "ph": "e", "ts": row.end * _US})
+            continue
         events.append({"ph": "X", "name": row.stage, "cat": row.stage, "pid": pid,
                        "tid": tid, "ts": row.start * _US,
                        "dur": max(row.end - row.start, 0.0) * _US, "args": args})
@@ -54,6 +63,25 @@ def to_chrome_trace(trace) -> dict:
                            "ts": row.t * _US, "args": {row.name: float(row.value)}})
     meta = {k: v for k, v in trace.meta.items() if k in ("source", "profile", "seed", "failed")}
     return {"traceEvents": events, "displayTimeUnit": "ms", "metadata": meta}
+
+
+def _overlapping_lanes(spans) -> set:
+    """Return the lanes on which some span starts before the previous one ended."""
+    out = set()
+    if not len(spans):
+        return out
+    for lane, g in spans.groupby("lane"):
+        g = g.sort_values("start", kind="stable")
+        ends = g["end"].to_numpy()
+        starts = g["start"].to_numpy()
+        if len(g) > 1 and bool((starts[1:] < _cummax(ends)[:-1] - 1e-12).any()):
+            out.add(lane)
+    return out
+
+
+def _cummax(a):
+    import numpy as np
+    return np.maximum.accumulate(a)
 
 
 def write_chrome_trace(trace, path) -> dict:

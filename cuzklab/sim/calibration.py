@@ -1,0 +1,176 @@
+"""Calibration: the real daemon's published measurements, and the model's figures.
+
+Each :class:`Case` is one measurement of cuzk, the configuration it was taken
+with, the profile variant of that phase, what the model must reproduce and
+within what tolerance. ``run_table()`` simulates every case and returns the
+table shown in the README (model against measurement). Where a source left a
+knob unstated (for example the number of proofs in flight behind a headline
+figure), the case says which value the model assumes.
+
+Provenance: cuzk's design notes in the Curio repository (extern/cuzk/,
+"cuzk-project.md", phases 8 to 12), as summarised in the workbench's
+reference notes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..model.config import PipelineConfig
+
+# Phase 9/11 era knobs: interlock, permit released before the hand-off,
+# gpu_threads = all cores (192-thread pool in cuzk; 96 cores here).
+_PHASE9 = dict(lock="interlock", admission="semaphore_prefix", gpu_threads=0,
+               gpu_workers_per_device=2, partition_workers=10)
+# Phase 12 after the fixes: split API, permit held through the hand-off.
+_PHASE12 = dict(lock="split_async", admission="semaphore", gpu_threads=32,
+                gpu_workers_per_device=2)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One published measurement and what the model must show for it."""
+
+    name: str
+    profile: str
+    config: dict
+    metric: str                  # a summary key, or "stage_slowdown:<stage>"
+    measured: float | bool
+    tolerance: float = 0.10      # relative; ignored for booleans
+    source: str = ""
+    assumption: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def pipeline_config(self) -> PipelineConfig:
+        """Return the PipelineConfig of this case."""
+        return PipelineConfig.from_dict(self.config)
+
+
+def _c(**kw) -> dict:
+    return kw
+
+
+CASES: tuple[Case, ...] = (
+    Case("phase 8, pw=10: GPU-bound", "porep-32g@phase8",
+         _c(proofs=20, concurrency=15, **_PHASE9), "seconds_per_proof", 37.4,
+         source="phase 8: 37.4 s/proof at pw=10, = 10 x 3.75 s of CUDA region",
+         assumption="c=20, j=15 (not stated)"),
+    Case("phase 8, pw=10: bottleneck is the GPU", "porep-32g@phase8",
+         _c(proofs=20, concurrency=15, **_PHASE9), "bottleneck:gpu", True,
+         source="phase 8: 'the system is fully GPU-bound'"),
+    Case("phase 9, gw=1 c=3 j=1 (isolated)", "porep-32g@phase9",
+         _c(proofs=3, concurrency=1, **{**_PHASE9, "gpu_workers_per_device": 1}),
+         "seconds_per_proof", 32.1, source="phase 9 table: gw=1, c=3, j=1: 32.1 s/proof"),
+    Case("phase 9, gw=2 pw=10, c=5", "porep-32g@phase9",
+         _c(proofs=5, concurrency=5, **_PHASE9), "seconds_per_proof", 41.4,
+         source="phase 9 sweep (gw=2, pw=10): c=5 41.4 s/proof", assumption="j=c"),
+    Case("phase 9, gw=2 pw=10, c=10", "porep-32g@phase9",
+         _c(proofs=10, concurrency=10, **_PHASE9), "seconds_per_proof", 38.7,
+         source="phase 9 sweep: c=10 38.7 s/proof", assumption="j=c"),
+    Case("phase 9, gw=2 pw=10, c=15", "porep-32g@phase9",
+         _c(proofs=15, concurrency=15, **_PHASE9), "seconds_per_proof", 38.2,
+         source="phase 9 sweep: c=15 38.2 s/proof", assumption="j=c"),
+    Case("phase 9, gw=2 pw=10, c=20 j=15", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **_PHASE9), "seconds_per_proof", 38.0,
+         source="phase 9 sweep: c=20 38.0 s/proof; phase 11 baseline row: c=20 j=15"),
+    Case("phase 9 contention: prep_msm", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **{**_PHASE9, "gpu_workers_per_device": 1}),
+         "stage_slowdown:prep_msm", 1.12, tolerance=0.10,
+         source="phase 9: prep_msm +12 % with 10 syntheses running"),
+    Case("phase 9 contention: b_g2_msm", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **{**_PHASE9, "gpu_workers_per_device": 1}),
+         "stage_slowdown:b_g2_msm", 1.27, tolerance=0.10,
+         source="phase 9: b_g2_msm +27 % with 10 syntheses running"),
+    Case("phase 9, gw=1 c=30 j=20: host OOM", "porep-32g@phase9",
+         _c(proofs=30, concurrency=20, **{**_PHASE9, "gpu_workers_per_device": 1}),
+         "oom", True, source="phase 9 table: gw=1, c=30, j=20: crashed, host OOM"),
+    Case("phase 11, gpu_threads=32", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **{**_PHASE9, "gpu_threads": 32}),
+         "seconds_per_proof", 36.7, source="phase 11: c=20 j=15 pw=10 gw=2 gt=32: 36.7 s/proof"),
+    Case("phase 11, gw=3 gt=32", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **{**_PHASE9, "gpu_threads": 32,
+                                          "gpu_workers_per_device": 3}),
+         "seconds_per_proof", 37.2, source="phase 11: gw=3: 37.2 s/proof"),
+    Case("phase 11, gw=4 gt=32", "porep-32g@phase9",
+         _c(proofs=20, concurrency=15, **{**_PHASE9, "gpu_threads": 32,
+                                          "gpu_workers_per_device": 4}),
+         "seconds_per_proof", 37.4, source="phase 11: gw=4: 37.4 s/proof"),
+    Case("phase 12 pre-fix, pw=12 j=15: pile-up", "porep-32g@phase12-prefix",
+         _c(proofs=20, concurrency=15, partition_workers=12,
+            **{**_PHASE12, "admission": "semaphore_prefix"}),
+         "peak_rss_gib", 668.0, tolerance=0.15,
+         source="phase 12: pw=12 j=15 piled up 28 synthesized partitions, 668 GiB, OOM",
+         assumption="c=20; RAM 754 GiB, so the model's run ends at the OOM"),
+    Case("phase 12 pre-fix, pw=12 j=15: OOM", "porep-32g@phase12-prefix",
+         _c(proofs=20, concurrency=15, partition_workers=12,
+            **{**_PHASE12, "admission": "semaphore_prefix"}),
+         "oom", True, source="phase 12: the pile-up ended in a host OOM"),
+    Case("phase 12, pw=12 j=20 (fixed)", "porep-32g",
+         _c(proofs=20, concurrency=20, partition_workers=12, **_PHASE12),
+         "seconds_per_proof", 37.7, source="phase 12 table: pw=12: 37.7 s/proof, 400 GiB peak"),
+    Case("phase 12, pw=12 j=20: peak RSS", "porep-32g",
+         _c(proofs=20, concurrency=20, partition_workers=12, **_PHASE12),
+         "peak_rss_gib", 400.0, tolerance=0.15, source="phase 12 table: pw=12: 400 GiB peak"),
+)
+
+
+def measure(case: Case, trace) -> float | bool:
+    """Return the model's figure for ``case`` from a simulated trace."""
+    s = trace.summary()
+    m = case.metric
+    if m.startswith("bottleneck:"):
+        return s["bottleneck"]["resource"] == m.split(":", 1)[1]
+    if m.startswith("stage_slowdown:"):
+        stage = m.split(":", 1)[1]
+        sl = trace.spans.loc[trace.spans["stage"] == stage, "slowdown"].dropna()
+        return float(sl.mean()) if len(sl) else math.nan
+    v = s.get(m)
+    if isinstance(case.measured, bool):
+        return bool(v)
+    return math.nan if v is None else float(v)
+
+
+def check(case: Case, value) -> tuple[bool, float | None]:
+    """Return (within tolerance, relative error) of a model value for a case."""
+    if isinstance(case.measured, bool):
+        return bool(value) == case.measured, None
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return False, None
+    err = (value - case.measured) / case.measured
+    return abs(err) <= case.tolerance, err
+
+
+def run_table(cases=CASES) -> list[dict]:
+    """Simulate every case; return rows of case, measured, model, error and pass."""
+    from . import simulate
+    rows = []
+    cache: dict = {}
+    for case in cases:
+        key = (case.profile, tuple(sorted(case.config.items())))
+        if key not in cache:
+            cache[key] = simulate(case.pipeline_config(), case.profile)
+        value = measure(case, cache[key])
+        ok, err = check(case, value)
+        rows.append({"case": case.name, "profile": case.profile, "metric": case.metric,
+                     "measured": case.measured, "model": value, "error": err,
+                     "tolerance": case.tolerance, "ok": ok, "source": case.source,
+                     "assumption": case.assumption})
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """Return the calibration rows as a Markdown table."""
+    out = ["| case | metric | measured | model | error | within |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        meas, mod = r["measured"], r["model"]
+        if isinstance(meas, bool):
+            ms, md, er = ("yes" if meas else "no"), ("yes" if mod else "no"), "—"
+        else:
+            ms = f"{meas:g}"
+            md = "—" if mod is None or (isinstance(mod, float) and math.isnan(mod)) else f"{mod:.3g}"
+            er = "—" if r["error"] is None else f"{r['error']:+.1%} (±{r['tolerance']:.0%})"
+        out.append(f"| {r['case']} | {r['metric']} | {ms} | {md} | {er} | "
+                   f"{'yes' if r['ok'] else 'NO'} |")
+    return "\n".join(out)

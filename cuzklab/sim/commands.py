@@ -1,0 +1,86 @@
+"""``cuzklab simulate``: run the daemon model from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import ConfigError
+
+
+def register(sub) -> None:
+    """Add the ``simulate`` sub-command."""
+    p = sub.add_parser(
+        "simulate", help="simulate the cuzk daemon on a configuration",
+        description="Simulate the cuzk daemon (SimPy model) and print the run's summary.")
+    p.add_argument("--profile", default=None, metavar="NAME|PATH",
+                   help="profile name in data/profiles/ or a TOML path (default porep-32g)")
+    p.add_argument("--config", default=None, metavar="cuzk.toml",
+                   help="read the configuration from a cuzk daemon TOML")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one configuration key (repeatable)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object: the summary")
+    p.add_argument("--trace", default=None, metavar="FILE.parquet", help="write the trace (Parquet)")
+    p.add_argument("--perfetto", default=None, metavar="FILE.json",
+                   help="write a Chrome-trace JSON that ui.perfetto.dev opens")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Simulate, print the summary and write the requested files."""
+    from ..model import PipelineConfig, Profile
+    from . import simulate
+    config = (PipelineConfig.from_cuzk_toml(args.config) if args.config else PipelineConfig())
+    config = config.with_overrides(args.sets)
+    profile = Profile.load(args.profile)
+    trace = simulate(config, profile)
+    if args.trace:
+        trace.save(args.trace)
+    if args.perfetto:
+        trace.to_perfetto(args.perfetto)
+    summary = trace.summary()
+    if args.json:
+        json.dump(summary, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+    else:
+        print(format_summary(summary, config, profile.name))
+        if args.trace:
+            print(f"trace:    {args.trace}")
+        if args.perfetto:
+            print(f"perfetto: {args.perfetto}  (open in https://ui.perfetto.dev)")
+    return 1 if summary.get("run_failed") else 0
+
+
+def format_summary(s: dict, config=None, profile: str = "") -> str:
+    """Return a short readable table of a run's summary."""
+    def f(v, unit="", nd=1):
+        return "—" if v is None else f"{v:.{nd}f}{unit}"
+    lines = []
+    if config is not None:
+        lines.append(f"profile {profile}: proofs={config.proofs} j={config.concurrency} "
+                     f"pw={config.partition_workers} gw={config.gpu_workers_per_device} "
+                     f"gpu_threads={config.gpu_threads} lock={config.lock} "
+                     f"admission={config.admission}")
+    lines += [
+        f"  completed        {s['proofs']} proofs, {s['failed']} failed"
+        + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
+        f"  throughput       {f(s['seconds_per_proof'], ' s/proof')}",
+        f"  wall             {f(s['wall_s'], ' s')}",
+        f"  proof latency    {f(s['proof_latency_s_mean'], ' s')} mean "
+        f"(prove {f(s.get('prove_s_mean'), ' s')})",
+        f"  peak RSS         {f(s['peak_rss_gib'], ' GiB')}",
+        f"  GPU busy         {f(None if s['gpu_busy_fraction'] is None else 100 * s['gpu_busy_fraction'], ' %', 0)}",
+    ]
+    b = s["bottleneck"]
+    lines.append(f"  bottleneck       {b.get('resource')}: {b.get('why', '')}")
+    util = b.get("evidence", {}).get("utilization", {})
+    if util:
+        lines.append("  utilization      " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in util.items()))
+    if s.get("stage_s"):
+        lines.append("  stage mean (s)   " + ", ".join(f"{k} {v:.2f}" for k, v in s["stage_s"].items()))
+    return "\n".join(lines)
+
+
+def parse_error_hint(exc: ConfigError) -> str:  # pragma: no cover - used by callers
+    """Return a one-line hint for a configuration error."""
+    return f"{exc}; see `cuzklab simulate --help`"
