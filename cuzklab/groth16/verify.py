@@ -22,7 +22,8 @@ def _py_ecc():
 def _valid(p: Point) -> bool:
     if p.is_infinity:
         return True
-    return p.is_on_curve() and bool(p.to_points().in_subgroup().all())
+    from ..curve import reference as ref
+    return p.is_on_curve() and ref.in_subgroup(p.group, p.xy)
 
 
 def public_input_point(vk: VerifyingKey, public_inputs) -> Point:

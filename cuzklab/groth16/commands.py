@@ -1,0 +1,99 @@
+"""The ``cuzklab prove`` command: one PoRep-shaped proof, per-stage seconds, verified or not.
+
+``--log2-constraints K`` makes a synthetic circuit whose NTT domain is
+exactly 2^K (constraints plus the input rows), runs a seeded setup, proves
+with cuzk's stages on the chosen backend and verifies with py_ecc.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from ..backend import BACKENDS, device_name
+
+#: Largest K accepted on the command line (the NTT domain limit of Fr is 2^32;
+#: beyond 2^28 the keys no longer fit in one H200's memory).
+MAX_LOG2_CONSTRAINTS = 28
+
+
+def _log2(text: str) -> int:
+    import argparse
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--log2-constraints must be an int, got {text!r}") from None
+    if not 2 <= k <= MAX_LOG2_CONSTRAINTS:
+        raise argparse.ArgumentTypeError(
+            f"--log2-constraints must be in [2, {MAX_LOG2_CONSTRAINTS}], got {k}")
+    return k
+
+
+def register(subparsers) -> None:
+    """Add the ``prove`` sub-command."""
+    p = subparsers.add_parser(
+        "prove", help="prove one synthetic PoRep-shaped circuit and print per-stage seconds",
+        description=__doc__)
+    p.add_argument("--log2-constraints", type=_log2, required=True, metavar="K",
+                   help="NTT domain 2^K: constraints = 2^K minus the public inputs")
+    p.add_argument("--backend", choices=BACKENDS, default="cpu")
+    p.add_argument("--seed", type=int, default=0, help="seed of the circuit, setup and blinding")
+    p.add_argument("--threads", type=int, default=None, help="b_g2_msm CPU threads (default: all)")
+    p.add_argument("--b-g2-backend", choices=BACKENDS, default=None,
+                   help="where b_g2_msm runs (default: cpu; gpu when --backend gpu and K >= 16)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def prove_once(log2_constraints: int, *, backend: str = "cpu", seed: int = 0,
+               threads: int | None = None, b_g2_backend: str | None = None,
+               verify_proof: bool = True) -> dict:
+    """Return a dict with the proof run's figures: constraints, stage_s, verified, timings."""
+    from . import constraints_for_domain, porep_circuit, prove, setup, stage_seconds, verify
+    if b_g2_backend is None:
+        b_g2_backend = "gpu" if (backend == "gpu" and log2_constraints >= 16) else "cpu"
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    r1cs, witness = porep_circuit(constraints_for_domain(log2_constraints), rng=rng,
+                                  backend=backend)
+    t1 = time.perf_counter()
+    pk, vk = setup(r1cs, rng, backend=backend)
+    t2 = time.perf_counter()
+    r, s = (int(v) for v in (rng.integers(1, 2**62), rng.integers(1, 2**62)))
+    res = prove(pk, r1cs, witness, backend=backend, r=r, s=s, threads=threads,
+                b_g2_backend=b_g2_backend)
+    t3 = time.perf_counter()
+    verified = None
+    if verify_proof:
+        verified = bool(verify(vk, witness.public_inputs, res.proof))
+    t4 = time.perf_counter()
+    return {"constraints": r1cs.num_constraints, "backend": backend,
+            "device": device_name(backend), "verified": verified,
+            "stage_s": stage_seconds(res.trace),
+            "log2_domain": log2_constraints, "b_g2_backend": b_g2_backend,
+            "circuit_s": t1 - t0, "setup_s": t2 - t1, "prove_s": t3 - t2, "verify_s": t4 - t3,
+            "stage_gpu_s": res.trace.meta.get("stage_gpu_s", {}),
+            "msm_split": res.trace.meta.get("msm_split", {}),
+            "ntt_h_split": res.trace.meta.get("ntt_h_split", {}),
+            "proof_hex": res.proof.to_bytes().hex()}
+
+
+def run(args) -> int:
+    """Handle ``cuzklab prove``; return 0 when the proof verified, 1 otherwise."""
+    out = prove_once(args.log2_constraints, backend=args.backend, seed=args.seed,
+                     threads=args.threads, b_g2_backend=args.b_g2_backend)
+    if args.json:
+        keys = ("constraints", "backend", "device", "verified", "stage_s")
+        print(json.dumps({k: out[k] for k in keys}))
+    else:
+        w = sys.stdout.write
+        w(f"constraints {out['constraints']} (domain 2^{out['log2_domain']}), "
+          f"backend {out['backend']} ({out['device']})\n")
+        w(f"circuit {out['circuit_s']:.3f} s, setup {out['setup_s']:.3f} s\n")
+        for stage, sec in out["stage_s"].items():
+            w(f"  {stage:<10} {sec:10.4f} s\n")
+        w(f"prove {out['prove_s']:.3f} s, verified: {out['verified']}\n")
+    return 0 if out["verified"] else 1
