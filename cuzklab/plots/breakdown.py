@@ -18,6 +18,8 @@ from .style import (RUN_PATTERNS, WAIT_OPACITY, WORK_OPACITY, base_layout,
 
 
 def _seconds(v: float) -> str:
+    if v == 0:
+        return "0 s"
     return f"{v:.3g} s" if v >= 0.01 else f"{1000 * v:.2g} ms"
 
 
@@ -57,7 +59,7 @@ def _as_runs(traces, labels) -> tuple[list, list[str]]:
 
 
 def breakdown_traces(traces, labels=None) -> list:
-    """Return the bar traces of the breakdown: one per (stage, run), STAGES order."""
+    """Return the breakdown bar specs (plain dicts): one per (stage, run), STAGES order."""
     traces, labels = _as_runs(traces, labels)
     tables = [stage_table(t) for t in traces]
     present = [st for st in STAGES if any(st in tb for tb in tables)]
@@ -77,8 +79,8 @@ def breakdown_traces(traces, labels=None) -> list:
                 x, y = [row["mean_s"]], [st]
                 custom = np.array([[row["n"], row["p95_s"], row["max_s"], row["total_s"]]])
                 text = [_seconds(row["mean_s"])]
-            out.append(go.Bar(
-                orientation="h", x=x, y=y, customdata=custom, text=text,
+            out.append(dict(
+                type="bar", orientation="h", x=x, y=y, customdata=custom, text=text,
                 xaxis="x2" if wait else "x", yaxis="y2" if wait else "y",
                 textposition="outside", cliponaxis=False,
                 name=f"{st} · {label}" if multi else st,
@@ -97,8 +99,8 @@ def breakdown_traces(traces, labels=None) -> list:
     if multi:
         # Legend-only entries: one neutral swatch per run, in the run's pattern.
         for r, label in enumerate(labels):
-            out.append(go.Bar(
-                orientation="h", x=[None], y=[None], name=label, legendgroup=label,
+            out.append(dict(
+                type="bar", orientation="h", x=[None], y=[None], name=label, legendgroup=label,
                 showlegend=True, hoverinfo="skip",
                 marker=dict(color="#d9d9d9", line=dict(width=0.5, color="#555"),
                             pattern=dict(shape=RUN_PATTERNS[r % len(RUN_PATTERNS)],

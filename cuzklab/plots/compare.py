@@ -8,11 +8,10 @@ breakdown. The title names the configuration keys that differ.
 from __future__ import annotations
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..trace.schema import STAGES
 from .breakdown import breakdown_traces, stage_table
-from .style import RUN_COLORS, RUN_PATTERNS, base_layout, legend_right, stage_kind
+from .style import RUN_COLORS, RUN_PATTERNS, base_layout, stage_kind
 
 # (summary key, panel title, scale, number format)
 METRICS = (
@@ -48,52 +47,92 @@ def compare_title(a, b, sa: dict, sb: dict, labels) -> str:
     return head
 
 
-def compare(a, b, labels=("pinned", "current"), *, summaries=None) -> go.Figure:
-    """Return a side-by-side comparison figure of two Traces (metrics + breakdown)."""
+# Panel geometry in paper coordinates: four metric panels on top, the work
+# and wait breakdowns below.
+_TOP = (0.70, 1.0)
+_BOTTOM = (0.0, 0.56)
+_METRIC_X = tuple((0.255 * i, 0.255 * i + 0.2) for i in range(4))
+_WORK_X = (0.0, 0.6)
+_WAIT_X = (0.74, 1.0)
+
+
+def _check(a, b, labels):
     for name, t in (("a", a), ("b", b)):
         if not hasattr(t, "spans"):
             raise TypeError(f"{name} must be a cuzklab Trace, got {type(t).__name__}")
     labels = tuple(labels)
     if len(labels) != 2:
         raise ValueError(f"labels must be two names, got {labels!r}")
+    return labels
+
+
+def compare_traces(a, b, labels=("pinned", "current"), *, summaries=None) -> list[dict]:
+    """Return the comparison's trace specs (plain dicts): metric bars, then the breakdown."""
+    labels = _check(a, b, labels)
     sa, sb = summaries if summaries is not None else (a.summary(), b.summary())
-    fig = make_subplots(
-        rows=2, cols=len(METRICS), row_heights=[0.34, 0.66], vertical_spacing=0.14,
-        horizontal_spacing=0.07,
-        specs=[[{} for _ in METRICS], [{"colspan": 3}, None, None, {}]],
-        subplot_titles=[m[1] for m in METRICS] + ["", ""])
-    for col, (key, _title, scale, fmt) in enumerate(METRICS, start=1):
-        vals = [s.get(key) for s in (sa, sb)]
-        ys = [None if v is None else v * scale for v in vals]
-        fig.add_trace(go.Bar(
-            x=list(labels), y=ys, showlegend=False, name=_title,
+    out = []
+    for i, (key, title, scale, fmt) in enumerate(METRICS, start=1):
+        ys = [None if s.get(key) is None else s.get(key) * scale for s in (sa, sb)]
+        out.append(dict(
+            type="bar", x=list(labels), y=ys, showlegend=False, name=title,
+            xaxis=f"x{i}", yaxis=f"y{i}",
             text=["—" if v is None else format(v, fmt) for v in ys], textposition="outside",
             cliponaxis=False,
             marker=dict(color=list(RUN_COLORS),
                         pattern=dict(shape=list(RUN_PATTERNS), fgcolor="#333", solidity=0.25)),
-            hovertemplate="%{x}: %{y:" + fmt + "}<extra>" + _title + "</extra>"),
-            row=1, col=col)
-        top = max([y for y in ys if y is not None] or [1.0])
-        fig.update_yaxes(range=[0, top * 1.25 or 1.0], row=1, col=col, showticklabels=False)
+            hovertemplate="%{x}: %{y:" + fmt + "}<extra>" + title + "</extra>"))
+    work, wait = f"{len(METRICS) + 1}", f"{len(METRICS) + 2}"
     for tr in breakdown_traces([a, b], labels):
-        # Working stages bottom left, waits bottom right (each on its own scale).
-        fig.add_trace(tr, row=2, col=len(METRICS) if tr.xaxis == "x2" else 1)
+        is_wait = tr.get("xaxis") == "x2"
+        tr = dict(tr, xaxis="x" + (wait if is_wait else work), yaxis="y" + (wait if is_wait else work))
+        out.append(tr)
+    return out
+
+
+def compare_layout(a, b, labels=("pinned", "current"), *, summaries=None) -> dict:
+    """Return the comparison's layout: four metric panels over the two breakdown panels."""
+    labels = _check(a, b, labels)
+    sa, sb = summaries if summaries is not None else (a.summary(), b.summary())
     present = [st for st in STAGES if st in stage_table(a) or st in stage_table(b)]
-    for col, kinds, xtitle in ((1, ("cpu", "gpu", "other"), "working stages: mean s per span"),
-                               (len(METRICS), ("wait",), "waits: mean s per span")):
-        cats = [st for st in present if stage_kind(st) in kinds]
-        fig.update_yaxes(type="category", categoryorder="array", categoryarray=cats,
-                         autorange="reversed", automargin=True, row=2, col=col)
-        fig.update_xaxes(title_text=xtitle, rangemode="tozero", row=2, col=col)
-        if kinds == ("wait",):
-            # Same bar thickness as the work panel: only the top part of the cell.
-            n_work = max(len(present) - len(cats), 1)
-            lo, hi = fig.get_subplot(2, col).yaxis.domain
-            fig.update_yaxes(domain=[hi - (hi - lo) * min(1.0, len(cats) / n_work), hi],
-                             row=2, col=col)
-    fig.update_layout(**base_layout(
+    work = [st for st in present if stage_kind(st) != "wait"]
+    waits = [st for st in present if stage_kind(st) == "wait"]
+    layout = base_layout(
         title=dict(text=compare_title(a, b, sa, sb, labels), x=0.0, xanchor="left"),
-        barmode="overlay", height=max(560, 230 + 30 * len(present) * 2),
-        legend=dict(legend_right(), y=0.62, title=dict(text="run")),
-        margin=dict(l=100, r=60, t=100, b=50)))
-    return fig
+        barmode="overlay", height=max(560, 260 + 26 * max(len(work), 1) * 2),
+        legend=dict(orientation="h", x=0.0, xanchor="left", y=_BOTTOM[1] + 0.03,
+                    yanchor="bottom", title=dict(text="run "), bgcolor="rgba(255,255,255,0)"),
+        margin=dict(l=100, r=60, t=100, b=50), showlegend=True)
+    annotations = []
+    for i, (key, title, scale, _fmt) in enumerate(METRICS, start=1):
+        ys = [s.get(key) * scale for s in (sa, sb) if s.get(key) is not None]
+        top = max(ys or [1.0]) * 1.3 or 1.0
+        layout[f"xaxis{i}"] = dict(domain=list(_METRIC_X[i - 1]), anchor=f"y{i}")
+        layout[f"yaxis{i}"] = dict(domain=list(_TOP), anchor=f"x{i}", range=[0, top],
+                                   showticklabels=False)
+        annotations.append(dict(text=title, xref="paper", yref="paper", showarrow=False,
+                                x=sum(_METRIC_X[i - 1]) / 2, y=_TOP[1], yanchor="bottom",
+                                font=dict(size=13)))
+    n = len(METRICS)
+    layout[f"xaxis{n + 1}"] = dict(domain=list(_WORK_X), anchor=f"y{n + 1}", rangemode="tozero",
+                                   title=dict(text="working stages: mean s per span"))
+    layout[f"yaxis{n + 1}"] = dict(domain=list(_BOTTOM), anchor=f"x{n + 1}", type="category",
+                                   categoryorder="array", categoryarray=work,
+                                   autorange="reversed", automargin=True)
+    # Same bar thickness as the work panel: the waits use only the top of their cell.
+    frac = min(1.0, max(len(waits), 1) / max(len(work), 1))
+    lo, hi = _BOTTOM
+    layout[f"xaxis{n + 2}"] = dict(domain=list(_WAIT_X), anchor=f"y{n + 2}", rangemode="tozero",
+                                   title=dict(text="waits: mean s per span"))
+    layout[f"yaxis{n + 2}"] = dict(domain=[hi - (hi - lo) * frac, hi], anchor=f"x{n + 2}",
+                                   type="category", categoryorder="array", categoryarray=waits,
+                                   autorange="reversed", automargin=True)
+    layout["annotations"] = annotations
+    return layout
+
+
+def compare(a, b, labels=("pinned", "current"), *, summaries=None) -> go.Figure:
+    """Return a side-by-side comparison figure of two Traces (metrics + breakdown)."""
+    labels = _check(a, b, labels)
+    summaries = summaries if summaries is not None else (a.summary(), b.summary())
+    return go.Figure(data=compare_traces(a, b, labels, summaries=summaries),
+                     layout=compare_layout(a, b, labels, summaries=summaries))

@@ -41,7 +41,7 @@ def stack(figures, *, width: int = 1200, title: str | None = None) -> go.Figure:
                                margin=dict(l=110, r=200, t=top, b=bottom))
     if title:
         layout["title"] = dict(text=title, x=0.0, xanchor="left", y=1.0, yanchor="top",
-                               yref="container", pad=dict(t=16), font=dict(size=13))
+                               yref="container", pad=dict(t=16, l=12), font=dict(size=13))
     data = []
     annotations = []
     counters = {"x": 0, "y": 0}

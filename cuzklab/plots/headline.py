@@ -82,7 +82,7 @@ def headline_parts(summary: dict, *, memory_gib: float | None = None,
 
 
 def headline(summary, *, fmt: str = "html", memory_gib: float | None = None,
-             label: str | None = None) -> str:
+             label: str | None = None, failure_message: str | None = None) -> str:
     """Return the headline of a run as HTML or markdown.
 
     ``summary`` is a ``Trace.summary()`` dict, or a Trace (then the RAM size
@@ -90,12 +90,11 @@ def headline(summary, *, fmt: str = "html", memory_gib: float | None = None,
     """
     if fmt not in FORMATS:
         raise ValueError(f"fmt must be one of {FORMATS}, got {fmt!r}")
-    failure_message = None
     if hasattr(summary, "summary") and hasattr(summary, "meta"):
         trace = summary
         from .memory import ram_gib
         memory_gib = memory_gib if memory_gib is not None else ram_gib(trace)
-        failure_message = (trace.meta.get("failure") or {}).get("message")
+        failure_message = failure_message or (trace.meta.get("failure") or {}).get("message")
         summary = trace.summary()
     p = headline_parts(summary, memory_gib=memory_gib, failure_message=failure_message)
     if fmt == "markdown":

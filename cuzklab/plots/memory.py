@@ -45,29 +45,29 @@ def failure_time(trace) -> float | None:
 
 
 def memory_traces(trace) -> list:
-    """Return the plotly traces of the memory figure (RSS, budget, RAM, OOM marker)."""
+    """Return the memory trace specs (plain dicts): RSS, budget, RAM, OOM marker."""
     end = max(trace.duration, 1e-9)
     rss = trace.counter("rss_gib")
     budget = trace.counter("budget_used_gib")
     ram = ram_gib(trace)
-    out = [go.Scatter(
-        x=rss["t"].to_numpy(), y=rss["value"].to_numpy(), name="RSS",
+    out = [dict(
+        type="scatter", x=rss["t"].to_numpy(), y=rss["value"].to_numpy(), name="RSS",
         mode="lines", line=dict(color=RSS_COLOR, width=2, shape="hv"),
         fill="tozeroy", fillcolor="rgba(31,59,115,0.12)",
         hovertemplate="t %{x:.1f} s<br>RSS %{y:.1f} GiB<extra></extra>")]
-    out.append(go.Scatter(
-        x=budget["t"].to_numpy(), y=budget["value"].to_numpy(), name="budget in use",
+    out.append(dict(
+        type="scatter", x=budget["t"].to_numpy(), y=budget["value"].to_numpy(), name="budget in use",
         mode="lines", line=dict(color=BUDGET_COLOR, width=1.5, dash="dash", shape="hv"),
         showlegend=bool(len(budget)),
         hovertemplate="t %{x:.1f} s<br>budget in use %{y:.1f} GiB<extra></extra>"))
     cap = budget_gib(trace) if len(budget) else None
-    out.append(go.Scatter(
-        x=[0, end] if cap else [], y=[cap, cap] if cap else [],
+    out.append(dict(
+        type="scatter", x=[0, end] if cap else [], y=[cap, cap] if cap else [],
         name=f"budget {cap:.0f} GiB" if cap else "budget", mode="lines",
         line=dict(color=BUDGET_COLOR, width=1, dash="dot"), showlegend=bool(cap),
         hoverinfo="skip"))
-    out.append(go.Scatter(
-        x=[0, end] if ram else [], y=[ram, ram] if ram else [],
+    out.append(dict(
+        type="scatter", x=[0, end] if ram else [], y=[ram, ram] if ram else [],
         name=f"RAM {ram:.0f} GiB" if ram else "RAM", mode="lines",
         line=dict(color=RAM_COLOR, width=2, dash="dash"), showlegend=bool(ram),
         hovertemplate="host RAM %{y:.0f} GiB<extra></extra>"))
@@ -76,13 +76,13 @@ def memory_traces(trace) -> list:
     if t_fail is not None:
         y_fail = ram if (oom and ram) else (float(rss["value"].max()) if len(rss) else 0.0)
         label = "OOM" if oom else "failed"
-        out.append(go.Scatter(
-            x=[t_fail], y=[y_fail], name=label, mode="markers+text", text=[label],
+        out.append(dict(
+        type="scatter", x=[t_fail], y=[y_fail], name=label, mode="markers+text", text=[label],
             textposition="top left", textfont=dict(color=RAM_COLOR, size=13),
             marker=dict(symbol="x", size=14, color=RAM_COLOR, line=dict(width=2)),
             hovertemplate=f"{label} at %{{x:.1f}} s<extra></extra>"))
     else:
-        out.append(go.Scatter(x=[], y=[], name="OOM", mode="markers", showlegend=False))
+        out.append(dict(type="scatter", x=[], y=[], name="OOM", mode="markers", showlegend=False))
     return out
 
 

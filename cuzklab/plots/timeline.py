@@ -47,7 +47,7 @@ def _hovertemplate(stage: str, has_slowdown: bool) -> str:
 
 
 def timeline_traces(trace, *, mode: str = "auto") -> list:
-    """Return the plotly traces of the timeline: one per stage in STAGES order.
+    """Return the timeline trace specs (plain dicts): one per stage in STAGES order.
 
     Every stage gets a trace, empty when the run has none of it, so a figure
     can be updated in place when a new run has a different set of stages.
@@ -71,8 +71,8 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
         common = dict(name=stage, legendgroup=stage, showlegend=bool(len(s)),
                       opacity=opacity, hovertemplate=_hovertemplate(stage, has_slow))
         if drawn == "bar":
-            out.append(go.Bar(
-                orientation="h", y=lanes, x=dur, base=start, customdata=custom,
+            out.append(dict(
+                type="bar", orientation="h", y=lanes, x=dur, base=start, customdata=custom,
                 marker=dict(color=stage_color(stage), line=dict(width=0)),
                 **common))
         else:
@@ -82,8 +82,8 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
             ys = np.empty(3 * n, dtype=object)
             ys[0::3], ys[1::3], ys[2::3] = lanes, lanes, None
             cd = np.repeat(custom, 3, axis=0) if n else custom
-            out.append(go.Scattergl(
-                x=xs, y=ys, customdata=cd, mode="lines", connectgaps=False,
+            out.append(dict(
+                type="scattergl", x=xs, y=ys, customdata=cd, mode="lines", connectgaps=False,
                 line=dict(color=stage_color(stage), width=9), **common))
     return out
 

@@ -130,23 +130,23 @@ def utilization_over_time(trace, bins: int = DEFAULT_BINS) -> tuple[np.ndarray, 
 
 def utilization_traces(trace, summary: dict | None = None, *,
                        bins: int = DEFAULT_BINS) -> list:
-    """Return the traces: one bar trace of mean utilization, then one line per resource."""
+    """Return trace specs (plain dicts): mean-utilization bars, then a line per resource."""
     summary = summary if summary is not None else trace.summary()
     bott = summary.get("bottleneck") or {}
     util = (bott.get("evidence") or {}).get("utilization") or {}
     names = [r for r in RESOURCES if r in util] + [r for r in util if r not in RESOURCES]
     values = [100.0 * float(util[r]) for r in names]
     colors = [HIGHLIGHT_COLOR if r == bott.get("resource") else MUTED_COLOR for r in names]
-    out = [go.Bar(
-        x=values, y=names, orientation="h", name="mean utilization", showlegend=False,
+    out = [dict(
+        type="bar", x=values, y=names, orientation="h", name="mean utilization", showlegend=False,
         marker=dict(color=colors), text=[f"{v:.0f} %" for v in values],
         textposition="outside", cliponaxis=False, xaxis="x", yaxis="y",
         hovertemplate="%{y}: %{x:.1f} % busy over the run<extra></extra>")]
     centers, series = utilization_over_time(trace, bins)
     for r in RESOURCES:
         v = series.get(r)
-        out.append(go.Scatter(
-            x=centers if v is not None else [], y=100.0 * v if v is not None else [],
+        out.append(dict(
+            type="scatter", x=centers if v is not None else [], y=100.0 * v if v is not None else [],
             name=r, mode="lines", showlegend=v is not None, xaxis="x2", yaxis="y2",
             line=dict(color=RESOURCE_COLORS[r], width=3 if r == bott.get("resource") else 1.6),
             hovertemplate=f"{r}: %{{y:.0f}} %% at %{{x:.0f}} s<extra></extra>"))

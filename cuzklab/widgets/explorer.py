@@ -1,0 +1,305 @@
+"""The pipeline explorer: controls, a headline and figures that follow them.
+
+Move a control and the explorer asks its source (the simulator by default)
+for a new trace, then redraws the partition timeline, the stage breakdown,
+memory against RAM and utilization per resource in place. Pin a run to keep
+it, then compare it side by side with whatever the controls show next.
+
+In a notebook::
+
+    from cuzklab.widgets import Explorer
+    Explorer()          # displays itself
+
+In tests, ``Explorer(debounce_s=0)`` updates synchronously: setting
+``explorer.controls["lock"].value`` runs the whole update before returning.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+import ipywidgets as w
+import plotly.graph_objects as go
+
+from ..errors import ConfigError, CuzklabError
+from ..model import PipelineConfig
+from ..plots.breakdown import breakdown_layout, breakdown_traces
+from ..plots.compare import compare_layout, compare_traces, config_diff
+from ..plots.headline import headline
+from ..plots.memory import memory_layout, memory_traces, ram_gib
+from ..plots.report import write_report
+from ..plots.timeline import timeline_layout, timeline_traces
+from ..plots.utilization import utilization_layout, utilization_traces
+from .controls import CONTROL_KEYS, build_controls, config_from_controls
+from .debounce import Debouncer
+from .sources import get_source, source_names
+from .sync import FigureSync
+
+# A control change should redraw a 20-proof run in well under a second: the
+# debounce only has to outlast a burst of key presses on a slider.
+DEFAULT_DEBOUNCE_S = 0.25
+FIGURES = ("timeline", "breakdown", "memory", "utilization")
+# Errors a source or a config may raise that the explorer shows instead of raising.
+_SHOWN_ERRORS = (CuzklabError, ValueError, TypeError, RuntimeError, MemoryError)
+
+
+def _default_profiles() -> tuple[str, list[str]]:
+    from ..model import DEFAULT_PROFILE, list_profiles
+    return DEFAULT_PROFILE, list(list_profiles())
+
+
+def _headline(trace, summary: dict, label: str | None = None) -> str:
+    failure = trace.meta.get("failure") or {}
+    return headline(summary, memory_gib=ram_gib(trace), label=label,
+                    failure_message=failure.get("message"))
+
+
+class Explorer:
+    """An interactive explorer of one pipeline configuration (an ipywidgets panel)."""
+
+    def __init__(self, config: PipelineConfig | dict | None = None, profile: str | None = None,
+                 *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
+                 profiles: list[str] | None = None, report_path: str = "explorer-report.html"):
+        if config is None:
+            config = PipelineConfig()
+        elif isinstance(config, dict):
+            config = PipelineConfig.from_dict(config)
+        elif not isinstance(config, PipelineConfig):
+            raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
+                            f"{type(config).__name__}")
+        get_source(source)  # fails early, naming the registered sources
+        default_profile, known = _default_profiles()
+        profile = profile or default_profile
+        profiles = list(profiles) if profiles is not None else known
+        self.base_config = config
+        self.trace = None
+        self.summary: dict | None = None
+        self.pinned = None
+        self.pinned_summary: dict | None = None
+        self.error: str | None = None
+        self.timings: dict[str, float] = {}
+        self.updates = 0
+        self._suspended = False
+
+        self.controls = build_controls(config, profile, profiles, source, source_names())
+        self.headline = w.HTML(layout=w.Layout(margin="4px 0 4px 0"))
+        self.headline.add_class("cuzklab-headline-box")
+        self.status = w.HTML(layout=w.Layout(margin="0 0 0 4px"))
+        self.status.add_class("cuzklab-status")
+        self.figures: dict[str, go.FigureWidget] = {}
+        self._syncs: dict[str, FigureSync] = {}
+        for name in FIGURES:
+            fw = go.FigureWidget()
+            self.figures[name] = fw
+            self._syncs[name] = FigureSync(fw)
+
+        self.pin_button = w.Button(description="Pin for comparison", icon="thumb-tack",
+                                   tooltip="keep this run and compare the next ones with it")
+        self.unpin_button = w.Button(description="Clear pin", disabled=True)
+        self.report_path = w.Text(value=report_path, description="report",
+                                  style={"description_width": "50px"},
+                                  layout=w.Layout(width="300px"))
+        self.export_button = w.Button(description="Export HTML", icon="download",
+                                      tooltip="write an offline HTML page with these figures")
+        self.pin_button.on_click(lambda _b: self.pin())
+        self.unpin_button.on_click(lambda _b: self.unpin())
+        self.export_button.on_click(lambda _b: self._export_clicked())
+
+        self._debounced = Debouncer(self.refresh, debounce_s)
+        for key, widget in self.controls.items():
+            widget.observe(self._on_change, names="value")
+        self.controls["proofs"].observe(self._on_proofs, names="value")
+
+        self.compare_box = w.VBox(layout=w.Layout(display="none"))
+        self.widget = self._layout()
+        self.refresh()
+
+    # -- layout -------------------------------------------------------------------
+    def _layout(self) -> w.VBox:
+        c = self.controls
+        grid = w.GridBox(
+            [c[k] for k in (*CONTROL_KEYS, "profile", "source")],
+            layout=w.Layout(grid_template_columns="repeat(3, 340px)", grid_gap="2px 8px"))
+        buttons = w.HBox([self.pin_button, self.unpin_button, self.report_path,
+                          self.export_button], layout=w.Layout(flex_flow="row wrap"))
+        half = w.Layout(width="50%", min_width="420px")
+        figs = self.figures
+        root = w.VBox([
+            w.HTML("<b style='font-size:1.15em'>cuzk pipeline explorer</b>"),
+            grid, buttons, self.status, self.headline,
+            w.VBox([figs["timeline"]]),
+            w.HBox([w.VBox([figs["breakdown"]], layout=half),
+                    w.VBox([figs["memory"]], layout=half)],
+                   layout=w.Layout(flex_flow="row wrap")),
+            w.VBox([figs["utilization"]]),
+            self.compare_box,
+        ])
+        root.add_class("cuzklab-explorer")
+        return root
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+    # -- state ----------------------------------------------------------------------
+    @property
+    def config(self) -> PipelineConfig:
+        """Return the configuration the controls describe now (may raise ConfigError)."""
+        return config_from_controls(self.controls, self.base_config)
+
+    @property
+    def profile(self) -> str:
+        """Return the profile selected in the controls."""
+        return self.controls["profile"].value
+
+    @property
+    def source_name(self) -> str:
+        """Return the name of the trace source selected in the controls."""
+        return self.controls["source"].value
+
+    def set(self, **values) -> None:
+        """Set several controls at once (keys of the controls) and update once."""
+        unknown = sorted(set(values) - set(self.controls))
+        if unknown:
+            raise ValueError(f"unknown control {unknown[0]!r}; controls: "
+                             f"{', '.join(self.controls)}")
+        self._suspended = True
+        try:
+            if "proofs" in values:
+                self.controls["proofs"].value = values["proofs"]
+            for key, value in values.items():
+                self.controls[key].value = value
+        finally:
+            self._suspended = False
+        self.refresh()
+
+    # -- events -------------------------------------------------------------------------
+    def _on_proofs(self, change) -> None:
+        # Proofs in flight cannot exceed proofs: move the bound without a second update.
+        conc = self.controls["concurrency"]
+        was = self._suspended
+        self._suspended = True
+        try:
+            conc.max = max(int(change["new"]), 1)
+        finally:
+            self._suspended = was
+
+    def _on_change(self, _change) -> None:
+        if self._suspended:
+            return
+        self._debounced()
+
+    def flush(self) -> None:
+        """Run a pending debounced update now."""
+        self._debounced.flush()
+
+    # -- the update -----------------------------------------------------------------------
+    def refresh(self) -> dict | None:
+        """Fetch a trace for the current controls and redraw; return the summary (None on error)."""
+        t0 = time.perf_counter()
+        try:
+            cfg = self.config
+        except ConfigError as exc:
+            return self._fail(f"invalid configuration: {exc}")
+        try:
+            trace = get_source(self.source_name)(cfg, self.profile)
+        except _SHOWN_ERRORS as exc:
+            return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
+        t1 = time.perf_counter()
+        summary = trace.summary()
+        t2 = time.perf_counter()
+        self.trace, self.summary, self.error = trace, summary, None
+        self._draw()
+        t3 = time.perf_counter()
+        self.timings = {"source_s": t1 - t0, "summary_s": t2 - t1, "draw_s": t3 - t2,
+                        "total_s": t3 - t0}
+        self.updates += 1
+        self.status.value = (
+            f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}: "
+            f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
+            f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms</span>")
+        return summary
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+        self.status.value = (f"<span class='cuzklab-error' style='color:#b00020'>"
+                             f"{html.escape(message)}</span>")
+        return None
+
+    def _draw(self) -> None:
+        trace, summary = self.trace, self.summary
+        self.headline.value = _headline(trace, summary)
+        self._syncs["timeline"].update(timeline_traces(trace),
+                                       timeline_layout(trace, summary))
+        self._syncs["breakdown"].update(breakdown_traces(trace), breakdown_layout(trace))
+        self._syncs["memory"].update(memory_traces(trace), memory_layout(trace))
+        self._syncs["utilization"].update(utilization_traces(trace, summary),
+                                          utilization_layout(trace, summary))
+        if self.pinned is not None:
+            self._draw_compare()
+
+    # -- pin and compare ------------------------------------------------------------------------
+    def pin(self) -> None:
+        """Keep the current run as the reference that later runs are compared with."""
+        if self.trace is None:
+            raise CuzklabError("nothing to pin: the explorer has no trace yet")
+        self.pinned, self.pinned_summary = self.trace, self.summary
+        self.unpin_button.disabled = False
+        if not self.compare_box.children:
+            self._compare_fig = go.FigureWidget()
+            self._compare_sync = FigureSync(self._compare_fig)
+            self._pinned_timeline = go.FigureWidget()
+            self._pinned_sync = FigureSync(self._pinned_timeline)
+            self._heads = (w.HTML(layout=w.Layout(width="50%")),
+                           w.HTML(layout=w.Layout(width="50%")))
+            self._heads[0].add_class("cuzklab-pinned-headline")
+            self._heads[1].add_class("cuzklab-current-headline")
+            self._diff = w.HTML()
+            self.compare_box.children = [
+                w.HTML("<b>Pinned vs current</b>"), w.HBox(list(self._heads)), self._diff,
+                w.VBox([self._compare_fig]), w.VBox([self._pinned_timeline])]
+        lay = timeline_layout(self.pinned, self.pinned_summary)
+        lay["title"] = dict(lay["title"], text="Pinned: " + lay["title"]["text"])
+        self._pinned_sync.update(timeline_traces(self.pinned), lay)
+        self.compare_box.layout.display = "flex"
+        self._draw_compare()
+
+    def unpin(self) -> None:
+        """Forget the pinned run and hide the comparison."""
+        self.pinned = self.pinned_summary = None
+        self.unpin_button.disabled = True
+        self.compare_box.layout.display = "none"
+
+    def _draw_compare(self) -> None:
+        a, b = self.pinned, self.trace
+        self._heads[0].value = _headline(a, self.pinned_summary, label="pinned")
+        self._heads[1].value = _headline(b, self.summary, label="current")
+        diff = config_diff(a.meta.get("config") or {}, b.meta.get("config") or {})
+        if a.meta.get("profile") != b.meta.get("profile"):
+            diff["profile"] = (a.meta.get("profile"), b.meta.get("profile"))
+        self._diff.value = ("<span style='color:#444'>changed: " + html.escape(", ".join(
+            f"{k} {x} → {y}" for k, (x, y) in diff.items())) + "</span>") if diff else \
+            "<span style='color:#444'>same configuration as the pinned run</span>"
+        sums = (self.pinned_summary, self.summary)
+        self._compare_sync.update(compare_traces(a, b, summaries=sums),
+                                  compare_layout(a, b, summaries=sums))
+
+    # -- export --------------------------------------------------------------------------------
+    def export(self, html_path, png_path=None) -> dict[str, Path]:
+        """Write the current run (and the pinned one, if any) as a report; return the paths."""
+        if self.trace is None:
+            raise CuzklabError("nothing to export: the explorer has no trace yet")
+        traces = [self.trace] if self.pinned is None else [self.pinned, self.trace]
+        labels = None if self.pinned is None else ["pinned", "current"]
+        return write_report(traces, html_path, png_path, labels=labels)
+
+    def _export_clicked(self) -> None:
+        try:
+            out = self.export(self.report_path.value)
+        except (CuzklabError, OSError) as exc:
+            self._fail(f"export failed: {exc}")
+            return
+        self.status.value = (f"<span style='color:#2a7d2a'>wrote "
+                             f"{html.escape(str(out['html']))}</span>")
