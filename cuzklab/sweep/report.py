@@ -2,9 +2,9 @@
 
 Built from the sweep folder alone (``sweep.json`` and the sidecars), so it
 works on a finished or a partial sweep and can be rebuilt at any time
-(``cuzklab sweep-report DIR``). The page embeds plotly.js once and views
-offline. Figures come from ``cuzklab.plots`` (``sweep_lines``,
-``sweep_heatmap``) where those exist, else from the minimal ones here.
+(``cuzklab sweep-report DIR``). The figures are ``cuzklab.plots``'
+``sweep_lines`` and ``sweep_heatmap``; the page embeds plotly.js once and
+views offline.
 """
 
 from __future__ import annotations
@@ -142,85 +142,63 @@ def _series(table, settings) -> tuple[Any, str | None]:
     others = [k for k in settings["varying"] if k != x]
     if not others:
         return table, None
+    if len(others) == 1:
+        return table, others[0]
     t = table.copy()
     t["series"] = t[others].astype(str).apply(
         lambda r: ", ".join(f"{k}={v}" for k, v in zip(others, r)), axis=1)
     return t, "series"
 
 
-def _own_lines(table, x, y, color=None):
-    import plotly.graph_objects as go
-    fig = go.Figure()
-    groups = table.groupby(color, dropna=False) if color else [(None, table)]
-    for name, g in groups:
-        g = g.groupby(x, dropna=False, sort=True)[y].mean().reset_index()
-        fig.add_trace(go.Scatter(x=g[x], y=g[y], mode="lines+markers",
-                                 name=str(name) if name is not None else y))
-    fig.update_layout(xaxis_title=x, yaxis_title=y, template="plotly_white",
-                      legend_title_text=color or "", margin=dict(l=60, r=20, t=40, b=50))
-    return fig
-
-
-def _own_heatmap(table, x, y, z):
-    import plotly.graph_objects as go
-    pivot = table.pivot_table(index=y, columns=x, values=z, aggfunc="mean")
-    fig = go.Figure(go.Heatmap(x=[str(c) for c in pivot.columns],
-                               y=[str(i) for i in pivot.index], z=pivot.values,
-                               colorbar=dict(title=z), hoverongaps=False))
-    fig.update_layout(xaxis_title=x, yaxis_title=y, template="plotly_white",
-                      margin=dict(l=60, r=20, t=40, b=50))
-    return fig
-
-
-def _plots_function(name: str):
-    try:
-        from .. import plots
-    except ImportError:
-        return None
-    return getattr(plots, name, None)
+def _best_per_cell(table, x, y, metric, goal):
+    """Return one row per (x, y): the best usable point, else the first (it carries the status)."""
+    usable = _usable(table, metric)
+    rows = []
+    for _, g in table.groupby([x, y], dropna=False, sort=False):
+        u = usable.loc[usable.index.intersection(g.index)]
+        if len(u):
+            idx = u[metric].astype(float).idxmin() if goal == "min" else \
+                u[metric].astype(float).idxmax()
+            rows.append(table.loc[idx])
+        else:
+            rows.append(g.iloc[0])
+    import pandas as pd
+    return pd.DataFrame(rows)
 
 
 def figures(table, settings) -> list[tuple[str, Any, str]]:
-    """Return (title, plotly figure, note) for each sweep figure that applies."""
+    """Return (title, plotly figure or None, note) for each sweep figure that applies.
+
+    The figures are ``cuzklab.plots.sweep_lines`` of the metric (and of peak
+    RSS where recorded) against x, and ``sweep_heatmap`` over x and the next
+    varying parameter; a figure that cannot be drawn is replaced by a note.
+    """
     metric, x = settings["metric"], settings["x"]
     out: list[tuple[str, Any, str]] = []
-    usable = _usable(table, metric)
-    if metric is None or x is None or not len(usable):
+    if metric is None or x is None or metric not in table.columns or not len(table):
         return out
-    t, color = _series(usable, settings)
-    ys = [metric] + ([MEMORY_METRIC] if MEMORY_METRIC in t.columns and metric != MEMORY_METRIC
-                     and t[MEMORY_METRIC].map(_is_number).any() else [])
-    lines = _plots_function("sweep_lines")
+    from ..plots import sweep_heatmap, sweep_lines
+    t, color = _series(table, settings)
+    ys = [metric]
+    if MEMORY_METRIC in t.columns and metric != MEMORY_METRIC:
+        ys.append(MEMORY_METRIC)
     for y in ys:
-        note = ""
-        fig = None
-        if lines is not None:
-            try:
-                fig = lines(t, x, y, color=color)
-            except Exception as exc:  # a figure must not cost the report
-                note = f"cuzklab.plots.sweep_lines failed ({type(exc).__name__}: {exc}); " \
-                       f"built-in figure shown"
-        if fig is None:
-            fig = _own_lines(t, x, y, color)
-        out.append((f"{y} by {x}" + (f" and {color}" if color else ""), fig, note))
+        title = f"{y} by {x}" + (f" and {color}" if color else "")
+        try:
+            out.append((title, sweep_lines(t, x, y, color=color), ""))
+        except (ValueError, TypeError, KeyError) as exc:
+            out.append((title, None, f"figure not drawn: {type(exc).__name__}: {exc}"))
     others = [k for k in settings["varying"] if k != x]
     if others:
         yk = settings.get("color") or others[0]
-        goal = settings["goal"]
-        agg = usable.groupby([x, yk], dropna=False)[metric]
-        best = (agg.min() if goal == "min" else agg.max()).reset_index()
-        heat = _plots_function("sweep_heatmap")
-        note = f"best ({goal}) over the other parameters" if len(others) > 1 else ""
-        fig = None
-        if heat is not None:
-            try:
-                fig = heat(best, x, yk, metric)
-            except Exception as exc:
-                note = (note + "; " if note else "") + \
-                    f"cuzklab.plots.sweep_heatmap failed ({type(exc).__name__}); built-in figure"
-        if fig is None:
-            fig = _own_heatmap(best, x, yk, metric)
-        out.append((f"{metric} over {x} × {yk}", fig, note))
+        title = f"{metric} over {x} × {yk}"
+        note = f"best ({settings['goal']}) over {', '.join(k for k in others if k != yk)}" \
+            if len(others) > 1 else ""
+        try:
+            cells = _best_per_cell(table, x, yk, metric, settings["goal"])
+            out.append((title, sweep_heatmap(cells, x, yk, metric), note))
+        except (ValueError, TypeError, KeyError) as exc:
+            out.append((title, None, f"figure not drawn: {type(exc).__name__}: {exc}"))
     return out
 
 
@@ -283,9 +261,12 @@ def write_report(out: str | os.PathLike, path: str | os.PathLike | None = None) 
             f"<code>{esc(k)}={esc(str(v))}</code>" for k, v in fixed.items()) + "</p>")
     first = True
     for title, fig, note in figures(table, settings):
-        fig.update_layout(title=title, height=420)
-        body.append(fig.to_html(full_html=False, include_plotlyjs=first))
-        first = False
+        if fig is not None:
+            fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"))
+            body.append(fig.to_html(full_html=False, include_plotlyjs=first))
+            first = False
+        else:
+            body.append(f"<h3>{esc(title)}</h3>")
         if note:
             body.append(f"<p class='note'>{esc(note)}</p>")
     body.append("<h2>Points</h2>")

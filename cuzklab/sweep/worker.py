@@ -35,6 +35,7 @@ class KernelHolder:
 
     def __init__(self):
         self.km = None
+        self.kc = None
         self.name = None
         self.started = 0
 
@@ -52,16 +53,14 @@ class KernelHolder:
         km = IPCKernelManager(kernel_name=kernel_name)
         run_sync(km.start_kernel)(extra_arguments=list(KERNEL_EXTRA_ARGS), cwd=cwd)
         kc = km.client()
+        self.km, self.kc, self.name = km, kc, kernel_name
         try:
             kc.start_channels()
             run_sync(kc.wait_for_ready)(timeout=KERNEL_START_TIMEOUT_S)
         except BaseException:
-            self.km = km
             self.discard()
             raise
-        finally:
-            kc.stop_channels()
-        self.km, self.name = km, kernel_name
+        kc.allow_stdin = False
         self.started += 1
         return time.perf_counter() - t0
 
@@ -69,6 +68,12 @@ class KernelHolder:
         """Shut the kernel down (it may already be dead) and forget it."""
         from jupyter_core.utils import run_sync
         km, self.km = self.km, None
+        kc, self.kc = self.kc, None
+        if kc is not None:
+            try:
+                kc.stop_channels()
+            except Exception:  # already closed
+                pass
         if km is None:
             return
         try:
@@ -136,7 +141,7 @@ def run_job(job: dict[str, Any], kernel: KernelHolder, emit) -> dict[str, Any]:
             kernel_name=job["kernel"], progress_bar=False, log_output=False,
             start_timeout=KERNEL_START_TIMEOUT_S, execution_timeout=job["timeout_s"],
             interrupt_on_timeout=True, store_widget_state=False,
-            km=kernel.km, prelude=reset_code(cwd))
+            km=kernel.km, kc=kernel.kc, prelude=reset_code(cwd))
     except PapermillExecutionError as exc:
         status, error = classify_cell_error(exc.ename, str(exc.evalue), exc.cell_index,
                                             job["timeout_s"])
