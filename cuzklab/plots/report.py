@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..atomic import write_text
 from .breakdown import breakdown
-from .compare import compare
+from .compare import compare, config_diff
 from .compose import stack
 from .export import write_png
 from .headline import headline
@@ -91,6 +91,14 @@ def report_html(trace_or_traces, labels=None, *, title: str | None = None) -> st
                      f'<div class="meta">source {html.escape(str(t.source))} · profile '
                      f'{html.escape(str(t.meta.get("profile")))} · {html.escape(cfg_txt)}</div>'
                      "</div>")
+    if len(traces) == 2:
+        a, b = traces
+        diff = config_diff(a.meta.get("config") or {}, b.meta.get("config") or {})
+        if a.meta.get("profile") != b.meta.get("profile"):
+            diff["profile"] = (a.meta.get("profile"), b.meta.get("profile"))
+        text = ", ".join(f"{k} {x} → {y}" for k, (x, y) in diff.items()) or "nothing"
+        heads.append(f"<div class='meta'>changed from {html.escape(labels[0])} to "
+                     f"{html.escape(labels[1])}: {html.escape(text)}</div>")
     sections = []
     for i, (name, fig) in enumerate(report_figures(traces, labels)):
         div = fig.to_html(full_html=False, include_plotlyjs=(i == 0),

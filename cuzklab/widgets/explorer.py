@@ -108,9 +108,10 @@ class Explorer:
         self.export_button.on_click(lambda _b: self._export_clicked())
 
         self._debounced = Debouncer(self.refresh, debounce_s)
-        for key, widget in self.controls.items():
-            widget.observe(self._on_change, names="value")
+        # The bound on proofs in flight moves first, so the update sees a valid pair.
         self.controls["proofs"].observe(self._on_proofs, names="value")
+        for widget in self.controls.values():
+            widget.observe(self._on_change, names="value")
 
         self.compare_box = w.VBox(layout=w.Layout(display="none"))
         self.widget = self._layout()

@@ -1,0 +1,73 @@
+"""Shareable reports: offline HTML, PNG through the system Chromium, the CLI."""
+
+import re
+
+import pytest
+
+from cuzklab.cli import main
+from cuzklab.errors import ExportError
+from cuzklab.plots import export, find_chrome, report_html, write_report
+from cuzklab.sim import simulate
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def traces():
+    a = simulate(proofs=3, concurrency=3, lock="interlock")
+    b = simulate(proofs=3, concurrency=3)
+    return a, b
+
+
+def test_html_is_offline_and_has_the_headline(traces, tmp_path):
+    out = write_report(traces[1], tmp_path / "r.html")["html"]
+    text = out.read_text()
+    # plotly.js inlined once, no script fetched from a CDN.
+    assert not re.search(r"<script[^>]+src=\"https?://", text)
+    assert text.count("Plotly.newPlot") == 4
+    assert len(text) > 3_000_000  # the inlined plotly.js bundle
+    assert "s/proof" in text and "cuzklab-headline" in text
+    assert "Partition timeline" in text and "Host memory" in text
+
+
+def test_two_traces_add_a_comparison(traces):
+    text = report_html(list(traces), ["pinned", "current"])
+    assert "comparison" in text and "lock interlock → split_async" in text
+    assert text.count("cuzklab-headline") == 2
+
+
+def test_png_through_chromium(traces, tmp_path):
+    if find_chrome() is None:
+        pytest.skip("needs Chrome or Chromium")
+    out = write_report(traces[1], None, tmp_path / "r.png")["png"]
+    data = out.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 50_000
+
+
+def test_png_without_chrome_is_a_clear_error(traces, tmp_path, monkeypatch):
+    monkeypatch.setattr(export, "find_chrome", lambda: None)
+    with pytest.raises(ExportError, match="apt-get install chromium"):
+        write_report(traces[1], None, tmp_path / "r.png")
+    assert not (tmp_path / "r.png").exists()
+
+
+def test_cli_report(traces, tmp_path, capsys):
+    p = tmp_path / "run.parquet"
+    traces[1].save(p)
+    html = tmp_path / "out" / "report.html"
+    assert main(["report", str(p), "--html", str(html)]) == 0
+    assert html.exists() and "html:" in capsys.readouterr().out
+    assert main(["report", str(p)]) == 2
+    assert "--html" in capsys.readouterr().err
+    assert main(["report", str(p), str(p), "--html", str(html), "--label", "one"]) == 2
+
+
+def test_cli_png_without_chrome(traces, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(export, "find_chrome", lambda: None)
+    p = tmp_path / "run.parquet"
+    traces[1].save(p)
+    assert main(["report", str(p), "--html", str(tmp_path / "r.html"),
+                 "--png", str(tmp_path / "r.png")]) == 2
+    assert "needs Chrome or Chromium" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.parquet"), "--html",
+                 str(tmp_path / "r.html")]) == 2

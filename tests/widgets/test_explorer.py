@@ -1,0 +1,151 @@
+"""The explorer's callbacks, driven directly: set a control, the figures follow."""
+
+import numpy as np
+import pytest
+
+from cuzklab.errors import CuzklabError
+from cuzklab.model import PipelineConfig
+from cuzklab.widgets import Explorer, register_source, unregister_source
+
+SMALL = PipelineConfig(proofs=4, concurrency=4, partition_workers=4)
+
+
+@pytest.fixture
+def ex():
+    return Explorer(SMALL, debounce_s=0)
+
+
+def _timeline_spans(ex):
+    return sum(len(t.x) for t in ex.figures["timeline"].data)
+
+
+def test_first_draw(ex):
+    assert ex.trace is not None and ex.error is None
+    assert ex.updates == 1
+    assert f"{ex.summary['seconds_per_proof']:.1f} s/proof" in ex.headline.value
+    assert _timeline_spans(ex) == len(ex.trace.spans)
+    assert "lock=split_async" in ex.figures["timeline"].layout.title.text
+    assert {"source_s", "summary_s", "draw_s", "total_s"} <= set(ex.timings)
+    assert "spans" in ex.status.value
+    names = [t.name for t in ex.figures["memory"].data]
+    assert "RSS" in names and any(n.startswith("RAM ") for n in names)
+
+
+def test_lock_change_redraws_in_place(ex):
+    fw = ex.figures["timeline"]
+    first = fw.data[0]
+    before_head, before_title = ex.headline.value, fw.layout.title.text
+    before_bases = {t.name: np.asarray(t.base, dtype=float).copy() for t in fw.data}
+    ex.controls["lock"].value = "interlock"
+    assert ex.updates == 2
+    assert ex.trace.meta["config"]["lock"] == "interlock"
+    assert "lock=interlock" in fw.layout.title.text != before_title
+    assert ex.headline.value != before_head
+    assert fw.data[0] is first                      # updated in place, not rebuilt
+    assert ex._syncs["timeline"].patches >= 1
+    assert any(not np.array_equal(np.asarray(t.base, dtype=float), before_bases[t.name])
+               for t in fw.data)
+    assert _timeline_spans(ex) == len(ex.trace.spans)
+
+
+def test_slider_change(ex):
+    ex.controls["partition_workers"].value = 2
+    assert ex.trace.meta["config"]["partition_workers"] == 2
+    synth_lanes = {ln for ln in ex.trace.spans["lane"] if ln.startswith("synth.")}
+    assert len(synth_lanes) <= 2
+    assert set(ex.figures["timeline"].layout.yaxis.categoryarray) == set(ex.trace.spans["lane"])
+
+
+def test_proofs_bound_proofs_in_flight_with_one_update(ex):
+    n = ex.updates
+    ex.controls["proofs"].value = 2
+    assert ex.controls["concurrency"].max == 2 and ex.controls["concurrency"].value == 2
+    assert ex.updates == n + 1
+    assert ex.trace.meta["config"]["concurrency"] == 2
+
+
+def test_memory_control_and_oom_warning(ex):
+    ex.set(proofs=6, concurrency=6, partition_workers=12, memory_gib=120)
+    assert ex.trace.meta["config"]["memory_gib"] == 120
+    ram = [t for t in ex.figures["memory"].data if t.name.startswith("RAM ")]
+    assert list(ram[0].y) == [120, 120]
+    if ex.summary["oom"]:
+        assert "OUT OF HOST MEMORY" in ex.headline.value
+
+
+def test_set_validates_and_updates_once(ex):
+    n = ex.updates
+    ex.set(lock="wide_mutex", gpu_workers_per_device=1)
+    assert ex.updates == n + 1
+    with pytest.raises(ValueError, match="unknown control 'nope'"):
+        ex.set(nope=1)
+
+
+def test_debounced_changes_coalesce():
+    ex = Explorer(SMALL, debounce_s=60)
+    n = ex.updates
+    for pw in (3, 2, 1):
+        ex.controls["partition_workers"].value = pw
+    assert ex.updates == n and ex._debounced.pending
+    ex.flush()
+    assert ex.updates == n + 1 and ex.trace.meta["config"]["partition_workers"] == 1
+
+
+def test_pin_and_compare(ex):
+    ex.pin()
+    assert ex.compare_box.layout.display == "flex"
+    ex.controls["lock"].value = "interlock"
+    fig = ex._compare_fig
+    spp = next(t for t in fig.data if t.name == "s/proof")
+    assert list(spp.x) == ["pinned", "current"]
+    assert spp.y[0] == pytest.approx(ex.pinned_summary["seconds_per_proof"])
+    assert spp.y[1] == pytest.approx(ex.summary["seconds_per_proof"])
+    assert "lock split_async → interlock" in ex._diff.value
+    assert "pinned" in ex._heads[0].value and "current" in ex._heads[1].value
+    assert "Pinned:" in ex._pinned_timeline.layout.title.text
+    ex.unpin()
+    assert ex.pinned is None and ex.compare_box.layout.display == "none"
+
+
+def test_export(ex, tmp_path):
+    ex.pin()
+    ex.controls["lock"].value = "interlock"
+    out = ex.export(tmp_path / "x.html")
+    text = out["html"].read_text()
+    assert text.count("cuzklab-headline") == 2
+    ex.report_path.value = str(tmp_path / "y.html")
+    ex.export_button.click()
+    assert (tmp_path / "y.html").exists() and "wrote" in ex.status.value
+
+
+def test_a_plugged_in_source_and_its_errors():
+    calls = []
+
+    def fake(config, profile):
+        calls.append((config.lock, profile))
+        if config.lock == "monolithic":
+            raise CuzklabError("no daemon log for monolithic")
+        from cuzklab.sim import simulate
+        return simulate(config, profile)
+
+    register_source("fake-test", fake)
+    try:
+        ex = Explorer(SMALL, source="fake-test", debounce_s=0)
+        assert calls == [("split_async", ex.profile)]
+        good = ex.headline.value
+        ex.controls["lock"].value = "monolithic"
+        assert "no daemon log for monolithic" in ex.status.value and ex.error
+        assert ex.headline.value == good             # the last good run stays shown
+        ex.controls["lock"].value = "interlock"
+        assert ex.error is None
+    finally:
+        unregister_source("fake-test")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="source must be one of"):
+        Explorer(SMALL, source="nope")
+    with pytest.raises(TypeError, match="config must be"):
+        Explorer(42)
+    with pytest.raises(CuzklabError):
+        Explorer({"proofs": 2, "concurrency": 5})
