@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.ntt.bench import bench_ntt  # noqa: E402
+from cuzklab.ntt.bench import bench_ntt, random_input  # noqa: E402
 
 
 def _sizes(text: str) -> list[int]:
@@ -49,10 +49,12 @@ def main(argv=None) -> int:
     device = None
     print(f"{'log2':>4} {'variant':<11} {'median ms':>10} {'checked':>8}")
     for k in _sizes(args.sizes):
+        data = random_input(k, args.backend)
         for v in chosen:
             coset, inverse = variants[v]
             try:
-                r = bench_ntt(k, args.backend, coset=coset, inverse=inverse, repeats=args.repeats)
+                r = bench_ntt(k, args.backend, coset=coset, inverse=inverse, repeats=args.repeats,
+                              data=data)
             except Exception as exc:  # noqa: BLE001 - record and go on (e.g. out of memory)
                 r = {"log2_size": k, "backend": args.backend, "error": f"{type(exc).__name__}: {exc}"}
                 print(f"{k:>4} {v:<11} failed: {r['error']}", flush=True)
@@ -61,6 +63,7 @@ def main(argv=None) -> int:
             device = r["device"]
             results.append({"variant": v, **r})
             print(f"{k:>4} {v:<11} {r['median_s'] * 1e3:10.3f} {str(r['checked']):>8}", flush=True)
+        del data
     out = {"benchmark": "ntt", "device": device, "backend": args.backend, "results": results}
     if args.json:
         write_text(args.json, json.dumps(out, indent=1))

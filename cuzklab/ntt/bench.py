@@ -13,6 +13,7 @@ import time
 
 from ..backend import check_backend, device_name, xp
 from ..field import Fr
+from ..field.constants import FR
 from .domain import Direction, check_log2_size
 from .transform import transform
 
@@ -28,15 +29,32 @@ def _check_gpu_against_cpu(coset: bool, inverse: bool, seed: int) -> bool:
     return bool(got.equals(want))
 
 
+def random_input(log2_size: int, backend: str, seed: int = 1) -> Fr:
+    """Return 2^log2_size non-trivial Fr elements; on the GPU drawn on the device (fast)."""
+    n = 1 << check_log2_size(log2_size)
+    if backend == "cpu":
+        return Fr.random(n, seed)
+    cp = xp("gpu")
+    cp.random.seed(seed)
+    limbs = (cp.random.random((n, 8)) * 2.0**32).astype(cp.uint32)
+    limbs[:, 7] %= cp.uint32(FR.modulus >> 224)  # top limb below r's: every value < r
+    return Fr.from_mont_limbs(limbs, check=False)
+
+
 def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
-              inverse: bool = False, repeats: int = 5, seed: int = 1) -> dict:
-    """Return timings of one NTT size: median_s, times_s, and whether results checked out."""
+              inverse: bool = False, repeats: int = 5, seed: int = 1, data: Fr | None = None) -> dict:
+    """Return timings of one NTT size: median_s, times_s, and whether results checked out.
+
+    ``data``: the input (2^log2_size elements on ``backend``); drawn from ``seed`` when None.
+    """
     log2_size = check_log2_size(log2_size)
     check_backend(backend)
     if not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
     n = 1 << log2_size
-    a = Fr.random(n, seed, backend=backend)
+    a = random_input(log2_size, backend, seed) if data is None else data
+    if len(a) != n or a.backend != backend:
+        raise ValueError(f"data must hold {n} elements on {backend}")
     times: list[float] = []
     if backend == "gpu":
         from . import gpu
@@ -81,9 +99,12 @@ def bench_ntt_sizes(log2_sizes, backend: str = "gpu", *, repeats: int = 5) -> di
     """Return ``{"device", "results": [...]}``: forward, inverse and coset variants per size."""
     results = []
     for k in log2_sizes:
+        data = random_input(k, backend)
         for coset, inverse in ((False, False), (False, True), (True, False), (True, True)):
-            results.append(bench_ntt(k, backend, coset=coset, inverse=inverse, repeats=repeats))
+            results.append(bench_ntt(k, backend, coset=coset, inverse=inverse, repeats=repeats,
+                                     data=data))
+        del data
     return {"device": device_name(backend), "results": results}
 
 
-__all__ = ["bench_ntt", "bench_ntt_sizes", "CHECK_LOG2_SIZE"]
+__all__ = ["bench_ntt", "bench_ntt_sizes", "random_input", "CHECK_LOG2_SIZE"]
