@@ -1,0 +1,61 @@
+"""The ``cuzklab simulate`` command."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cuzklab.cli import main
+from cuzklab.trace import load
+
+
+def test_json_prints_exactly_one_object(capsys):
+    rc = main(["simulate", "--json", "--set", "proofs=2", "--set", "concurrency=2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    s = json.loads(out)
+    assert s["proofs"] == 2 and "bottleneck" in s and out.count("\n") == 1
+
+
+def test_table_and_files(tmp_path, capsys):
+    trace, perf = tmp_path / "t.parquet", tmp_path / "t.json"
+    rc = main(["simulate", "--profile", "porep-32g@phase9", "--set", "proofs=2",
+               "--set", "concurrency=1", "--trace", str(trace), "--perfetto", str(perf)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "throughput" in out and "bottleneck" in out and "perfetto" in out
+    assert load(trace).meta["profile"] == "porep-32g@phase9"
+    assert json.loads(perf.read_text())["traceEvents"]
+
+
+def test_reads_a_cuzk_toml(tmp_path, capsys):
+    cfg = tmp_path / "cuzk.toml"
+    cfg.write_text("# cuzklab: proofs = 2\n# cuzklab: concurrency = 2\n"
+                   "[gpus]\ngpu_workers_per_device = 1\n")
+    assert main(["simulate", "--json", "--config", str(cfg)]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["proofs"] == 2
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--set", "lock=bogus"], "lock: must be one of"),
+    (["--set", "proofs=x"], "proofs: expected an integer"),
+    (["--set", "nope=1"], "nope: unknown key"),
+    (["--profile", "missing"], "unknown profile 'missing'"),
+])
+def test_bad_input_exits_2_with_a_message(args, words, capsys):
+    assert main(["simulate", "--json", *args]) == 2
+    err = capsys.readouterr()
+    assert words in err.err and err.out == ""
+
+
+def test_failed_run_exits_1(capsys):
+    assert main(["simulate", "--json", "--set", "memory_gib=120", "--set", "proofs=2",
+                 "--set", "concurrency=2"]) == 1
+    assert json.loads(capsys.readouterr().out)["oom"] is True
+
+
+def test_module_entry_point():
+    r = subprocess.run([sys.executable, "-m", "cuzklab", "simulate", "--json", "--set",
+                        "proofs=1", "--set", "concurrency=1"], capture_output=True, text=True)
+    assert r.returncode == 0 and json.loads(r.stdout)["proofs"] == 1

@@ -1,0 +1,92 @@
+"""The processor-sharing machine: solo times, fair shares and slowdowns."""
+
+import pytest
+import simpy
+
+from cuzklab.sim.machine import Machine, waterfill
+
+
+def test_waterfill_is_max_min_fair_with_caps():
+    assert waterfill(10, [1, 100, 100]) == pytest.approx([1, 4.5, 4.5])
+    assert waterfill(10, [2, 2]) == pytest.approx([2, 2])          # capacity left over
+    assert waterfill(0, [1, 2]) == [0, 0]
+    assert waterfill(5, []) == []
+    w = waterfill(12, [100, 100], weights=[2, 1])
+    assert w == pytest.approx([8, 4])
+    assert sum(waterfill(96, [30, 30, 30, 30, 30])) == pytest.approx(96)
+
+
+def _machine(env, **kw):
+    args = dict(cores=96, ddr_gbps=100.0, synthesis_threads=96, pool_threads=32,
+                age_priority=1.0)
+    args.update(kw)
+    return Machine(env, **args)
+
+
+def _run_jobs(specs, **kw):
+    env = simpy.Environment()
+    m = _machine(env, **kw)
+    results = []
+
+    def start(at, kind, work, extra):
+        yield env.timeout(at)
+        results.append((yield m.run(kind, work, **extra)))
+
+    for at, kind, work, extra in specs:
+        env.process(start(at, kind, work, extra))
+    env.run()
+    return results
+
+
+def test_a_stage_alone_takes_its_solo_time():
+    (start, end, slow), = _run_jobs([(0, "synth", 120.0, dict(cap=12))])
+    assert end - start == pytest.approx(10.0) and slow == pytest.approx(1.0)
+    (start, end, slow), = _run_jobs([(0, "pool", 32.0, dict(cap=32))])
+    assert end - start == pytest.approx(1.0) and slow == pytest.approx(1.0)
+
+
+def test_n_bandwidth_bound_stages_each_take_n_times_as_long():
+    # Each asks 100 GB/s of a 100 GB/s node and is fully memory-bound.
+    for n in (1, 2, 4):
+        res = _run_jobs([(0, "dma", 50.0, dict(cap=100.0, mem_bound=1.0))] * n)
+        for start, end, slow in res:
+            assert end - start == pytest.approx(0.5 * n)
+            assert slow == pytest.approx(float(n))
+
+
+def test_syntheses_share_the_pool_and_record_their_slowdown():
+    # 10 syntheses that could each use 12 threads share 96: 9.6 each.
+    res = _run_jobs([(0, "synth", 120.0, dict(cap=12))] * 10)
+    for start, end, slow in res:
+        assert end - start == pytest.approx(12.5)
+        assert slow == pytest.approx(1.25)
+
+
+def test_rates_change_when_a_job_ends():
+    # Two syntheses capped at 96 share the cores; when the short one ends the
+    # long one speeds up: 96 core-s at 48 threads for 2 s, then the rest alone.
+    res = _run_jobs([(0, "synth", 96.0, dict(cap=96)), (0, "synth", 288.0, dict(cap=96))])
+    (s1, e1, _), (s2, e2, _) = sorted(res, key=lambda r: r[1])
+    assert e1 == pytest.approx(2.0)
+    assert e2 == pytest.approx(2.0 + (288 - 96) / 96)
+
+
+def test_memory_bound_share_below_demand_slows_in_proportion():
+    # Alone, a job asking 200 GB/s of a 100 GB/s node with mem_bound 0.5 runs at
+    # 1 / (0.5 + 0.5 * 2) = 2/3 speed.
+    (start, end, slow), = _run_jobs([(0, "single", 1.0, dict(cap=1, bw_per_thread=200.0,
+                                                             mem_bound=0.5))])
+    assert end - start == pytest.approx(1.5)
+
+
+def test_older_syntheses_go_first_with_age_priority():
+    res = _run_jobs([(0, "synth", 96.0, dict(cap=96)), (0.001, "synth", 96.0, dict(cap=96))],
+                    age_priority=0.25)
+    ends = sorted(r[1] for r in res)
+    assert ends[0] < 1.4 < ends[1]
+
+
+def test_unknown_kind_is_rejected():
+    env = simpy.Environment()
+    with pytest.raises(ValueError, match="kind must be one of"):
+        _machine(env).run("gpu", 1.0, cap=1)
