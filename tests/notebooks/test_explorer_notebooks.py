@@ -1,0 +1,55 @@
+"""The explorer notebooks run headless under papermill with small parameters."""
+
+import json
+from pathlib import Path
+
+import nbformat
+import papermill as pm
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _run(name, out_dir, **parameters):
+    out = out_dir / name
+    pm.execute_notebook(
+        str(NOTEBOOKS / name), str(out), parameters=parameters, kernel_name="python3",
+        progress_bar=False, cwd=str(out_dir), execution_timeout=240,
+        store_widget_state=False)
+    return nbformat.read(out, as_version=4)
+
+
+def _text(nb):
+    chunks = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                chunks.append(o.get("text", ""))
+            for mime in ("text/plain", "text/markdown", "text/html"):
+                if mime in o.get("data", {}):
+                    chunks.append(o["data"][mime])
+    return "\n".join(chunks)
+
+
+def test_explore_pipeline_notebook(tmp_path):
+    report = tmp_path / "report.html"
+    nb = _run("01-explore-pipeline.ipynb", tmp_path, proofs=3, concurrency=3,
+              partition_workers=3, lock="interlock", debounce_s=0.0, report_html=str(report))
+    assert not nb.metadata["papermill"].get("exception")
+    text = _text(nb)
+    assert "s/proof" in text and "peak RSS" in text
+    # The explorer cell displayed its panel (a widget view) rather than failing.
+    views = [o for c in nb.cells for o in c.get("outputs", [])
+             if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert views
+    assert report.exists() and "lock=interlock" in report.read_text()
+    assert "widgets" not in nb.metadata
+
+
+@pytest.mark.skipif(not (NOTEBOOKS / "02-kernels.ipynb").exists(), reason="no 02-kernels")
+def test_kernels_notebook(tmp_path):
+    nb = _run("02-kernels.ipynb", tmp_path, **json.loads((NOTEBOOKS.parent / "tests" / "notebooks"
+                                                          / "kernels_small.json").read_text()))
+    assert not nb.metadata["papermill"].get("exception")
+    text = _text(nb)
+    assert "ms" in text
