@@ -17,8 +17,9 @@ closed by its ``GPU_END``. Each line is given to one open call by this rule:
 3. Among the calls still allowed, each is scored by when it would have
    printed the line (its ``GPU_START`` time plus the durations the line and
    its earlier lines report) against the window between the timeline events
-   around the line in the file; the call that fits best wins, and ties go to
-   the oldest call (``GPU_START`` order). Without timeline times the rule is
+   around the line in the file; the call that fits best wins, and ties (misfits
+   under ``FIT_TOLERANCE_MS`` count as fits) go to the oldest call
+   (``GPU_START`` order). Without timeline times the rule is
    plain order: the oldest open call that still lacks that kind of line.
 
 ``async_dealloc_ms`` is printed by a detached thread after the call ended and
@@ -121,14 +122,17 @@ class GpuCall:
             self.values.update(values)
 
 
+# Misfits below this many milliseconds count as fits: a call enters the CUDA side
+# a little after its GPU_START (a blocking-pool hand-off), and every printed
+# duration is truncated to whole milliseconds.
+FIT_TOLERANCE_MS = 10.0
+
+
 def _distance(p: float | None, lo: float, hi: float) -> float:
     if p is None or (math.isinf(lo) and math.isinf(hi)):
         return 0.0
-    if p < lo:
-        return lo - p
-    if p > hi:
-        return p - hi
-    return 0.0
+    d = lo - p if p < lo else p - hi if p > hi else 0.0
+    return 0.0 if d <= FIT_TOLERANCE_MS else d
 
 
 class Attributor:
