@@ -41,8 +41,9 @@ def _grid(n: int) -> tuple[int]:
     return ((n + _THREADS - 1) // _THREADS,)
 
 
+@functools.lru_cache(maxsize=64)
 def _power_tables(x: int, n: int, factor: int = 1):
-    """Return (lo, hi, shift) device tables with lo[i] = factor*x^i, hi[i] = x^(i << shift)."""
+    """Return (lo, hi, shift) device tables with lo[i] = factor*x^i, hi[i] = x^(i << shift) (cached)."""
     shift = min(_SPLIT, max(0, (n - 1).bit_length()))
     lo_n = 1 << shift
     hi_n = max(1, -(-n // lo_n))

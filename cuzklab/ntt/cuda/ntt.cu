@@ -32,22 +32,27 @@ __device__ __forceinline__ usize bit_reverse(usize x, int bits)
     return bits == 0 ? 0 : (usize)(__brevll((unsigned long long)x) >> (64 - bits));
 }
 
-__device__ __forceinline__ fr_t sh_load(const uint4* sh, int i)
+// Shared tiles are stored as two planes of uint4 (words 0-3 of every element,
+// then words 4-7), so that a warp reading consecutive elements touches
+// consecutive 16-byte words: no bank conflicts, half the wavefronts of an
+// array-of-structs layout. ``stride`` is the plane size in elements.
+__device__ __forceinline__ fr_t sh_load(const uint4* sh, int i, int stride)
 {
     fr_t r;
-    uint4 a = sh[2 * i], b = sh[2 * i + 1];
+    uint4 a = sh[i], b = sh[stride + i];
     r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
     r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
     return r;
 }
 
-__device__ __forceinline__ void sh_store(uint4* sh, int i, const fr_t& v)
+__device__ __forceinline__ void sh_store(uint4* sh, int i, int stride, const fr_t& v)
 {
-    sh[2 * i] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
-    sh[2 * i + 1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+    sh[i] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+    sh[stride + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 }
 
-// Shared layout: tile[M * C] elements, then the M/2 internal twiddles.
+// Shared layout: the tile (M * C elements, two planes), then the M/2 internal
+// twiddles (two planes).
 // scale: optional (non-null) Montgomery element multiplied into every output.
 template <bool DIT>
 __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* scale,
@@ -56,7 +61,7 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
     extern __shared__ uint4 smem[];
     const int M = 1 << b, C = 1 << c, T = M * C;
     uint4* tile = smem;
-    uint4* wm = smem + 2 * T;
+    uint4* wm = smem + 2 * T;  // after both planes of the tile
     const usize chunks = ((usize)1 << lo) >> c;
     const usize hi = blockIdx.x / chunks, ch = blockIdx.x % chunks;
     const int tid = threadIdx.x, nt = blockDim.x;
@@ -64,7 +69,7 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
 
     // omega_M^j = omega^(j * n / M), j < M/2
     for (int j = tid; j < M / 2; j += nt)
-        sh_store(wm, j, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
+        sh_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
 
     for (int t = tid; t < T; t += nt) {
         const int mid = t >> c, col = t & (C - 1);
@@ -75,7 +80,7 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
             const usize k1 = bit_reverse((usize)mid, b);
             v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
         }
-        sh_store(tile, t, v);
+        sh_store(tile, t, T, v);
     }
     __syncthreads();
 
@@ -88,15 +93,16 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
             const int j = r & (h - 1);
             const int m0 = ((r >> s) << (s + 1)) + j;
             const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
-            fr_t u = sh_load(tile, i0), v = sh_load(tile, i1);
-            fr_t w = sh_load(wm, j << (b - 1 - s));
+            fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
             if (DIT) {
-                v = v * w;
-                sh_store(tile, i0, u + v);
-                sh_store(tile, i1, u - v);
+                if (s > 0) v = v * sh_load(wm, j << (b - 1 - s), M / 2);  // span 1: twiddle is 1
+                sh_store(tile, i0, T, u + v);
+                sh_store(tile, i1, T, u - v);
             } else {
-                sh_store(tile, i0, u + v);
-                sh_store(tile, i1, (u - v) * w);
+                fr_t d = u - v;
+                if (s > 0) d = d * sh_load(wm, j << (b - 1 - s), M / 2);
+                sh_store(tile, i0, T, u + v);
+                sh_store(tile, i1, T, d);
             }
         }
         __syncthreads();
@@ -107,7 +113,7 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
     for (int t = tid; t < T; t += nt) {
         const int mid = t >> c, col = t & (C - 1);
         const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
-        fr_t v = sh_load(tile, t);
+        fr_t v = sh_load(tile, t, T);
         if (!DIT && lo > 0) {
             const usize low = (ch << c) + (usize)col;
             const usize k1 = bit_reverse((usize)mid, b);
