@@ -51,6 +51,20 @@ __device__ __forceinline__ void sh_store(uint4* sh, int i, int stride, const fr_
     sh[stride + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 }
 
+// The radix-2 stage of span 1 (its twiddle is 1): (u, v) -> (u + v, u - v),
+// the same for DIF and DIT.
+__device__ __forceinline__ void radix2_span1(uint4* tile, int T, int M, int C, int c,
+                                             int tid, int nt)
+{
+    for (int q = tid; q < (M / 2) * C; q += nt) {
+        const int col = q & (C - 1), r = q >> c;
+        const int i0 = ((2 * r) << c) + col, i1 = ((2 * r + 1) << c) + col;
+        fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
+        sh_store(tile, i0, T, u + v);
+        sh_store(tile, i1, T, u - v);
+    }
+}
+
 // Shared layout: the tile (M * C elements, two planes), then the M/2 internal
 // twiddles (two planes).
 // scale: optional (non-null) Montgomery element multiplied into every output.
@@ -84,29 +98,47 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
     }
     __syncthreads();
 
-    const int half = (M / 2) * C;
-    for (int st = 0; st < b; ++st) {
-        const int s = DIT ? st : b - 1 - st;     // stage span 2^s over mid
-        const int h = 1 << s;
-        for (int q = tid; q < half; q += nt) {
+    // Stages run two at a time in registers (a radix-4 unit: four elements
+    // m0 + k h, k < 4, through stages s and s - 1), so a block syncs once per
+    // two stages; an odd b leaves one radix-2 stage of span 1 (twiddle 1).
+    // DIF goes from the top stage down, DIT (the transpose) from the bottom up.
+    if (DIT && (b & 1)) { radix2_span1(tile, T, M, C, c, tid, nt); __syncthreads(); }
+    const int first = DIT ? ((b & 1) ? 2 : 1) : b - 1;
+    for (int s = first; DIT ? (s <= b - 1) : (s >= 1); s += DIT ? 2 : -2) {
+        const int h = 1 << (s - 1);
+        for (int q = tid; q < (M / 4) * C; q += nt) {
             const int col = q & (C - 1), r = q >> c;
             const int j = r & (h - 1);
-            const int m0 = ((r >> s) << (s + 1)) + j;
+            const int m0 = ((r >> (s - 1)) << (s + 1)) + j;
             const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
-            fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
-            if (DIT) {
-                if (s > 0) v = v * sh_load(wm, j << (b - 1 - s), M / 2);  // span 1: twiddle is 1
-                sh_store(tile, i0, T, u + v);
-                sh_store(tile, i1, T, u - v);
+            const int i2 = ((m0 + 2 * h) << c) + col, i3 = ((m0 + 3 * h) << c) + col;
+            fr_t e0 = sh_load(tile, i0, T), e1 = sh_load(tile, i1, T);
+            fr_t e2 = sh_load(tile, i2, T), e3 = sh_load(tile, i3, T);
+            const fr_t wa = sh_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
+            const fr_t wb = sh_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
+            if (!DIT) {
+                fr_t t0 = e0 + e2, t2 = (e0 - e2) * wa;
+                fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
+                e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
+                if (s > 1) {
+                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
+                    e1 = e1 * wc; e3 = e3 * wc;
+                }
             } else {
-                fr_t d = u - v;
-                if (s > 0) d = d * sh_load(wm, j << (b - 1 - s), M / 2);
-                sh_store(tile, i0, T, u + v);
-                sh_store(tile, i1, T, d);
+                if (s > 1) {
+                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);
+                    e1 = e1 * wc; e3 = e3 * wc;
+                }
+                fr_t t0 = e0 + e1, t1 = e0 - e1, t2 = e2 + e3, t3 = e2 - e3;
+                t2 = t2 * wa; t3 = t3 * wb;
+                e0 = t0 + t2; e2 = t0 - t2; e1 = t1 + t3; e3 = t1 - t3;
             }
+            sh_store(tile, i0, T, e0); sh_store(tile, i1, T, e1);
+            sh_store(tile, i2, T, e2); sh_store(tile, i3, T, e3);
         }
         __syncthreads();
     }
+    if (!DIT && (b & 1)) { radix2_span1(tile, T, M, C, c, tid, nt); __syncthreads(); }
 
     fr_t sc;
     if (scale) sc = load<FrTraits>(scale, 0);
