@@ -7,10 +7,9 @@ applied to it. As in bellperson, each public input i gets the extra
 constraint ``input_i * 0 = 0`` (row num_constraints + i of A), which makes
 the input polynomials independent.
 
-The query points are fixed-base multiplications of the generators: through
-``cuzklab.curve.fixed_base_mul`` (batched, GPU when the backend is "gpu");
-below ``REFERENCE_MAX_POINTS`` points on the CPU, one Python-int
-multiplication per point is faster than the batched NumPy path and is used.
+The query points are fixed-base multiplications of the generators
+(:mod:`.fixed_base`: a table kernel on the GPU, Python ints or the batched
+NumPy ladder on the CPU).
 """
 
 from __future__ import annotations
@@ -18,19 +17,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import check_backend, xp
-from ..curve import Point, Points
+from ..curve import Point
 from ..field import Fr, concat
 from ..field.constants import R as FR_MODULUS
 from ..ntt import intt
 from ..ntt.domain import log2_of, powers
+from .fixed_base import fixed_base_mul
 from .keys import ProvingKey, ToxicWaste, VerifyingKey
 from .matvec import transpose_evaluate
 from .r1cs import R1CS
-
-#: On the CPU, up to this many points per group use per-point Python-int
-#: multiplication (about 4 ms per G1 point, 9 ms per G2 point here).
-REFERENCE_MAX_POINTS = 4096
-
 
 def qap_at(r1cs: R1CS, tau: int) -> tuple[Fr, Fr, Fr]:
     """Return (u_i(tau), v_i(tau), w_i(tau)) for every variable i, on the system's backend."""
@@ -49,25 +44,6 @@ def qap_at(r1cs: R1CS, tau: int) -> tuple[Fr, Fr, Fr]:
 
 def _index(mask: np.ndarray, offset: int, backend: str):
     return xp(backend).asarray(np.flatnonzero(mask) + offset)
-
-
-def fixed_base_mul(group: str, scalars: Fr, backend: str) -> Points:
-    """Return [k_i] G for the generator G of ``group`` as a batch on ``backend``."""
-    n = len(scalars)
-    if n == 0:
-        return Points.infinity(group, 0, backend)
-    if backend == "cpu" and n <= REFERENCE_MAX_POINTS:
-        from ..curve import reference as ref
-        g = ref.generator(group)
-        return Points.from_ints([ref.affine_mul(group, g, k) for k in scalars.to_ints()],
-                                group, backend, check=False)
-    try:
-        from ..curve import fixed_base_mul as curve_fixed_base_mul
-    except (ImportError, AttributeError):
-        curve_fixed_base_mul = None
-    if curve_fixed_base_mul is not None:
-        return curve_fixed_base_mul(Point.generator(group), scalars, group=group, backend=backend)
-    return Points.generator(group, 1, backend).mul(scalars.to_ints())
 
 
 def setup_with_toxic_waste(r1cs: R1CS, tw: ToxicWaste, *,
