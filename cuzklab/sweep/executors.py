@@ -96,10 +96,16 @@ def _init_pool_worker(running_dir: str) -> None:
     """Prepare a pool process: Ctrl-C is the parent's to handle; close the warm worker at exit."""
     from multiprocessing.util import Finalize
 
-    from .runner import RUNNING_DIR_ENV, close_warm_worker
+    from .procs import RUNNING_DIR_ENV
+    from .runner import close_warm_worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ[RUNNING_DIR_ENV] = running_dir
     Finalize(None, close_warm_worker, exitpriority=10)
+
+
+_MAIN_GUARD_HINT = ("The local executor starts its pool with the spawn method, which re-imports "
+                    "the calling script: put the call to run_sweep under "
+                    "`if __name__ == \"__main__\":`.")
 
 
 class LocalExecutor(Executor):
@@ -116,10 +122,15 @@ class LocalExecutor(Executor):
 
     def run(self, fn, jobs):
         """Yield outcomes as pool processes finish them."""
+        import sys
         from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
         jobs = list(jobs)
         if not jobs:
             return
+        if getattr(sys.modules.get("__main__"), "__name__", "") == "__mp_main__":
+            # A spawned pool process is re-running the caller's script.
+            raise SweepError(_MAIN_GUARD_HINT)
         self._running_dir = tempfile.mkdtemp(prefix="cuzklab-running-")
         self._pool = ProcessPoolExecutor(
             max_workers=min(self.jobs, len(jobs)),
@@ -131,12 +142,15 @@ class LocalExecutor(Executor):
                 continue
             try:
                 yield fut.result()
-            except Exception as exc:  # a broken pool or a runner bug: keep the sweep going
+            except BrokenProcessPool as exc:
+                raise SweepError(f"the sweep's process pool broke ({exc}); finished points "
+                                 f"are kept, run again with --resume. {_MAIN_GUARD_HINT}") from exc
+            except Exception as exc:  # a bug in the runner: record it, keep the sweep going
                 yield self.crashed(futures[fut], exc)
 
     def cancel(self):
         """Kill the points' worker processes and kernels, and drop queued points."""
-        from .runner import kill_registered
+        from .procs import kill_registered
         if self._running_dir:
             kill_registered(self._running_dir)
         if self._pool is not None:

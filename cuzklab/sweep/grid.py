@@ -149,6 +149,7 @@ def load_grid(source, *, check_notebook: bool = True, **overrides) -> Grid:
                         f"got {type(source).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     grid = _from_dict(data, where, base, path)
+    grid.expand()  # duplicate points are a grid error too
     if check_notebook:
         check_parameters(grid)
     return grid

@@ -7,8 +7,9 @@ folder private to the run, so parallel kernels cannot collide.
 
 jupyter_client starts every kernel in a session of its own, so killing the
 process group of the process that ran papermill does not reach the kernel.
-The manager therefore writes the kernel's pid and process group to
-``kernel.pid`` in that folder; the watchdog reads it to kill a hung kernel.
+The manager therefore records the kernel's pid and process group in that
+folder (:mod:`cuzklab.sweep.procs`); the watchdog reads them to kill a hung
+kernel.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-# Environment variable naming the private folder (set by the point runner).
-KERNEL_DIR_ENV = "CUZKLAB_SWEEP_KERNEL_DIR"
-PID_FILE = "kernel.pid"
+from .procs import KERNEL_DIR_ENV, write_kernel_pid
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -47,21 +46,10 @@ class IPCKernelManager(AsyncKernelManager):
         prov = self.provisioner
         pid = getattr(prov, "pid", None)
         if pid:
-            pgid = getattr(prov, "pgid", None) or pid
-            tmp = self.private_dir / f".{PID_FILE}.tmp"
-            tmp.write_text(f"{pid} {pgid}\n")
-            os.replace(tmp, self.private_dir / PID_FILE)
+            write_kernel_pid(self.private_dir, pid, getattr(prov, "pgid", None) or pid)
 
     def remove_private_dir(self) -> None:
         """Delete the private folder if this manager created it."""
         if self._owns_dir:
             shutil.rmtree(self.private_dir, ignore_errors=True)
 
-
-def read_kernel_pid(private_dir: str | os.PathLike) -> tuple[int, int] | None:
-    """Return (pid, process group) of the last kernel started in ``private_dir``, or None."""
-    try:
-        pid, pgid = (int(x) for x in (Path(private_dir) / PID_FILE).read_text().split())
-    except (FileNotFoundError, ValueError):
-        return None
-    return pid, pgid

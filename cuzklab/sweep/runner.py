@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .kernel import KERNEL_DIR_ENV, read_kernel_pid
+from .procs import KERNEL_DIR_ENV, kill_worker, register_worker
 from .outcome import error_dict
 from .record import RESULT_SUFFIX
 
@@ -41,9 +41,6 @@ START_TIMEOUT_S = 120.0
 # Seconds allowed past ``timeout_s`` for interrupting a cell and writing the
 # notebook before the watchdog kills the point.
 GRACE_S = 15.0
-# Environment variable naming a folder where runners list their worker
-# processes, so that an interrupted sweep can kill them all.
-RUNNING_DIR_ENV = "CUZKLAB_SWEEP_RUNNING_DIR"
 # A warm worker is replaced after this many points, bounding whatever a
 # kernel accumulates (leaked threads, fragmented memory) over a long sweep.
 RECYCLE_AFTER_POINTS = 100
@@ -65,7 +62,8 @@ class WorkerProcess:
         t0 = time.perf_counter()
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "cuzklab.sweep.worker"], stdin=subprocess.PIPE,
+                [sys.executable, "-m", "cuzklab.sweep.worker", "--kernel", kernel],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=log, env=env, start_new_session=True)
         self._buf = b""
         self._register()
@@ -78,11 +76,7 @@ class WorkerProcess:
 
     # -- bookkeeping for interrupted sweeps ------------------------------------
     def _register(self) -> None:
-        running = os.environ.get(RUNNING_DIR_ENV)
-        self._entry = None
-        if running and Path(running).is_dir():
-            self._entry = Path(running) / f"{self.proc.pid}.json"
-            self._entry.write_text(json.dumps({"pid": self.proc.pid, "dir": str(self.dir)}))
+        self._entry = register_worker(self.proc.pid, self.dir)
 
     def _unregister(self) -> None:
         if self._entry is not None:
@@ -147,13 +141,8 @@ class WorkerProcess:
         self._unregister()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def close(self, wait_s: float = 10.0) -> None:
-        """Ask the worker to shut its kernel down and exit; kill it if it does not."""
-        self._close_pipes()
-        try:
-            self.proc.wait(timeout=wait_s)
-        except subprocess.TimeoutExpired:
-            pass
+    def close(self) -> None:
+        """End the worker and its kernel (killed: a kernel keeps nothing worth a clean exit)."""
         self.kill()
 
     def _close_pipes(self) -> None:
@@ -162,36 +151,12 @@ class WorkerProcess:
                 f.close()
 
 
-def kill_worker(pid: int, private_dir: str | os.PathLike) -> None:
-    """Kill a worker's process group and the process group of its kernel (SIGKILL)."""
-    groups = [pid]
-    kernel = read_kernel_pid(private_dir)
-    if kernel:
-        groups.append(kernel[1])
-    for pgid in groups:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-
-
-def kill_registered(running_dir: str | os.PathLike) -> int:
-    """Kill every worker listed in ``running_dir``; return how many were listed."""
-    n = 0
-    for entry in Path(running_dir).glob("*.json"):
-        try:
-            info = json.loads(entry.read_text())
-        except (OSError, ValueError):
-            continue
-        kill_worker(int(info["pid"]), info["dir"])
-        n += 1
-    return n
-
-
 def _take_worker(kernel: str, reuse: bool) -> tuple[WorkerProcess, float]:
     """Return a live worker (the warm one when allowed) and the seconds spent starting it."""
     w: WorkerProcess | None = getattr(_local, "worker", None)
     if w is not None and (not reuse or w.kernel != kernel or not w.alive()
                           or w.points >= RECYCLE_AFTER_POINTS):
-        w.close(wait_s=2.0)
+        w.close()
         w = _local.worker = None
     if w is not None:
         return w, 0.0

@@ -38,22 +38,24 @@ class KernelHolder:
         self.kc = None
         self.name = None
         self.started = 0
+        self.unused_start_s: float | None = None  # set while a started kernel awaits its first job
 
-    def ensure(self, kernel_name: str, cwd: str) -> float:
-        """Return seconds spent starting a kernel (0 when the warm one is reused)."""
+    def launch(self, kernel_name: str, cwd: str) -> None:
+        """Start a kernel process (without waiting for it to answer)."""
         from jupyter_core.utils import run_sync
 
         from .kernel import IPCKernelManager
-        if self.km is not None and (self.name != kernel_name
-                                    or not run_sync(self.km.is_alive)()):
-            self.discard()
-        if self.km is not None:
-            return 0.0
-        t0 = time.perf_counter()
+        self.discard()
         km = IPCKernelManager(kernel_name=kernel_name)
+        self.km, self.name = km, kernel_name
         run_sync(km.start_kernel)(extra_arguments=list(KERNEL_EXTRA_ARGS), cwd=cwd)
-        kc = km.client()
-        self.km, self.kc, self.name = km, kc, kernel_name
+        self.started += 1
+
+    def wait_ready(self) -> None:
+        """Connect a client to the launched kernel and wait until it answers."""
+        from jupyter_core.utils import run_sync
+        kc = self.km.client()
+        self.kc = kc
         try:
             kc.start_channels()
             run_sync(kc.wait_for_ready)(timeout=KERNEL_START_TIMEOUT_S)
@@ -61,7 +63,17 @@ class KernelHolder:
             self.discard()
             raise
         kc.allow_stdin = False
-        self.started += 1
+
+    def ensure(self, kernel_name: str, cwd: str) -> float:
+        """Return seconds spent starting a kernel (0 when the warm one is reused)."""
+        from jupyter_core.utils import run_sync
+        if self.km is not None and self.kc is not None and self.name == kernel_name \
+                and run_sync(self.km.is_alive)():
+            return 0.0
+        self.unused_start_s = None
+        t0 = time.perf_counter()
+        self.launch(kernel_name, cwd)
+        self.wait_ready()
         return time.perf_counter() - t0
 
     def discard(self) -> None:
@@ -126,11 +138,14 @@ def run_job(job: dict[str, Any], kernel: KernelHolder, emit) -> dict[str, Any]:
     timings: dict[str, Any] = {}
     cwd = job["cwd"]
     try:
-        timings["kernel_start_s"] = round(kernel.ensure(job["kernel"], cwd), 4)
+        start_s = kernel.ensure(job["kernel"], cwd)
     except Exception as exc:
         return {"status": "crashed", "timings": timings,
                 "error": error_dict(type(exc).__name__, f"kernel did not start: {exc}")}
-    timings["kernel_reused"] = timings["kernel_start_s"] == 0.0
+    if kernel.unused_start_s is not None:  # started with the worker, first use now
+        start_s, kernel.unused_start_s = kernel.unused_start_s, None
+    timings["kernel_start_s"] = round(start_s, 4)
+    timings["kernel_reused"] = start_s == 0.0
     emit({"event": "started"})
     params = {**job["parameters"], "result_path": job["result_path"]}
     status, error = "ok", None
@@ -170,8 +185,16 @@ def run_job(job: dict[str, Any], kernel: KernelHolder, emit) -> dict[str, Any]:
     return {"status": status, "error": error, "timings": timings}
 
 
-def main() -> int:
-    """Serve jobs from stdin until it closes; return the exit code."""
+def main(argv: list[str] | None = None) -> int:
+    """Serve jobs from stdin until it closes; return the exit code.
+
+    ``--kernel NAME`` starts that kernel at once, so that it boots while
+    papermill is imported (both take about a second).
+    """
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m cuzklab.sweep.worker")
+    parser.add_argument("--kernel", default=None, help="kernel to start before the first job")
+    args = parser.parse_args(argv)
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # stray prints (Python or C) must not corrupt the event stream
 
@@ -180,12 +203,17 @@ def main() -> int:
         proto.flush()
 
     t0 = time.perf_counter()
+    kernel = KernelHolder()
+    if args.kernel:
+        kernel.launch(args.kernel, os.getcwd())
     import warnings
     warnings.filterwarnings("ignore", module="nbformat")
     from .engine import register
     register()
-    emit({"event": "ready", "pid": os.getpid(), "import_s": round(time.perf_counter() - t0, 4)})
-    kernel = KernelHolder()
+    if args.kernel:
+        kernel.wait_ready()
+        kernel.unused_start_s = time.perf_counter() - t0
+    emit({"event": "ready", "pid": os.getpid(), "start_s": round(time.perf_counter() - t0, 4)})
     try:
         for line in sys.stdin:
             if not line.strip():

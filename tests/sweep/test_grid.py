@@ -1,0 +1,201 @@
+"""Grid files: expansion into points, stable ids, plain values, and every validation error."""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from cuzklab.errors import SweepError
+from cuzklab.sweep import load_grid
+from cuzklab.sweep.points import NotPlainError, SweepPoint, point_id, to_plain
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+POINT_NB = HERE / "point.ipynb"
+
+
+def grid_text(body: str, notebook: Path = POINT_NB) -> str:
+    return f'name = "t"\nnotebook = "{notebook}"\n{body}'
+
+
+def test_cartesian_product_with_fixed_values_points_and_repeats():
+    g = load_grid(grid_text(
+        'repeats = 2\n[parameters]\nblock_file = ""\n'
+        '[grid]\nmode = ["ok", "raise"]\nvalue = [1, 2, 3]\n'
+        '[[points]]\nmode = "kill"\nvalue = 9\n'))
+    pts = g.expand()
+    assert len(pts) == (2 * 3 + 1) * 2
+    combos = {(p.parameters["mode"], p.parameters["value"], p.repeat) for p in pts}
+    assert ("raise", 3, 1) in combos and ("kill", 9, 0) in combos
+    assert all(p.parameters["block_file"] == "" for p in pts)
+    assert len({p.id for p in pts}) == len(pts)
+    assert g.varying == ("mode", "value")
+    assert pts[0].label == "mode=ok value=1"
+    assert pts[1].label == "mode=ok value=1 repeat=1"
+
+
+def test_no_grid_means_one_point_of_the_fixed_values():
+    pts = load_grid(grid_text('[parameters]\nvalue = 4\n')).expand()
+    assert [p.parameters for p in pts] == [{"value": 4}]
+
+
+def test_ids_are_stable_and_ignore_key_order_and_numpy_types():
+    a = point_id({"mode": "ok", "value": 2}, 0)
+    assert a == point_id({"value": 2, "mode": "ok"}, 0)
+    assert a != point_id({"mode": "ok", "value": 2}, 1)
+    assert a != point_id({"mode": "ok", "value": 3}, 0)
+    p = SweepPoint.make({"mode": "ok", "value": np.int64(2)})
+    assert p.id == a and type(p.parameters["value"]) is int
+    text = grid_text('[grid]\nmode = ["ok"]\nvalue = [2]\n')
+    assert load_grid(text).expand()[0].id == load_grid(text).expand()[0].id == a
+
+
+def test_to_plain_converts_numpy_and_tuples():
+    assert to_plain(np.float32(0.5)) == 0.5 and type(to_plain(np.float32(0.5))) is float
+    assert to_plain(np.bool_(True)) is True
+    assert to_plain(np.arange(3)) == [0, 1, 2]
+    assert to_plain((1, "a", [np.int8(2)])) == [1, "a", [2]]
+    assert to_plain({"k": np.int32(5)}) == {"k": 5}
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), datetime.date(2026, 1, 1),
+                                   {1: "x"}, {"a"}, object()])
+def test_to_plain_rejects_what_papermill_cannot_inject(value):
+    with pytest.raises(NotPlainError, match="parameter 'v'"):
+        to_plain(value, "v")
+
+
+def test_a_value_that_cannot_be_injected_marks_only_its_point():
+    g = load_grid(grid_text('[grid]\nvalue = [1, 2026-01-01]\n'))
+    ok, bad = g.expand()
+    assert ok.error is None
+    assert "not a plain JSON value" in bad.error and "'value'" in bad.error
+
+
+@pytest.mark.parametrize("body, message", [
+    ('colour = 1\n', "unknown key 'colour'"),
+    ('[grid]\nvalue = 3\n', "value must be a non-empty list"),
+    ('[grid]\nvalue = []\n', "value must be a non-empty list"),
+    ('[parameters]\nvalue = 1\n[grid]\nvalue = [1, 2]\n', "both in [parameters] and [grid]"),
+    ('repeats = 0\n', "repeats must be an integer from 1"),
+    ('timeout_s = -1\n', "timeout_s must be a number of seconds > 0"),
+    ('timeout_s = "long"\n', "timeout_s must be a number"),
+    ('[[points]]\n', "is empty"),
+    ('points = [1, 2]\n', "points must be an array of tables"),
+    ('[grid]\ncolour = ["red"]\n', "does not declare parameter colour; it declares: mode, value, block_file"),
+    ('[parameters]\nresult_path = "x"\n', "'result_path' is set by the sweep runner"),
+    ('[grid]\nvalue = [1, 2]\n[[points]]\nvalue = 2\n', "repeats point 2"),
+    ('[report]\nx = "colour"\n', "is not a parameter of this grid"),
+    ('[report]\ngoal = "best"\n', "goal must be 'min' or 'max'"),
+    ('[report]\nfigure = 1\n', "unknown [report] key 'figure'"),
+])
+def test_grid_errors_name_the_problem(body, message):
+    with pytest.raises(SweepError, match=_re(message)):
+        load_grid(grid_text(body))
+
+
+def _re(text: str) -> str:
+    import re
+    return re.escape(text)
+
+
+def test_bad_name_and_bad_toml_and_missing_files(tmp_path):
+    with pytest.raises(SweepError, match="name must be a folder name"):
+        load_grid(f'name = "a b"\nnotebook = "{POINT_NB}"\n')
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = [unclosed\n")
+    with pytest.raises(SweepError, match="not valid TOML"):
+        load_grid(bad)
+    with pytest.raises(SweepError, match="grid file not found"):
+        load_grid(tmp_path / "missing.toml")
+    with pytest.raises(SweepError, match="notebook 'nope.ipynb' not found"):
+        load_grid('notebook = "nope.ipynb"\nname = "x"\n')
+    with pytest.raises(TypeError, match="source must be"):
+        load_grid(42)
+
+
+def test_grid_name_defaults_to_the_file_stem_and_notebook_resolves_above_it(tmp_path):
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    (nbdir / "p.ipynb").write_bytes(POINT_NB.read_bytes())
+    sub = tmp_path / "data" / "sweeps"
+    sub.mkdir(parents=True)
+    f = sub / "my-grid.toml"
+    f.write_text('notebook = "notebooks/p.ipynb"\n[grid]\nvalue = [1, 2]\n')
+    g = load_grid(f)
+    assert g.name == "my-grid"
+    assert g.notebook == (nbdir / "p.ipynb").resolve()
+
+
+def _notebook(tmp_path, source: str, tags=("parameters",)) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source, metadata={"tags": list(tags)})]
+    p = tmp_path / "nb.ipynb"
+    nbformat.write(nb, p)
+    return p
+
+
+def test_notebook_must_have_a_parameters_cell_declaring_result_path(tmp_path):
+    p = _notebook(tmp_path, "x = 1", tags=())
+    with pytest.raises(SweepError, match="no cell tagged 'parameters'"):
+        load_grid(grid_text("", notebook=p))
+    p = _notebook(tmp_path, "x = 1")
+    with pytest.raises(SweepError, match="does not declare 'result_path'"):
+        load_grid(grid_text("", notebook=p))
+
+
+SWEEPS = sorted((ROOT / "data" / "sweeps").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SWEEPS, ids=[p.stem for p in SWEEPS])
+def test_shipped_grids_validate_against_their_notebook(path):
+    g = load_grid(path)
+    pts = g.expand()
+    assert pts and all(p.error is None for p in pts)
+    from cuzklab.model import PipelineConfig, list_profiles
+    for p in pts:
+        params = dict(p.parameters)
+        assert params.pop("profile", "porep-32g") in list_profiles()
+        PipelineConfig.from_dict(params)  # every point is a valid configuration
+
+
+def test_phase_grids_replay_the_documented_experiments():
+    p9 = load_grid(ROOT / "data/sweeps/phase9-concurrency.toml").expand()
+    assert [(p.parameters["proofs"], p.parameters["concurrency"]) for p in p9] == \
+        [(5, 5), (10, 10), (15, 15), (20, 15)]
+    assert {(p.parameters["gpu_workers_per_device"], p.parameters["partition_workers"],
+             p.parameters["profile"]) for p in p9} == {(2, 10, "porep-32g@phase9")}
+    p11 = load_grid(ROOT / "data/sweeps/phase11-gpu-threads.toml").expand()
+    assert sorted((p.parameters["gpu_threads"], p.parameters["gpu_workers_per_device"])
+                  for p in p11) == [(0, 2), (0, 3), (0, 4), (32, 2), (32, 3), (32, 4)]
+    assert {(p.parameters["proofs"], p.parameters["concurrency"]) for p in p11} == {(20, 15)}
+    p12 = load_grid(ROOT / "data/sweeps/phase12-permit-pileup.toml").expand()
+    assert {p.parameters["admission"] for p in p12} == {"semaphore", "semaphore_prefix"}
+    assert {(p.parameters["partition_workers"], p.parameters["concurrency"]) for p in p12} == \
+        {(12, 15)}
+
+
+def test_pipeline_notebook_defaults_are_the_config_defaults():
+    import papermill
+    from cuzklab.model import DEFAULT_PROFILE, PipelineConfig
+    declared = papermill.inspect_notebook(str(ROOT / "notebooks/sweep-pipeline.ipynb"))
+    defaults = {k: ast.literal_eval(v["default"]) for k, v in declared.items()}
+    assert defaults.pop("result_path") == ""
+    assert defaults.pop("profile") == DEFAULT_PROFILE
+    assert defaults == PipelineConfig().to_dict()
+
+
+def test_sweep_notebooks_are_committed_without_outputs():
+    for path in [ROOT / "notebooks/sweep-pipeline.ipynb", POINT_NB]:
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, path
