@@ -21,7 +21,9 @@ _EXPORTS = {
     "BenchReport": "bench", "bench_plan": "bench",
     "Daemon": "harness", "DaemonExit": "harness",
     "kernel_oom_kills": "kernel_log",
-    "run_bench_point": "point", "daemon_plan": "point",
+    "run_bench_point": "point", "daemon_plan": "point", "plan_point": "point",
+    "copy_point_files": "point",
+    "sample_paths": "samples", "samples_dir": "samples",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -22,8 +22,10 @@ closed by its ``GPU_END``. Each line is given to one open call by this rule:
    (``GPU_START`` order). Without timeline times the rule is
    plain order: the oldest open call that still lacks that kind of line.
 
-``async_dealloc_ms`` is printed by a detached thread after the call ended and
-is not attributed. A line no call can take is counted as unattributed.
+A call that reaches its ``GPU_END`` without a ``b_g2_msm`` line proves an
+earlier mix-up of two calls' CPU-side lines, which is then undone (see
+:meth:`Attributor._repair`). ``async_dealloc_ms`` is printed by a detached
+thread after the call ended and is not attributed. A line no call can take is counted as unattributed.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class GpuCall:
     ntt_h: list[dict[str, int]] = field(default_factory=list)
     holding: bool = False
     lines: list[int] = field(default_factory=list)
+    group_lines: dict[str, int] = field(default_factory=dict)
 
     # -- what the call has reported so far ------------------------------------
     def has(self, group: str, tid: int | None) -> bool:
@@ -112,6 +115,7 @@ class GpuCall:
     def take(self, group: str, values: dict[str, int], tid: int | None, line_no: int) -> None:
         """Record a line of ``group`` as this call's."""
         self.lines.append(line_no)
+        self.group_lines[group] = line_no
         if group == "ntt_h":
             self.ntt_h.append(dict(values))
         elif group in TID_GROUPS:
@@ -142,6 +146,7 @@ class Attributor:
         self.open: list[GpuCall] = []
         self.closed: list[GpuCall] = []
         self.holder: dict[int, GpuCall] = {}      # gpu -> call holding its mutex
+        self.repairs = 0
         self._order = 0
 
     def start(self, job_id: str, partition: int, worker: int, gpu: int, t_ms: float) -> GpuCall:
@@ -157,11 +162,36 @@ class Attributor:
             if call.job_id == job_id and call.partition == partition and call.worker == worker:
                 call.end_ms = t_ms
                 self.open.remove(call)
+                self._repair(call)
                 self.closed.append(call)
                 if self.holder.get(call.gpu) is call:
                     del self.holder[call.gpu]
                 return call
         return None
+
+    def _repair(self, call: GpuCall) -> None:
+        """Fix a prep_msm / b_g2_msm mix-up that GPU_END makes certain.
+
+        A call's b_g2_msm line is printed before its GPU_END (the finalizer
+        joins the thread that prints it). A call that ends without one, while
+        another open call holds a b_g2_msm line, had its lines given to that
+        call: the one that took a b_g2_msm line last gets it back, and the two
+        calls' prep_msm lines (the first mix-up) are swapped.
+        """
+        if "b_g2_msm_ms" in call.values or "prep_msm_ms" not in call.values:
+            return
+        others = [c for c in self.open if "b_g2_msm_ms" in c.values
+                  and "prep_msm_ms" in c.values]
+        if not others:
+            return
+        other = max(others, key=lambda c: c.group_lines.get("b_g2_msm_ms", -1))
+        for key in ("b_g2_msm_ms", "num_circuits"):
+            if key in other.values:
+                call.values[key] = other.values.pop(key)
+        call.group_lines["b_g2_msm_ms"] = other.group_lines.pop("b_g2_msm_ms", -1)
+        call.values["prep_msm_ms"], other.values["prep_msm_ms"] = \
+            other.values["prep_msm_ms"], call.values["prep_msm_ms"]
+        self.repairs += 1
 
     def drop(self, job_id: str) -> None:
         """Forget the open calls of a failed job (they will print no more lines)."""

@@ -43,6 +43,62 @@ class LogParse:
         """Return one row per /status snapshot."""
         return status_mod.snapshots_frame(self.status)
 
+    def inferred_config(self, **overrides):
+        """Return a PipelineConfig guessed from what the logs show (for the simulator).
+
+        proofs: proofs seen; concurrency: cuzk-bench's ``-j`` if its report was
+        read, else the most proofs in flight at once; partitions: the most
+        partitions of one proof; partition_workers: the most syntheses running at
+        once; gpus and gpu_workers_per_device: from the GPU workers seen;
+        memory_gib: the memory budget (/status or the start-up line) plus the
+        daemon's 5 GiB safety margin. The rest keep their
+        defaults; ``overrides`` win.
+        """
+        from ..model import PipelineConfig
+        values: dict[str, Any] = {}
+        cfg = self.trace.meta.get("config")
+        if cfg:
+            values.update(cfg)
+        proofs = self.proofs
+        if len(proofs):
+            values["proofs"] = int(len(proofs))
+            spans = [(r.started_s, r.completed_s if r.completed_s == r.completed_s
+                      and r.completed_s is not None else math.inf)
+                     for r in proofs.itertuples() if r.started_s == r.started_s]
+            edges = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans],
+                           key=lambda e: (e[0], e[1]))
+            level = peak = 0
+            for _, d in edges:
+                level += d
+                peak = max(peak, level)
+            values["concurrency"] = max(1, peak)
+        if self.bench is not None and self.bench.concurrency:
+            values["concurrency"] = self.bench.concurrency
+        parts = self.partitions
+        if len(parts) and (parts.partition >= 0).any():
+            values["partitions"] = int(parts[parts.partition >= 0]
+                                       .groupby("proof").partition.nunique().max())
+        running = self.trace.counter("synth_running")
+        if len(running):
+            values["partition_workers"] = max(1, int(running.value.max()))
+        workers = (self.trace.meta.get("cuzk") or {}).get("workers") or {}
+        if workers:
+            gpus = sorted(set(workers.values()))
+            values["gpus"] = len(gpus)
+            values["gpu_workers_per_device"] = max(
+                sum(1 for g in workers.values() if g == x) for x in gpus)
+        # The daemon's budget is MemTotal minus its 5 GiB safety margin (cuzk.example.toml).
+        budget = (self.trace.meta.get("resources") or {}).get("budget_gib")
+        if self.status:
+            total = (self.status[-1].get("memory") or {}).get("total_bytes")
+            budget = total / 2**30 if total else budget
+        if budget:
+            values["memory_gib"] = round(budget + 5.0, 1)
+        values.update(overrides)
+        if "concurrency" in values and "proofs" in values:
+            values["concurrency"] = min(values["concurrency"], values["proofs"])
+        return PipelineConfig.from_dict(values)
+
     def summary(self) -> dict:
         """Return the DESIGN.md summary of the trace plus bench, status and parse facts."""
         out = self.trace.summary()

@@ -14,7 +14,10 @@ from a sweep.
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -45,6 +48,66 @@ def daemon_plan(config: PipelineConfig, toml_path, *, daemon: str | Sequence[str
     if listen:
         argv += ["--listen", listen]
     return argv + [str(a) for a in extra]
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """Return a TCP port on ``host`` that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def plan_point(daemon_cmd: str, bench_cmd: str, config: PipelineConfig, workdir, *,
+               port: int = 0, addr: str = "127.0.0.1:{port}", c1: str | None = None,
+               proof_type: str = "porep") -> tuple[list[str], list[str], int]:
+    """Return (daemon_argv, bench_argv, port) of one point from command templates.
+
+    In ``daemon_cmd`` and ``addr``, ``{port}`` is the port (a free one when
+    ``port`` is 0), ``{toml}`` the point's daemon TOML (written into
+    ``workdir`` from ``config``) and ``{workdir}`` the point's folder. The
+    bench argv is ``bench_cmd`` plus ``--addr ADDR batch -t TYPE [--c1 C1]
+    -c N -j J`` (:func:`~cuzklab.cuzk.bench_plan`).
+    """
+    from .bench import bench_plan
+    if not isinstance(config, PipelineConfig):
+        raise TypeError(f"config must be a PipelineConfig, got {type(config).__name__}")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be an integer in 0..65535 (0 = pick a free one), "
+                         f"got {port!r}")
+    for name, cmd in (("daemon_cmd", daemon_cmd), ("bench_cmd", bench_cmd)):
+        if not isinstance(cmd, str) or not cmd.strip():
+            raise ValueError(f"{name} must be a non-empty command line, got {cmd!r}")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    toml = workdir / "cuzk.toml"
+    config.to_cuzk_toml(toml)
+    fields = {"port": port, "toml": str(toml), "workdir": str(workdir)}
+    try:
+        daemon_argv = [a.format(**fields) for a in shlex.split(daemon_cmd)]
+        address = addr.format(**fields)
+    except (KeyError, IndexError) as exc:
+        raise ValueError(f"unknown placeholder {exc} in a command; use {{port}}, {{toml}} "
+                         f"or {{workdir}}") from None
+    bench_argv = bench_plan(config, bench=shlex.split(bench_cmd), addr=address, c1=c1 or None,
+                            proof_type=proof_type)
+    return daemon_argv, bench_argv, port
+
+
+def copy_point_files(workdir, path_for) -> list[Path]:
+    """Copy a point's daemon.log, bench.out and cuzk.toml to ``path_for(name)``; return the copies.
+
+    ``path_for`` maps a file name to where it should go, or None to skip it
+    (e.g. ``functools.partial(cuzklab.sweep.artifact_path, result_path)``).
+    """
+    out = []
+    for name in ("daemon.log", "bench.out", "cuzk.toml"):
+        src = Path(workdir) / name
+        dest = path_for(name)
+        if dest is not None and src.is_file():
+            shutil.copyfile(src, dest)
+            out.append(Path(dest))
+    return out
 
 
 def _config(config) -> PipelineConfig | None:

@@ -324,6 +324,9 @@ class LogModel:
                        "message": f"{len(incomplete)} proof(s) still in flight when the log ends"
                                   + (f"; {stats.malformed} malformed line(s)"
                                      if stats.malformed else "")}
+        if self.attrib.repairs:
+            stats.note(f"{self.attrib.repairs} mix-up(s) of two GPU calls' prep_msm / b_g2_msm "
+                       "lines undone at GPU_END")
         if self.engine_starts > 1:
             stats.note(f"the engine started {self.engine_starts} times in this input; "
                        "timeline times of different runs overlap")

