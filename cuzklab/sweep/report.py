@@ -134,7 +134,8 @@ def headline(table, settings: dict[str, Any], planned: int) -> str:
 
 # -- figures -------------------------------------------------------------------------
 def _series(table, settings) -> tuple[Any, str | None]:
-    """Return the table with a 'series' column combining the varying keys other than x."""
+    """Return the table and the column to color lines by: the one other varying parameter,
+    or a column ``"a, b"`` combining several (values ``"1, x"``)."""
     x = settings["x"]
     color = settings.get("color")
     if color:
@@ -144,10 +145,10 @@ def _series(table, settings) -> tuple[Any, str | None]:
         return table, None
     if len(others) == 1:
         return table, others[0]
+    name = ", ".join(others)
     t = table.copy()
-    t["series"] = t[others].astype(str).apply(
-        lambda r: ", ".join(f"{k}={v}" for k, v in zip(others, r)), axis=1)
-    return t, "series"
+    t[name] = t[others].astype(str).apply(lambda r: ", ".join(r), axis=1)
+    return t, name
 
 
 def _best_per_cell(table, x, y, metric, goal):

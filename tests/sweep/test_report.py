@@ -1,0 +1,107 @@
+"""report.html and the results table, built from sidecars alone (no kernels needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from cuzklab.cli import main
+from cuzklab.sweep import write_report
+from cuzklab.sweep.points import SweepPoint
+from cuzklab.sweep.results import build_table, write_plan, write_point, write_table
+
+# (partition_workers, lock) -> (status, seconds_per_proof, peak_rss_gib, oom, bottleneck)
+POINTS = {
+    (4, "interlock"): ("ok", 35.1, 166.0, False, "synthesis"),
+    (8, "interlock"): ("ok", 34.7, 202.0, False, "synthesis"),
+    (12, "interlock"): ("ok", 34.9, 246.0, False, "synthesis"),
+    (4, "wide_mutex"): ("ok", 38.3, 226.0, False, "memory_bandwidth"),
+    # Fastest on paper, but it ran out of memory: never the headline.
+    (8, "wide_mutex"): ("ok", 20.0, 389.9, True, "host_memory"),
+    (12, "wide_mutex"): ("failed", None, None, None, None),
+}
+
+
+def _outcome(status, spp, rss, oom, res):
+    if status != "ok":
+        return {"status": status, "metrics": {},
+                "error": {"type": "ZeroDivisionError", "message": "boom", "cell_index": 4},
+                "artifacts": {}}
+    metrics = {"seconds_per_proof": spp, "peak_rss_gib": rss, "oom": oom,
+               "partition_workers": 10, "bottleneck.resource": res, "bottleneck.utilization": 0.97,
+               "bottleneck.why": f"{res} busy 97% of the run"}
+    return {"status": "ok", "metrics": metrics, "error": None, "timings": {"wall_s": 1.5},
+            "artifacts": {}}
+
+
+@pytest.fixture
+def sweep_dir(tmp_path):
+    pts = [SweepPoint.make({"partition_workers": pw, "lock": lock},
+                           varying=("partition_workers", "lock")) for pw, lock in POINTS]
+    extra = SweepPoint.make({"partition_workers": 16, "lock": "interlock"},
+                            varying=("partition_workers", "lock"))
+    write_plan(tmp_path, {
+        "name": "demo", "updated": "now",
+        "grid": {"name": "demo", "notebook": "x/sweep-pipeline.ipynb",
+                 "parameters": {"concurrency": 10},
+                 "grid": {"partition_workers": [4, 8, 12, 16], "lock": ["interlock", "wide_mutex"]},
+                 "report": {"metric": "seconds_per_proof", "x": "partition_workers"}},
+        "points": [{"id": p.id, "label": p.label, "repeat": 0, "parameters": p.parameters}
+                   for p in [*pts, extra]]})
+    for p in pts:
+        write_point(tmp_path, p, _outcome(*POINTS[(p.parameters["partition_workers"],
+                                                  p.parameters["lock"])]), sweep="demo")
+    return tmp_path
+
+
+def _text(html: str) -> str:
+    html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_table_columns_and_metric_that_shadows_a_parameter(sweep_dir):
+    t = build_table(sweep_dir)
+    assert len(t) == len(POINTS)  # the planned point without a sidecar has no row
+    assert list(t.columns[:7]) == ["id", "label", "repeat", "status", "error",
+                                   "partition_workers", "lock"]
+    # A metric named like a parameter keeps its value under its own column.
+    assert (t["metric.partition_workers"].dropna() == 10).all()
+    assert sorted(t["partition_workers"]) == sorted(pw for pw, _ in POINTS)
+    failed = t[t["status"] == "failed"].iloc[0]
+    assert failed["error"] == "ZeroDivisionError: boom (cell 4)"
+    csv, pq = write_table(sweep_dir, t)
+    back = pd.read_parquet(pq)
+    assert list(back["id"]) == list(t["id"]) and len(pd.read_csv(csv)) == len(t)
+
+
+def test_headline_is_the_best_point_without_oom_and_what_bounds_it(sweep_dir):
+    html = write_report(sweep_dir).read_text()
+    text = _text(html)
+    assert "Best seconds_per_proof without running out of memory: 34.7" in text
+    assert "partition_workers=8, lock=interlock" in text
+    assert "What bounds it: synthesis (97% busy): synthesis busy 97% of the run" in text
+    assert "1 point ran out of host memory (oom): partition_workers=8 lock=wide_mutex" in text
+    assert "1 point did not finish ok (1 failed)" in text
+    assert "Partial sweep: 6 of 7 points have run" in text
+    assert "Fixed parameters: concurrency=10" in text
+
+
+def test_report_is_self_contained_with_figures_and_every_point(sweep_dir):
+    html = write_report(sweep_dir).read_text()
+    assert html.count("Plotly.newPlot") >= 3  # two line figures and the heatmap
+    assert "plotly.js v" in html  # the library itself is inlined: views offline
+    assert html.count("<script src=") == 0
+    rows = re.findall(r"<tr><td><code>([0-9a-f]{12})</code>", html)
+    assert len(rows) == len(POINTS)
+
+
+def test_sweep_report_command(sweep_dir, tmp_path_factory, capsys):
+    (sweep_dir / "results.csv").unlink(missing_ok=True)
+    assert main(["sweep-report", str(sweep_dir)]) == 0
+    assert "report:" in capsys.readouterr().out
+    assert (sweep_dir / "results.csv").exists() and (sweep_dir / "report.html").exists()
+    empty = tmp_path_factory.mktemp("empty")
+    assert main(["sweep-report", str(empty)]) == 2
+    assert "not a sweep folder" in capsys.readouterr().err
