@@ -35,8 +35,7 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
     "memory": {"srs_gib": (0, 1e5), "pce_gib": (0, 1e5), "runtime_gib": (0, 1e5),
                "budget_reserve_gib": (0, 1e4), "budget_release_gpu_gib": (0, 1e4),
                "safety_margin_gib": (0, 1e4), "dealloc_s": (0, 1e3),
-               "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1),
-               "pressure_slope": (0, 1e4)},
+               "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1)},
     "synth": {"work_core_s": (1e-6, 1e7), "max_threads": (1, 4096), "age_priority": (0.01, 1),
               "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "alloc_at_start": (0, 1), "scratch_gib": (0, 1e4),
               "pipeline_lookahead": (0, 1e4)},
@@ -48,7 +47,7 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
     "gpu": {"ntt_h_s": (0, 1e5), "batch_add_s": (0, 1e5), "tail_msm_s": (0, 1e5),
             "ntt_h_host_gib": (0, 1e5), "batch_add_host_gib": (0, 1e5),
             "tail_msm_host_gib": (0, 1e5),
-            "overhead_s": (0, 1e5), "pre_lock_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
+            "overhead_s": (0, 1e5), "pre_lock_s": (0, 1e5), "in_lock_setup_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
 }
 
 
@@ -130,11 +129,16 @@ class Profile:
         """Return the cuzk phase this profile describes."""
         return int(self.data.get("phase", 12))
 
+    def gpu_kernels_s(self) -> float:
+        """Return the solo seconds of the GPU kernels per partition (ntt_h, batch_add, tail_msm)."""
+        g = self.data["gpu"]
+        return g["ntt_h_s"] + g["overhead_s"] + g["batch_add_s"] + g["tail_msm_s"]
+
     def gpu_region_s(self) -> float:
-        """Return the solo CUDA-region seconds per partition (h2d + kernels)."""
+        """Return the solo seconds a partition holds the GPU mutex (set-up, upload, kernels)."""
         g = self.data["gpu"]
         h2d = (self.data["partition"]["abc_upload_gib"] * 2**30 / 1e9
-               / self.data["partition"]["abc_upload_gbps"])
+               / self.data["partition"]["abc_upload_gbps"]) + self.data["gpu"].get("in_lock_setup_s", 0.0)
         return h2d + g["ntt_h_s"] + g["overhead_s"] + g["batch_add_s"] + g["tail_msm_s"]
 
     def b_g2_solo_s(self, threads: int) -> float:

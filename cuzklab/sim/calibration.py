@@ -152,6 +152,25 @@ FURTHER_CASES: tuple[Case, ...] = (
 )
 
 
+# Measurements the model does not reproduce, and why. They stay in the table.
+KNOWN_DEVIATIONS = {
+    "phase 9, gw=1 c=3 j=1 (isolated)": (
+        "With one proof in flight the model needs ~68 s a proof: its ten syntheses run "
+        "together (~38 s, the same rate that gives the 38-43 s/proof steady state and the "
+        "low-memory sweep) and one GPU worker then needs ~3 s a partition. 32.1 s implies "
+        "either syntheses far faster alone than every other measurement allows or overlap "
+        "between consecutive proofs that the published notes do not describe."),
+    "phase 12 pre-fix, pw=12 j=15: pile-up": (
+        "The model's phase-12 GPU side keeps pace with twelve syntheses, so with the permit "
+        "released before the send only a wave of ~12 finished partitions waits at a time "
+        "(about 350 GiB at peak); "
+        "cuzk saw 28. The mechanism itself is reproduced when the GPU side is slower than "
+        "synthesis (tests/sim/test_sim.py, and the phase 9 gw=1 host OOM)."),
+    "phase 12 pre-fix, pw=12 j=15: OOM": (
+        "Follows from the pile-up row: without 28 waiting partitions the model stays below RAM."),
+}
+
+
 def measure(case: Case, trace) -> float | bool:
     """Return the model's figure for ``case`` from a simulated trace."""
     s = trace.summary()
@@ -198,7 +217,7 @@ def run_table(cases=CASES) -> list[dict]:
 
 def format_table(rows: list[dict]) -> str:
     """Return the calibration rows as a Markdown table."""
-    out = ["| case | metric | measured | model | error | within |",
+    out = ["| case | metric | measured | model | error | within tolerance |",
            "|---|---|---|---|---|---|"]
     for r in rows:
         meas, mod = r["measured"], r["model"]
@@ -208,6 +227,34 @@ def format_table(rows: list[dict]) -> str:
             ms = f"{meas:g}"
             md = "—" if mod is None or (isinstance(mod, float) and math.isnan(mod)) else f"{mod:.3g}"
             er = "—" if r["error"] is None else f"{r['error']:+.1%} (±{r['tolerance']:.0%})"
-        out.append(f"| {r['case']} | {r['metric']} | {ms} | {md} | {er} | "
-                   f"{'yes' if r['ok'] else 'NO'} |")
+        mark = "yes" if r["ok"] else ("**no** (see below)" if r["case"] in KNOWN_DEVIATIONS
+                                      else "**no**")
+        out.append(f"| {r['case']} | {r['metric']} | {ms} | {md} | {er} | {mark} |")
     return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    """Print the calibration tables (Markdown); ``--json`` prints the rows."""
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(prog="python -m cuzklab.sim.calibration",
+                                 description="Simulate cuzk's published measurements and compare.")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--further", action="store_true",
+                    help="also the further published measurements (outside the pass/fail gate)")
+    args = ap.parse_args(argv)
+    rows = run_table(CASES)
+    further = run_table(FURTHER_CASES) if args.further else []
+    if args.json:
+        print(json.dumps({"cases": rows, "further": further}, default=str))
+        return 0
+    print(format_table(rows))
+    for name, why in KNOWN_DEVIATIONS.items():
+        print(f"\n- {name}: {why}")
+    if further:
+        print("\n" + format_table(further))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

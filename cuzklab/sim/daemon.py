@@ -74,7 +74,6 @@ class DaemonModel:
                                on_rates=self._on_rates)
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
-                                 pressure_slope=mem["pressure_slope"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
         self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
@@ -225,24 +224,40 @@ class DaemonModel:
 
     # -- synthesis -------------------------------------------------------------------
     def _synth_job(self, p: Partition, k: int, lane: str):
-        """Run one partition's synthesis on the shared machine; record its span."""
+        """Run one partition's synthesis on the shared machine; record its span.
+
+        Its scratch and a first share of its output are allocated at the start; the
+        rest of the output grows with the synthesis's progress (sampled four times
+        a solo duration); the scratch is freed at the end.
+        """
         s = self.prof["synth"]
         part = self.prof["partition"]
-        first = part["abc_gib"] * s["alloc_at_start"], part["aux_gib"] * s["alloc_at_start"]
+        total = part["abc_gib"] + part["aux_gib"]
         scratch = s.get("scratch_gib", 0.0)
-        self.memory.alloc(first[0] + first[1] + scratch,
-                          f"synthesis of proof {p.proof} partition {k}")
+        what = f"synthesis of proof {p.proof} partition {k}"
+        held = total * s["alloc_at_start"]
+        self.memory.alloc(held + scratch, what)
         rec = self.proof_rec[p.proof]
         rec.setdefault("started", self.env.now)
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
-        start, end, slow = yield self.machine.run(
-            "synth", s["work_core_s"] * self._jit(), cap=s["max_threads"],
-            bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"])
+        work = s["work_core_s"] * self._jit()
+        ev = self.machine.run("synth", work, cap=s["max_threads"],
+                              bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
+                              pressure_k=s.get("pressure_sensitivity", 0.0))
+        step = work / s["max_threads"] / 4
+        while not ev.triggered:
+            yield self.env.any_of([ev, self.env.timeout(step)])
+            if ev.triggered:
+                break
+            want = total * (s["alloc_at_start"] + (1 - s["alloc_at_start"])
+                            * self.machine.progress(ev))
+            if want > held:
+                self.memory.alloc(want - held, what)
+                held = want
+        start, end, slow = ev.value
         self.tb.counter(end, "synth_running", self.machine.count("synth"))
-        self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow,
-                     bytes=(part["abc_gib"] + part["aux_gib"]) * GIB)
-        rest = part["abc_gib"] + part["aux_gib"] - first[0] - first[1]
-        self.memory.alloc(rest, f"synthesis of proof {p.proof} partition {k}")
+        self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow, bytes=total * GIB)
+        self.memory.alloc(total - held, what)
         self.memory.free(scratch)
         p.abc_gib += part["abc_gib"]
         p.aux_gib += part["aux_gib"]
@@ -295,16 +310,19 @@ class DaemonModel:
             c = prof["prep_msm"]
             ev = self.machine.run("pool", c["solo_s"] * c["threads"] * self._jit(),
                                   cap=c["threads"], bw_per_thread=c["bw_gbps_per_thread"],
-                                  mem_bound=c["mem_bound"])
+                                  mem_bound=c["mem_bound"],
+                                  pressure_k=c.get("pressure_sensitivity", 0.0))
         elif kind == "b_g2_msm":
             c = prof["b_g2_msm"]
             t = self.pool_threads
             bucket = prof["memory"]["b_g2_bucket_mib_per_thread"] * t / 1024
             self.memory.alloc(bucket, "b_g2_msm buckets")
             ev = self.machine.run("pool", prof.b_g2_solo_s(t) * t * self._jit(), cap=t,
-                                  bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
+                                  bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
+                                  pressure_k=c.get("pressure_sensitivity", 0.0))
         else:
-            ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1)
+            ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1,
+                                  pressure_k=prof["prep_msm"].get("pressure_sensitivity", 0.0))
         start, end, slow = yield ev
         if kind == "b_g2_msm":
             self.memory.free(bucket)
@@ -318,10 +336,9 @@ class DaemonModel:
         if self._last_holder[g] is not None and self._last_holder[g] is not worker:
             yield env.timeout(gpu["handoff_s"])
         self._last_holder[g] = worker
-        gb = part["abc_upload_gib"] * GIB / 1e9
-        start, end, slow = yield self.machine.run(
-            "dma", gb * self._jit(), cap=prof["partition"]["abc_upload_gbps"], mem_bound=1.0)
-        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g, bytes=gb * 1e9, slowdown=slow)
+        start, end, slow = yield from self._upload(prof)
+        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g,
+                     bytes=part["abc_upload_gib"] * GIB, slowdown=slow)
         yield from self._gpu_stage(p, k, g, lane, "ntt_h", gpu["ntt_h_s"] + gpu["overhead_s"])
         if prep_ev is not None and not prep_ev.triggered:
             t0 = env.now
@@ -329,6 +346,27 @@ class DaemonModel:
             self.tb.span(p.proof, k, "barrier_wait", lane, t0, env.now, gpu=g)
         yield from self._gpu_stage(p, k, g, lane, "batch_add", gpu["batch_add_s"])
         yield from self._gpu_stage(p, k, g, lane, "tail_msm", gpu["tail_msm_s"])
+
+    def _upload(self, prof):
+        """In-lock set-up (pool trim, device allocation, syncs), then the a/b/c upload.
+
+        Returns (start, end, slowdown) over both; the set-up is CPU-side driver work
+        that slows with host contention like any other CPU stage.
+        """
+        env = self.env
+        t0 = env.now
+        setup = prof["gpu"].get("in_lock_setup_s", 0.0) * self._jit()
+        solo = setup
+        if setup > 0:
+            c = prof["prep_msm"]
+            yield self.machine.run("single", setup, cap=1,
+                                   bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
+                                   pressure_k=c.get("pressure_sensitivity", 0.0))
+        part = prof["partition"]
+        gb = part["abc_upload_gib"] * GIB / 1e9 * self._jit()
+        yield self.machine.run("dma", gb, cap=part["abc_upload_gbps"], mem_bound=1.0)
+        solo += gb / min(part["abc_upload_gbps"], prof["node"]["ddr_gbps"])
+        return t0, env.now, (env.now - t0) / solo if solo > 0 else 1.0
 
     def _gpu_stage(self, p, k, g, lane, stage, seconds):
         """Run a GPU stage: the longer of its compute and its host-memory reads."""
@@ -424,9 +462,10 @@ class DaemonModel:
         """CPU set-up before the mutex (cuzk's pre_lock_cpu_ms): no canonical stage."""
         s = self.prof["gpu"].get("pre_lock_s", 0.0)
         if s > 0:
+            c = self.prof["prep_msm"]
             yield self.machine.run("single", s * self._jit(), cap=1,
-                                   bw_per_thread=self.prof["prep_msm"]["bw_gbps_per_thread"],
-                                   mem_bound=self.prof["prep_msm"]["mem_bound"])
+                                   bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
+                                   pressure_k=c.get("pressure_sensitivity", 0.0))
 
     def _two_lock_region(self, p: Partition, g: int, lane: str, prep, me):
         """Upload under the memory mutex, kernels under the compute mutex."""
@@ -436,13 +475,12 @@ class DaemonModel:
         t0 = env.now
         with self.mem_mutex[g].request() as mreq:
             yield mreq
-            gb = prof["partition"]["abc_upload_gib"] * GIB / 1e9
             w0 = env.now
-            start, end, slow = yield self.machine.run(
-                "dma", gb * self._jit(), cap=prof["partition"]["abc_upload_gbps"], mem_bound=1.0)
+            start, end, slow = yield from self._upload(prof)
         if w0 > t0:
             self.tb.span(p.proof, k, "mutex_wait", lane, t0, w0, gpu=g)
-        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g, bytes=gb * 1e9, slowdown=slow)
+        self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g,
+                     bytes=prof["partition"]["abc_upload_gib"] * GIB, slowdown=slow)
         t1 = env.now
         with self.mutex[g].request() as req:
             yield req

@@ -18,8 +18,9 @@ Three layers decide a job's speed:
 3. a job whose bandwidth share is below its demand slows down in proportion
    to how memory-bound it is: speed = 1 / ((1 - m) + m * demand / share).
 
-A memory-pressure factor (reclaim and TLB misses when RSS nears RAM) divides
-every rate. Each finished job reports its slowdown: its duration over its
+Memory pressure (reclaim, page faults and TLB misses when RSS nears RAM)
+slows each job by ``1 + k x pressure``, with ``k`` the stage's sensitivity and
+pressure running from 0 (RSS below the profile's threshold) to 1 (RSS at RAM). Each finished job reports its slowdown: its duration over its
 solo duration.
 """
 
@@ -44,6 +45,7 @@ class Job:
     mem_bound: float            # 0 = compute-bound, 1 = bandwidth-bound
     solo_rate: float            # work per second when alone on the machine
     event: simpy.Event
+    pressure_k: float = 0.0     # slowdown per unit of memory pressure
     order: int = 0
     start: float = 0.0
     remaining: float = 0.0
@@ -91,8 +93,9 @@ class Machine:
         self.pool_threads = float(pool_threads)
         self.age_priority = float(age_priority)
         self.pool_weight = float(pool_weight)
-        self.pressure = 1.0
+        self.pressure = 0.0
         self.jobs: list[Job] = []
+        self._by_event: dict[int, Job] = {}
         self._last = env.now
         self._gen = 0
         self._order = itertools.count()
@@ -101,7 +104,8 @@ class Machine:
 
     # -- public ----------------------------------------------------------------
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
-            mem_bound: float = 0.0, solo_rate: float | None = None, **info) -> simpy.Event:
+            mem_bound: float = 0.0, pressure_k: float = 0.0, solo_rate: float | None = None,
+            **info) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -109,16 +113,26 @@ class Machine:
         solo = solo_rate if solo_rate is not None else self._solo_rate(kind, cap)
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
+                  pressure_k=pressure_k,
                   order=next(self._order), start=self.env.now, remaining=max(work, 1e-12),
                   info=info)
         self._advance()
         self.jobs.append(job)
+        self._by_event[id(ev)] = job
         self._reschedule()
         return ev
 
+    def progress(self, event: simpy.Event) -> float:
+        """Return the done fraction (0..1) of the job behind ``event``."""
+        job = self._by_event.get(id(event))
+        if job is None:
+            return 1.0
+        self._advance()
+        return min(1.0, max(0.0, 1.0 - job.remaining / job.work))
+
     def set_pressure(self, factor: float) -> None:
-        """Set the memory-pressure slowdown factor (>= 1) for every job."""
-        factor = max(1.0, float(factor))
+        """Set the memory pressure (0 = none, 1 = RSS at RAM); jobs slow by 1 + k x it."""
+        factor = max(0.0, float(factor))
         if abs(factor - self.pressure) < 1e-9:
             return
         self._advance()
@@ -184,14 +198,15 @@ class Machine:
         self.bandwidth_used = sum(shares)
         for j, a in zip(jobs, shares):
             j.share = a
+            slow = 1.0 + j.pressure_k * self.pressure
             if j.kind == "dma":
-                j.rate = a / self.pressure
+                j.rate = a / slow
                 continue
             if j.demand > 0 and a < j.demand:
                 speed = 1.0 / ((1.0 - j.mem_bound) + j.mem_bound * j.demand / max(a, 1e-12))
             else:
                 speed = 1.0
-            j.rate = j.threads * cpu * speed / self.pressure
+            j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:
         self._allocate()
@@ -217,6 +232,7 @@ class Machine:
             return
         for j in done:
             self.jobs.remove(j)
+            self._by_event.pop(id(j.event), None)
         now = self.env.now
         for j in done:
             solo = j.work / j.solo_rate

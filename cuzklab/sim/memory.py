@@ -18,21 +18,22 @@ class HostMemory:
     """RSS accounting with an out-of-memory trip wire and a pressure factor."""
 
     def __init__(self, env: simpy.Environment, *, ram_gib: float, base_gib: float,
-                 pressure_start: float, pressure_slope: float, on_change, on_oom):
+                 pressure_start: float, on_change, on_oom):
         self.env = env
         self.ram_gib = float(ram_gib)
         self.rss = float(base_gib)
         self.peak = self.rss
         self.pressure_start = pressure_start
-        self.pressure_slope = pressure_slope
         self._on_change = on_change
         self._on_oom = on_oom
         self.oom = False
 
     def pressure(self) -> float:
-        """Return the slowdown factor from memory pressure (1 when RSS is low)."""
+        """Return memory pressure: 0 below the threshold, 1 with RSS at RAM."""
         frac = self.rss / self.ram_gib
-        return 1.0 + self.pressure_slope * max(0.0, frac - self.pressure_start)
+        if self.pressure_start >= 1.0:
+            return 0.0
+        return max(0.0, frac - self.pressure_start) / (1.0 - self.pressure_start)
 
     def alloc(self, gib: float, what: str = "") -> None:
         """Add ``gib`` to RSS; trip the OOM wire if RSS passes RAM."""

@@ -75,14 +75,24 @@ def _resources(trace) -> dict:
 
 
 def bottleneck(trace) -> dict:
-    """Return {resource, utilization, evidence} for the resource that bounds throughput.
+    """Return {resource, utilization, evidence, why}: what bounds throughput.
 
     Utilizations over the run's window: ``gpu`` (union of the CUDA-region spans
     per GPU), ``synthesis`` (synth span-seconds over the synthesis slots),
     ``cpu_pool`` (time the prep_msm / b_g2_msm pool is busy), and, where the
     source recorded them, ``memory_bandwidth`` (mean ``ddr_gbps`` over the node's
     bandwidth) and ``memory_budget`` (mean ``budget_used_gib`` over the budget).
-    The busiest resource is the bottleneck; the mean waits say where work queued.
+
+    The verdict reads where work queues, not only what is busy:
+
+    - a host OOM ends the run: ``host_memory``;
+    - synthesized partitions wait for a GPU worker (``gpu_queue``): the GPU side
+      bounds throughput — ``gpu`` when the GPU is busy, else ``cpu_pool`` (the
+      workers are waiting on their CPU work: prep_msm, b_g2_msm, set-up);
+    - otherwise the syntheses bound it — ``memory_bandwidth`` when they run much
+      slower than alone and the node's bandwidth is saturated, ``memory_budget``
+      when admission waits on a full budget, else ``synthesis``;
+    - with no queue evidence, the busiest resource.
     """
     t0, t1, _ = _window(trace)
     wall = max(t1 - t0, 1e-12)
@@ -91,10 +101,14 @@ def bottleneck(trace) -> dict:
     util: dict[str, float] = {}
 
     gpu_spans = s[s["stage"].isin(GPU_STAGES)]
+    region_s = math.nan
     if len(gpu_spans):
         busy = [union_length(g["start"].to_numpy(), g["end"].to_numpy())
                 for _, g in gpu_spans.groupby("gpu")]
         util["gpu"] = min(1.0, sum(busy) / (wall * max(res["gpus"], 1)))
+        per_part = gpu_spans.groupby(["proof", "partition"]).agg(a=("start", "min"),
+                                                                 b=("end", "max"))
+        region_s = float((per_part["b"] - per_part["a"]).mean())
     synth = s[s["stage"] == "synth"]
     if len(synth):
         util["synthesis"] = min(1.0, float((synth["end"] - synth["start"]).sum())
@@ -120,22 +134,50 @@ def bottleneck(trace) -> dict:
         w = s[s["stage"] == st]
         if len(w):
             waits[st] = float((w["end"] - w["start"]).mean())
-    slow = s["slowdown"].dropna()
     evidence = {"utilization": {k: round(v, 4) for k, v in util.items()},
                 "mean_wait_s": {k: round(v, 3) for k, v in waits.items()}}
+    slow = s["slowdown"].dropna()
     if len(slow):
         evidence["mean_slowdown"] = round(float(slow.mean()), 3)
+    synth_slow = synth["slowdown"].dropna() if len(synth) else synth["slowdown"]
+    if len(synth_slow):
+        evidence["synth_slowdown"] = round(float(synth_slow.mean()), 3)
+    if not math.isnan(region_s):
+        evidence["gpu_region_s"] = round(region_s, 3)
+
+    def verdict(resource, why):
+        u = util.get(resource, math.nan)
+        return {"resource": resource, "utilization": None if math.isnan(u) else round(u, 4),
+                "evidence": evidence, "why": why}
 
     if trace.failed and (trace.meta.get("failure") or {}).get("reason") == "oom":
         return {"resource": "host_memory", "utilization": 1.0, "evidence": evidence,
                 "why": "the run exceeded host memory (oom)"}
     if not util:
-        return {"resource": None, "utilization": math.nan, "evidence": evidence,
+        return {"resource": None, "utilization": None, "evidence": evidence,
                 "why": "no stage spans to analyse"}
+    gq = waits.get("gpu_queue", 0.0)
+    if "gpu" in util and not math.isnan(region_s) and gq > max(0.5 * region_s, 0.5):
+        if util["gpu"] >= 0.85:
+            return verdict("gpu", f"synthesized partitions wait {gq:.1f} s for a GPU that is "
+                                  f"busy {util['gpu']:.0%} of the run")
+        return verdict("cpu_pool", f"synthesized partitions wait {gq:.1f} s for GPU workers "
+                                   f"while the GPU is busy only {util['gpu']:.0%}: the workers' "
+                                   f"CPU work (prep_msm, b_g2_msm) is on the critical path")
+    if util.get("synthesis", 0.0) >= 0.8:
+        sl = evidence.get("synth_slowdown", 1.0)
+        if sl >= 1.2 and util.get("memory_bandwidth", 0.0) >= 0.9:
+            return verdict("memory_bandwidth",
+                           f"synthesis slots busy {util['synthesis']:.0%} and each synthesis runs "
+                           f"{sl:.2f}x slower than alone on saturated host memory bandwidth")
+        if util.get("memory_budget", 0.0) >= 0.9 and waits.get("queue", 0.0) > 0:
+            return verdict("memory_budget", "admission waits on a full memory budget")
+        return verdict("synthesis", f"synthesis slots busy {util['synthesis']:.0%} of the run; "
+                                    f"the GPU waits for partitions")
+    if util.get("memory_budget", 0.0) >= 0.9 and waits.get("queue", 0.0) > 0:
+        return verdict("memory_budget", "admission waits on a full memory budget")
     resource = max(util, key=lambda k: (util[k], k == "gpu"))
-    why = f"{resource} busy {util[resource]:.0%} of the run"
-    return {"resource": resource, "utilization": round(util[resource], 4),
-            "evidence": evidence, "why": why}
+    return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
 
 
 def summarize(trace) -> dict:

@@ -129,13 +129,21 @@ def test_semaphore_caps_the_syntheses_in_flight():
 
 def test_budget_admission_keeps_reservations_within_the_budget():
     cfg = PipelineConfig(proofs=4, concurrency=4, partition_workers=20, admission="budget",
-                         memory_gib=200.0)
+                         memory_gib=300.0, budget_gib=195.0)
     tr = simulate(cfg)
     assert not tr.failed
     used = tr.counter("budget_used_gib")["value"]
     assert used.max() <= cfg.effective_budget_gib() + 1e-6
     # 195 GiB budget - 69.7 GiB SRS+PCE leaves room for 8 reservations of 14 GiB
     assert _max_overlap(tr.stage("synth")) == 8
+
+
+def test_budget_that_under_reserves_can_still_run_out_of_memory():
+    # cuzk reserves 14 GiB a partition but synthesis peaks near 20 GiB (scratch,
+    # fragmentation are not budgeted): a budget of RAM - 5 GiB can still OOM.
+    tr = simulate(PipelineConfig(proofs=4, concurrency=4, partition_workers=20,
+                                 admission="budget", memory_gib=200.0))
+    assert tr.failed and tr.meta["failure"]["reason"] == "oom"
 
 
 def test_budget_request_that_can_never_fit_is_a_recorded_deadlock():
