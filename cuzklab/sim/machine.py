@@ -57,26 +57,31 @@ class Job:
 
 
 def waterfill(total: float, caps: list[float], weights: list[float] | None = None) -> list[float]:
-    """Return a max-min fair (weighted) split of ``total`` with per-item caps."""
+    """Return a max-min fair (weighted) split of ``total`` with per-item caps.
+
+    Items are filled in order of cap per unit weight: an item whose cap is below
+    the current water level gets its cap; the rest share what is left in
+    proportion to their weights.
+    """
     n = len(caps)
     out = [0.0] * n
     if n == 0 or total <= 0:
         return out
     w = weights or [1.0] * n
-    active = [i for i in range(n) if caps[i] > 0]
-    left = total
-    while active and left > 1e-12:
-        wsum = sum(w[i] for i in active)
+    order = sorted((i for i in range(n) if caps[i] > 0 and w[i] > 0),
+                   key=lambda i: caps[i] / w[i])
+    left = float(total)
+    wsum = sum(w[i] for i in order)
+    for pos, i in enumerate(order):
         level = left / wsum
-        capped = [i for i in active if caps[i] - out[i] <= level * w[i] + 1e-15]
-        if not capped:
-            for i in active:
-                out[i] += level * w[i]
-            break
-        for i in capped:
-            left -= caps[i] - out[i]
+        if caps[i] <= level * w[i]:
             out[i] = caps[i]
-        active = [i for i in active if i not in capped]
+            left -= caps[i]
+            wsum -= w[i]
+        else:
+            for j in order[pos:]:
+                out[j] = level * w[j]
+            break
     return out
 
 
@@ -161,40 +166,59 @@ class Machine:
         self._last = self.env.now
 
     def _allocate(self) -> None:
-        jobs = self.jobs
-        pool = [j for j in jobs if j.kind == "pool"]
-        single = [j for j in jobs if j.kind == "single"]
-        synth = [j for j in jobs if j.kind == "synth"]
-        dma = [j for j in jobs if j.kind == "dma"]
-        for j, t in zip(pool, waterfill(self.pool_threads, [min(j.cap, self.pool_threads)
-                                                            for j in pool])):
-            j.threads = t
+        pool, single, synth = [], [], []
+        for j in self.jobs:
+            if j.kind == "synth":
+                synth.append(j)
+            elif j.kind == "pool":
+                pool.append(j)
+            elif j.kind == "single":
+                single.append(j)
+        if pool:
+            caps = [min(j.cap, self.pool_threads) for j in pool]
+            shares = caps if sum(caps) <= self.pool_threads else waterfill(self.pool_threads, caps)
+            for j, t in zip(pool, shares):
+                j.threads = t
         for j in single:
             j.threads = 1.0
         want_pool = sum(j.threads for j in pool) + len(single)
-        want_synth = min(self.synthesis_threads, sum(j.cap for j in synth))
+        synth_caps = [j.cap for j in synth]
+        want_synth = min(self.synthesis_threads, sum(synth_caps))
         if want_pool + want_synth > self.cores and want_pool > 0:
             # The OS shares the cores among runnable threads; the pool's threads
             # weigh pool_weight each (short, latency-bound bursts win more often).
             wp = self.pool_weight * want_pool
             pool_cores = min(want_pool, self.cores * wp / (wp + want_synth))
             scale = pool_cores / want_pool
-            for j in pool + single:
+            for j in pool:
+                j.threads *= scale
+            for j in single:
                 j.threads *= scale
             used = pool_cores
         else:
             used = want_pool
         free = max(0.0, min(self.synthesis_threads, self.cores - used))
         if synth:
-            ranked = sorted(synth, key=lambda j: j.order)
-            weights = [self.age_priority ** r for r in range(len(ranked))]
-            for j, t in zip(ranked, waterfill(free, [j.cap for j in ranked], weights)):
-                j.threads = t
+            if sum(synth_caps) <= free:
+                for j in synth:
+                    j.threads = j.cap
+            elif self.age_priority >= 1.0 and min(synth_caps) == max(synth_caps):
+                each = free / len(synth)
+                for j in synth:
+                    j.threads = each
+            else:
+                ranked = sorted(synth, key=lambda j: j.order)
+                weights = [self.age_priority ** r for r in range(len(ranked))]
+                for j, t in zip(ranked, waterfill(free, [j.cap for j in ranked], weights)):
+                    j.threads = t
+        jobs = self.jobs
         total_threads = sum(j.threads for j in jobs if j.kind != "dma")
         cpu = min(1.0, self.cores / total_threads) if total_threads > 0 else 1.0
+        demands = []
         for j in jobs:
             j.demand = j.cap if j.kind == "dma" else j.bw_per_thread * j.threads * cpu
-        shares = waterfill(self.ddr_gbps, [j.demand for j in jobs])
+            demands.append(j.demand)
+        shares = demands if sum(demands) <= self.ddr_gbps else waterfill(self.ddr_gbps, demands)
         self.bandwidth_used = sum(shares)
         for j, a in zip(jobs, shares):
             j.share = a
