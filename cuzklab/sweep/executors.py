@@ -23,6 +23,14 @@ from ..errors import SweepError
 from .outcome import error_dict
 
 
+def usable_cores() -> int:
+    """Return the number of cores this process may run on (its affinity, else all)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 class Executor:
     """Runs point jobs somewhere; subclasses implement :meth:`run`.
 
@@ -37,7 +45,7 @@ class Executor:
     def __init__(self, jobs: int | None = None, scheduler: str | None = None, **options):
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
             raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
-        self.jobs = jobs or os.cpu_count() or 1
+        self.jobs = jobs or usable_cores()
         self.scheduler = scheduler
         self.options = options
 
