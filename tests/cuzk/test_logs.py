@@ -14,6 +14,8 @@ from pathlib import Path
 from statistics import mean
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cuzklab.cuzk import parse_logs, parse_texts
 from cuzklab.cuzk.lines import strip_ansi
@@ -314,3 +316,44 @@ def test_bad_status_entries_are_counted(tmp_path):
     assert len(r.status) == 1
     assert r.stats.malformed == 2
     assert sorted(s["line"] for s in r.stats.malformed_samples) == [2, 3]
+
+
+def test_cuzk_bench_single_report():
+    text = ("2025-06-02T10:00:00.000001Z  INFO cuzk_bench: submitting proof proof_type=porep\n"
+            "\n=== Proof Result ===\n"
+            "status:    COMPLETED\n"
+            "job_id:    7734d7c1-73ab-4820-b6b9-309d965eda32\n"
+            "timings:   total=91234 ms (queue=3 ms, srs=40123 ms, synth=35000 ms, gpu=16000 ms)\n"
+            "wall time: 91300 ms\n"
+            "proof:     1920 bytes (hex: a1b2...)\n")
+    b = parse_texts({"single.out": text}).bench
+    assert b.mode == "single"
+    assert b.single == {"status": "COMPLETED", "job_id": "7734d7c1-73ab-4820-b6b9-309d965eda32",
+                        "total_ms": 91234, "queue_ms": 3, "srs_ms": 40123, "synth_ms": 35000,
+                        "gpu_ms": 16000, "wall_ms": 91300, "proof_bytes": 1920}
+    failed = parse_texts({"f": "=== Proof Result ===\nstatus:    FAILED\njob_id:    x\n"
+                               "error:     partition 3 synthesis failed: boom\n"}).bench
+    assert failed.single["status"] == "FAILED" and "boom" in failed.single["error"]
+
+
+def test_a_bad_bench_summary_value_is_malformed_not_fatal():
+    text = BENCH.read_text(encoding="utf-8").replace("total time:    127.0s", "total time:    12")
+    r = parse_texts({"b": text})
+    assert r.stats.malformed == 1 and r.stats.malformed_samples[0]["kind"] == "bench"
+    assert "total_time_s" not in r.bench.summary and r.bench.summary["completed"] == 2
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 494), st.integers(0, 400), st.text(max_size=12)),
+                max_size=25))
+def test_cut_and_garbled_lines_never_stop_a_parse(edits):
+    # Cut real lines at random places and glue random text to them.
+    lines = DAEMON.read_text(encoding="utf-8").splitlines()
+    for i, cut, junk in edits:
+        lines[i] = lines[i][:cut] + junk
+    text = "\n".join(lines) + "\n"
+    r = parse_texts({"x": text})
+    st_ = r.stats
+    assert st_.lines_read == len(text.splitlines())
+    assert st_.lines_read == st_.blank + st_.other + st_.malformed + sum(st_.parsed.values())
+    json.dumps(r.summary(), allow_nan=False)
