@@ -86,7 +86,9 @@ def bottleneck(trace) -> dict:
     The verdict reads where work queues, not only what is busy:
 
     - a host OOM ends the run: ``host_memory``;
-    - synthesized partitions wait for a GPU worker (``gpu_queue``): the GPU side
+    - the GPU is busy >= 90 % of the run: ``gpu``;
+    - the GPU workers are never free (each holds a partition >= 90 % of the run;
+      without worker lanes: partitions wait long in ``gpu_queue``): the GPU side
       bounds throughput — ``gpu`` when the GPU is busy, else ``cpu_pool`` (the
       workers are waiting on their CPU work: prep_msm, b_g2_msm, set-up);
     - otherwise the syntheses bound it — ``memory_bandwidth`` when they run much
@@ -157,7 +159,15 @@ def bottleneck(trace) -> dict:
         return {"resource": None, "utilization": None, "evidence": evidence,
                 "why": "no stage spans to analyse"}
     gq = waits.get("gpu_queue", 0.0)
-    if "gpu" in util and not math.isnan(region_s) and gq > max(0.5 * region_s, 0.5):
+    workers = _worker_occupancy(s, wall)
+    if workers is not None:
+        evidence["gpu_worker_occupancy"] = round(workers, 4)
+    side_bound = (workers >= 0.9) if workers is not None else (
+        not math.isnan(region_s) and gq > max(0.5 * region_s, 0.5))
+    if util.get("gpu", 0.0) >= 0.9:
+        return verdict("gpu", f"the GPU is busy {util['gpu']:.0%} of the run"
+                              + (f"; synthesized partitions wait {gq:.1f} s for it" if gq else ""))
+    if "gpu" in util and side_bound:
         if util["gpu"] >= 0.85:
             return verdict("gpu", f"synthesized partitions wait {gq:.1f} s for a GPU that is "
                                   f"busy {util['gpu']:.0%} of the run")
@@ -178,6 +188,23 @@ def bottleneck(trace) -> dict:
         return verdict("memory_budget", "admission waits on a full memory budget")
     resource = max(util, key=lambda k: (util[k], k == "gpu"))
     return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
+
+
+def _worker_occupancy(spans, wall: float) -> float | None:
+    """Return the mean fraction of the run each GPU worker holds a partition.
+
+    A worker is a lane ``gpu<g>.w<w>``; its CPU-side lane ``gpu<g>.w<w>.cpu``
+    counts as the same worker. None when the trace has no such lanes.
+    """
+    lanes = spans["lane"].astype(str)
+    mask = lanes.str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+    if not mask.any():
+        return None
+    sub = spans[mask]
+    base = lanes[mask].str.replace(r"\.cpu$", "", regex=True)
+    occ = [union_length(g["start"].to_numpy(), g["end"].to_numpy()) / wall
+           for _, g in sub.groupby(base)]
+    return min(1.0, float(np.mean(occ)))
 
 
 def summarize(trace) -> dict:

@@ -194,7 +194,7 @@ def test_gpu_threads_set_b_g2_speed():
 
 
 def test_more_gpus_help_a_gpu_bound_node():
-    cfg = dict(proofs=6, concurrency=6, lock="interlock")
+    cfg = dict(proofs=12, concurrency=12, lock="interlock")
     one = simulate(PipelineConfig(**cfg, gpus=1), "porep-32g@phase8").summary()
     two = simulate(PipelineConfig(**cfg, gpus=2), "porep-32g@phase8").summary()
     assert two["seconds_per_proof"] < one["seconds_per_proof"]
