@@ -160,6 +160,11 @@ def test_shipped_grids_validate_against_their_notebook(path):
     g = load_grid(path)
     pts = g.expand()
     assert pts and all(p.error is None for p in pts)
+    if g.notebook.name == "sweep-kernels.ipynb":
+        from cuzklab.sweep.kernels import KERNELS
+        assert {p.parameters["kernel"] for p in pts} <= set(KERNELS)
+        return
+    assert g.notebook.name == "sweep-pipeline.ipynb"
     from cuzklab.model import PipelineConfig, list_profiles
     for p in pts:
         params = dict(p.parameters)
@@ -194,7 +199,8 @@ def test_pipeline_notebook_defaults_are_the_config_defaults():
 
 
 def test_sweep_notebooks_are_committed_without_outputs():
-    for path in [ROOT / "notebooks/sweep-pipeline.ipynb", POINT_NB]:
+    for path in [ROOT / "notebooks/sweep-pipeline.ipynb", ROOT / "notebooks/sweep-kernels.ipynb",
+                 POINT_NB]:
         nb = json.loads(path.read_text())
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
