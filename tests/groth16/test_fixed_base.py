@@ -45,3 +45,14 @@ def test_gpu_matches_cpu(group):
     assert gpu[:300].equals(cpu)
     assert [gpu.point(i) for i in range(len(SCALARS))] == \
         [Point.generator(group) * k for k in SCALARS]
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_cpu_table_path(group):
+    """Past REFERENCE_MAX_POINTS the CPU uses the batched table: same points."""
+    from cuzklab.groth16.fixed_base import REFERENCE_MAX_POINTS
+    ks = Fr.concat([Fr.from_ints(SCALARS), Fr.random(REFERENCE_MAX_POINTS, 8)])
+    pts = fixed_base_mul(group, ks, "cpu")
+    assert [pts.point(i) for i in range(len(SCALARS))] == \
+        [Point.generator(group) * k for k in SCALARS]
+    assert pts[len(SCALARS):len(SCALARS) + 8].equals(fixed_base_mul(group, ks[len(SCALARS):len(SCALARS) + 8], "cpu"))
