@@ -169,6 +169,10 @@ def parse_timeline(line: str) -> dict:
     missing = [k for k in need if k not in detail]
     if missing:
         raise Malformed("timeline", f"{event} lacks {', '.join(missing)}")
+    bad = [k for k in ("partition", "worker", "synth_ms", "gpu_ms")
+           if k in detail and not isinstance(detail[k], int)]
+    if bad:
+        raise Malformed("timeline", f"{', '.join(bad)} must be integers")
     return {"t_ms": int(m.group("t")), "event": event, "job_id": m.group("job"),
             "detail": detail}
 
@@ -253,6 +257,11 @@ def parse_tracing(line: str) -> dict:
         missing = [k for k in KNOWN_MESSAGES[known] if k not in fields]
         if missing:
             raise Malformed("tracing", f"{known!r} lacks {', '.join(missing)}")
+        # Every required field but the job id is a number.
+        bad = [k for k in KNOWN_MESSAGES[known] if k != "job_id"
+               and (isinstance(fields[k], bool) or not isinstance(fields[k], (int, float)))]
+        if bad:
+            raise Malformed("tracing", f"{known!r}: {', '.join(bad)} must be numbers")
     ts = _parse_ts(m.group("ts"))
     return {"ts": ts, "level": m.group("level"), "target": target,
             "spans": span_text.rstrip(":"), "message": message, "fields": fields,

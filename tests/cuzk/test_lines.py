@@ -175,3 +175,16 @@ def test_bench_key_lines_count_only_inside_a_report():
 def test_unknown_lines_are_not_records():
     assert classify("thread 'main' panicked at src/main.rs:10:5", 1) is None
     assert classify("   \n", 1) is None
+
+
+@pytest.mark.parametrize("line", [
+    f"TIMELINE,12,SYNTH_START,{JOB},partition=A",
+    f"TIMELINE,12,GPU_START,{JOB},worker=x,partition=1",
+    "2025-06-02T09:15:15Z  INFO cuzk_core::engine: pipeline GPU worker started worker_id=A "
+    "gpu=0",
+    "2025-06-02T09:15:15Z  INFO cuzk_core::engine: memory budget initialized "
+    "total_budget_gib=lots",
+])
+def test_numbers_that_are_not_numbers_are_malformed(line):
+    with pytest.raises(Malformed):
+        classify(line, 1)
