@@ -1,0 +1,224 @@
+"""The GPU MSM: CUDA kernels (``cuda/pippenger.cu``) driven through CuPy.
+
+Per MSM of n points, window c, W = ceil(255/c) windows, 2^(c-1) buckets each:
+
+1. ``msm_count``: signed digits of every scalar, bucket sizes (integer atomics
+   on counters; points are never touched by atomics);
+2. exclusive scan of the sizes (``cupy.cumsum``) gives each bucket's offset;
+3. ``msm_scatter``: point indices (sign in bit 31) written by bucket: a
+   counting sort of W * n entries, so each bucket is a contiguous run;
+4. ``msm_accumulate``: one thread per bucket adds its points (mixed XYZZ adds);
+5. ``msm_integrate``: per window, running sums over segments of buckets give
+   sum_b b * B_b in parallel; ``msm_sum_groups`` folds segments into windows;
+6. ``msm_combine``: windows combined by c doublings each (Horner).
+
+The result comes back as one XYZZ point and is normalized on the host.
+
+Kernels are launched through a *runner*: :class:`CupyRunner` by default, or
+any object with the same two members (``xp`` and ``launch``), which lets the
+tests run these same kernels compiled for the host.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+
+import numpy as np
+
+from ..backend import to_numpy, xp
+from ..curve import reference as ref
+from ..curve.affine import Point
+from ..field import Fp
+from . import digits as D
+
+
+_DIR = pathlib.Path(__file__).resolve().parent / "cuda"
+_CURVE_DIR = pathlib.Path(__file__).resolve().parent.parent / "curve" / "cuda"
+SOURCE = "pippenger.cu"
+BLOCK = 128
+#: Curve traits in the CUDA sources: inline multiplications for the hot kernel,
+#: out-of-line ones for the others (they compile several times faster).
+CURVES = {"g1": "cuzk::G1", "g2": "cuzk::G2"}
+COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
+HOT = ("msm_accumulate",)
+#: Words of one coordinate.
+WORDS = {"g1": 12, "g2": 24}
+#: Target number of threads of the bucket reduction (sets the segment length).
+INTEGRATE_THREADS = 1 << 15
+#: Segments folded per thread in msm_sum_groups.
+GROUP = 32
+
+#: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
+SIGNATURES = {
+    "msm_count": ("ptr", "u32", "u32", "u32", "ptr"),
+    "msm_scatter": ("ptr", "u32", "u32", "u32", "ptr", "ptr"),
+    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr"),
+    "msm_integrate": ("ptr", "u32", "u32", "u32", "ptr"),
+    "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
+    "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
+    "msm_combine": ("ptr", "u32", "u32", "ptr"),
+}
+TEMPLATED = ("msm_accumulate", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine")
+
+
+def source() -> str:
+    """Return the CUDA source of the MSM kernels."""
+    return (_DIR / SOURCE).read_text()
+
+
+def include_dirs() -> tuple[str, ...]:
+    """Return the include folders the MSM kernels need beyond the field headers."""
+    return (str(_CURVE_DIR), str(_DIR))
+
+
+def kernel_names() -> tuple[str, ...]:
+    """Return every kernel name to instantiate (templates for G1 and G2)."""
+    names = [k for k in SIGNATURES if k not in TEMPLATED]
+    for k in TEMPLATED:
+        table = CURVES if k in HOT else COLD_CURVES
+        names += [f"{k}<{c}>" for c in table.values()]
+    return tuple(names)
+
+
+def check_args(name: str, args) -> None:
+    """Raise TypeError when launch arguments do not match the kernel's signature."""
+    base = name.split("<")[0]
+    sig = SIGNATURES[base]
+    if len(args) != len(sig):
+        raise TypeError(f"{name}: expected {len(sig)} arguments, got {len(args)}")
+    for i, (a, kind) in enumerate(zip(args, sig)):
+        if kind == "u32":
+            if not isinstance(a, np.uint32):
+                raise TypeError(f"{name} argument {i}: expected numpy.uint32, got {type(a).__name__}")
+        else:
+            if getattr(a, "dtype", None) != np.uint32 or not a.flags.c_contiguous:
+                raise TypeError(f"{name} argument {i}: expected a C-contiguous uint32 array")
+
+
+class CupyRunner:
+    """Launches the MSM kernels on the current CUDA device (compiled once, cached)."""
+
+    def __init__(self):
+        self.xp = xp("gpu")
+
+    @functools.cached_property
+    def module(self):
+        from ..field.cuda import load_module
+        opts = tuple(f"-I{d}" for d in include_dirs())
+        return load_module(source(), kernel_names(), opts)
+
+    def launch(self, name: str, n_threads: int, args, block: int = BLOCK) -> None:
+        """Run kernel ``name`` over ``n_threads`` threads."""
+        if n_threads <= 0:
+            return
+        check_args(name, args)
+        grid = (n_threads + block - 1) // block
+        self.module.get_function(name)((grid,), (block,), args)
+
+
+@functools.lru_cache(maxsize=None)
+def default_runner() -> CupyRunner:
+    """Return the process-wide CuPy runner."""
+    return CupyRunner()
+
+
+def _u(v) -> np.uint32:
+    v = int(v)
+    if not 0 <= v < 1 << 32:
+        raise ValueError(f"value {v} does not fit a u32 kernel argument")
+    return np.uint32(v)
+
+
+def _kname(base: str, group: str) -> str:
+    return f"{base}<{(CURVES if base in HOT else COLD_CURVES)[group]}>"
+
+
+def _xyzz_to_point(group: str, limbs) -> tuple:
+    """Return host XYZZ Montgomery limbs (1, 4, WORDS) as a Python-int XYZZ tuple."""
+    arr = np.ascontiguousarray(to_numpy(limbs)).reshape(-1, 12)
+    vals = Fp.from_mont_limbs(arr, "cpu", check=False).to_ints()
+    if group == "g1":
+        return tuple(vals[:4])
+    return tuple((vals[2 * k], vals[2 * k + 1]) for k in range(4))
+
+
+def segment_length(nwin: int, nb: int) -> int:
+    """Return the buckets per integrate thread: a power of two giving ~INTEGRATE_THREADS threads."""
+    L = 1
+    while L < nb and nwin * nb // (2 * L) >= INTEGRATE_THREADS:
+        L *= 2
+    return L
+
+
+def window_sums_gpu(points, limbs, c: int, runner=None):
+    """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device."""
+    run = runner or default_runner()
+    mp = run.xp
+    g = points.group
+    n = len(points)
+    nwin = D.windows(c)
+    nb = 1 << (c - 1)
+    nbt = nwin * nb
+    words = WORDS[g]
+    limbs = mp.ascontiguousarray(mp.asarray(limbs, dtype=mp.uint32))
+    xs = mp.ascontiguousarray(points.x.limbs)
+    ys = mp.ascontiguousarray(points.y.limbs)
+    counts = mp.zeros(nbt, dtype=mp.uint32)
+    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), counts))
+    offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
+    offsets[1:] = mp.cumsum(counts)
+    cursor = offsets[:-1].copy()
+    entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
+    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), cursor, entries))
+    del cursor, counts
+    buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
+    run.launch(_kname("msm_accumulate", g), nbt, (xs, ys, entries, offsets, _u(nbt), buckets))
+    del entries
+    L = segment_length(nwin, nb)
+    S = nb // L
+    cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
+    run.launch(_kname("msm_integrate", g), nwin * S, (buckets, _u(nwin), _u(nb), _u(L), cur))
+    del buckets
+    per, m = S, nwin * S
+    while per > 1:
+        G = min(per, GROUP)
+        out = mp.empty((m // G, 4, words), dtype=mp.uint32)
+        run.launch(_kname("msm_sum_groups", g), m // G, (cur, _u(m), _u(G), out))
+        cur, per, m = out, per // G, m // G
+    return cur
+
+
+def msm_gpu(points, limbs, c: int, runner=None) -> Point:
+    """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c."""
+    run = runner or default_runner()
+    g = points.group
+    if len(points) == 0:
+        return Point.infinity(g)
+    win = window_sums_gpu(points, limbs, c, run)
+    out = run.xp.empty((1, 4, WORDS[g]), dtype=run.xp.uint32)
+    run.launch(_kname("msm_combine", g), 1, (win, _u(D.windows(c)), _u(c), out), block=1)
+    acc = _xyzz_to_point(g, out)
+    return Point(g, ref.xyzz_to_affine(g, acc))
+
+
+def batch_sum_gpu(points, runner=None) -> Point:
+    """Return the sum of device ``points`` (groups of affine points, then groups of XYZZ)."""
+    run = runner or default_runner()
+    mp = run.xp
+    g = points.group
+    n = len(points)
+    if n == 0:
+        return Point.infinity(g)
+    words = WORDS[g]
+    m = -(-n // GROUP)
+    cur = mp.empty((m, 4, words), dtype=mp.uint32)
+    xs = mp.ascontiguousarray(points.x.limbs)
+    ys = mp.ascontiguousarray(points.y.limbs)
+    run.launch(_kname("msm_sum_affine", g), m, (xs, ys, _u(n), _u(GROUP), cur))
+    while m > 1:
+        k = -(-m // GROUP)
+        out = mp.empty((k, 4, words), dtype=mp.uint32)
+        run.launch(_kname("msm_sum_groups", g), k, (cur, _u(m), _u(GROUP), out))
+        cur, m = out, k
+    return Point(g, ref.xyzz_to_affine(g, _xyzz_to_point(g, cur)))
