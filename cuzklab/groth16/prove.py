@@ -10,8 +10,6 @@ it to the device) and the epilogue runs on the device.
 from __future__ import annotations
 
 import secrets
-from typing import NamedTuple
-
 from ..backend import check_backend, device_name
 from ..field.constants import R as FR_MODULUS
 from ..trace import Trace, TraceBuilder
@@ -19,12 +17,23 @@ from .keys import Proof, ProvingKey
 from .r1cs import R1CS, Witness
 
 
-class ProveResult(NamedTuple):
-    """What ``prove`` returns: the proof, its trace, and each stage's outputs."""
+class ProveResult(tuple):
+    """What ``prove`` returns: the pair (proof, trace); ``outputs`` maps each stage to its outputs."""
 
-    proof: Proof
-    trace: Trace
-    outputs: dict
+    def __new__(cls, proof: Proof, trace: Trace, outputs: dict):
+        obj = super().__new__(cls, (proof, trace))
+        obj.outputs = outputs
+        return obj
+
+    @property
+    def proof(self) -> Proof:
+        """Return the proof."""
+        return self[0]
+
+    @property
+    def trace(self) -> Trace:
+        """Return the trace of the stages."""
+        return self[1]
 
 
 def _blinding(v, name: str) -> int:
@@ -51,7 +60,7 @@ def _check_shapes(pk: ProvingKey, r1cs: R1CS, witness: Witness) -> None:
 def prove(pk: ProvingKey, r1cs: R1CS, witness: Witness, *, backend: str = "cpu",
           r: int | None = None, s: int | None = None, threads: int | None = None,
           b_g2_backend: str = "cpu") -> ProveResult:
-    """Return ProveResult(proof, trace, outputs) for ``witness`` of ``r1cs``.
+    """Return ProveResult (unpacks as ``proof, trace``; ``.outputs`` per stage) for ``witness``.
 
     ``r``, ``s``: the blinding scalars (fresh random ones when None; pass
     them to get reproducible proofs). ``threads``: the b_g2_msm pool size.

@@ -139,3 +139,11 @@ def test_cpu_and_gpu_proofs_identical(log2_domain):
     assert gpu.proof.to_bytes() == cpu.proof.to_bytes()
     assert set(gpu.trace.spans["lane"]) == {"gpu0.w0", "cpu.main"}
     assert verify(vk, w.public_inputs, gpu.proof)
+
+
+def test_result_unpacks_as_proof_and_trace(small):
+    r1, w, _, pk, _, _ = small
+    res = prove(pk, r1, w, r=2, s=3)
+    proof, trace = res
+    assert proof is res.proof and trace is res.trace
+    assert set(res.outputs) == {"synth", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm"}
