@@ -357,3 +357,23 @@ def test_cut_and_garbled_lines_never_stop_a_parse(edits):
     assert st_.lines_read == len(text.splitlines())
     assert st_.lines_read == st_.blank + st_.other + st_.malformed + sum(st_.parsed.values())
     json.dumps(r.summary(), allow_nan=False)
+
+
+def test_lanes_and_stages_match_the_simulator(main):
+    # A real run and the simulator on the same (inferred) configuration are drawn alike.
+    from cuzklab.sim import simulate
+
+    cfg = main.inferred_config()
+    assert (cfg.proofs, cfg.concurrency, cfg.partitions, cfg.partition_workers,
+            cfg.gpus, cfg.gpu_workers_per_device) == (3, 2, 10, 10, 1, 2)
+    sim = simulate(cfg)
+
+    def family(lane):
+        return re.sub(r"\d+", "N", lane)
+
+    real_lanes = {family(x) for x in main.trace.spans.lane}
+    sim_lanes = {family(x) for x in sim.spans.lane}
+    assert real_lanes <= sim_lanes
+    assert set(main.trace.spans.stage) <= set(sim.spans.stage) | {"barrier_wait"}
+    assert set(main.summary()["stage_s"]) & set(sim.summary()["stage_s"]) >= {
+        "synth", "ntt_h", "prep_msm", "b_g2_msm", "batch_add", "tail_msm", "mutex_wait"}

@@ -61,35 +61,25 @@ def test_logs_notebook_reads_the_samples_and_compares_with_the_simulator(tmp_pat
     assert t.source == "cuzk-log" and t.summary()["proofs"] == 2
 
 
-def test_sweep_notebook_records_a_point(tmp_path):
-    result = tmp_path / "pt.result.json"
-    run("sweep-cuzk-bench.ipynb", tmp_path, proofs=3, concurrency=2, result_path=str(result),
-        **STANDINS)
-    metrics = json.loads(result.read_text())
-    assert metrics["proofs"] == 3 and metrics["run_failed"] is False
-    assert metrics["bench.completed"] == 3 and metrics["stage_s.ntt_h"] > 0
-    for name in ("trace.parquet", "daemon.log", "bench.out", "cuzk.toml"):
-        assert (tmp_path / f"pt.{name}").exists(), name
-    assert Trace.load(tmp_path / "pt.trace.parquet").summary()["proofs"] == 3
-
-
-def test_sweep_notebook_records_a_failed_start(tmp_path):
-    result = tmp_path / "pt.result.json"
-    params = dict(STANDINS, daemon_cmd=STANDINS["daemon_cmd"] + " --mode exit-at-start")
-    run("sweep-cuzk-bench.ipynb", tmp_path, proofs=2, concurrency=1, start_tries=1,
-        result_path=str(result), **{k: v for k, v in params.items()})
-    metrics = json.loads(result.read_text())
-    assert metrics["run_failed"] is True and metrics["failure_reason"] == "daemon_start"
-    assert "failed to load config" in metrics["failure_message"]
-
-
 def test_the_sweep_runner_drives_the_notebook(tmp_path):
+    # Two points that work and one whose daemon does not start: all three are recorded.
     from cuzklab.sweep import run_sweep
+    failing = dict(proofs=1, concurrency=1, start_tries=1,
+                   daemon_cmd=STANDINS["daemon_cmd"] + " --mode exit-at-start")
     grid = {"name": "cuzk-standin", "notebook": str(NOTEBOOKS / "sweep-cuzk-bench.ipynb"),
-            "timeout_s": 60, "parameters": dict(STANDINS, concurrency=1),
-            "grid": {"proofs": [1, 2]}}
-    run_sweep(grid, out=tmp_path / "sweep", jobs=2, progress=False, report=False)
-    table = pd.read_csv(tmp_path / "sweep" / "results.csv")
-    assert list(table.status) == ["ok", "ok"]
-    assert sorted(table["bench.completed"]) == [1, 2]
-    assert not table.run_failed.any()
+            "timeout_s": 60, "parameters": dict(STANDINS),
+            "points": [dict(proofs=2, concurrency=1), dict(proofs=3, concurrency=2), failing]}
+    out = tmp_path / "sweep"
+    run_sweep(grid, out=out, jobs=2, progress=False, report=False)
+    table = pd.read_csv(out / "results.csv").sort_values("proofs")
+    assert list(table.status) == ["ok", "ok", "ok"]           # the notebooks all ran
+    assert list(table.run_failed) == [True, False, False]
+    assert table.failure_reason.iloc[0] == "daemon_start"
+    assert list(table["bench.completed"].iloc[1:]) == [2, 3]
+    assert (table["stage_s.ntt_h"].iloc[1:] > 0).all()
+    points = out / "points"
+    for name in ("trace.parquet", "daemon.log", "bench.out", "cuzk.toml"):
+        assert len(list(points.glob(f"*.{name}"))) >= 2, name
+    for f in points.glob("*.trace.parquet"):
+        t = Trace.load(f)
+        assert t.source == "cuzk-log"
