@@ -58,13 +58,22 @@ SIGNATURES = {
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_combine": ("ptr", "u32", "u32", "ptr"),
+    "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
 }
-TEMPLATED = ("msm_accumulate", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine")
+TEMPLATED = ("msm_accumulate", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine",
+             "msm_bench_points")
+#: Which source file holds each kernel (each file is one module, built on first use).
+FILES = {"msm_bench_points": "bench_points.cu"}
 
 
-def source() -> str:
-    """Return the CUDA source of the MSM kernels."""
-    return (_DIR / SOURCE).read_text()
+def source(filename: str = SOURCE) -> str:
+    """Return the CUDA source of a kernel file of this package (the MSM kernels by default)."""
+    return (_DIR / filename).read_text()
+
+
+def file_of(name: str) -> str:
+    """Return the source file holding kernel ``name``."""
+    return FILES.get(name.split("<")[0], SOURCE)
 
 
 def include_dirs() -> tuple[str, ...]:
@@ -72,13 +81,13 @@ def include_dirs() -> tuple[str, ...]:
     return (str(_CURVE_DIR), str(_DIR))
 
 
-def kernel_names() -> tuple[str, ...]:
-    """Return every kernel name to instantiate (templates for G1 and G2)."""
+def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
+    """Return the kernel names to instantiate from ``filename`` (None: all files)."""
     names = [k for k in SIGNATURES if k not in TEMPLATED]
     for k in TEMPLATED:
         table = CURVES if k in HOT else COLD_CURVES
         names += [f"{k}<{c}>" for c in table.values()]
-    return tuple(names)
+    return tuple(k for k in names if filename is None or file_of(k) == filename)
 
 
 def check_args(name: str, args) -> None:
@@ -102,11 +111,14 @@ class CupyRunner:
     def __init__(self):
         self.xp = xp("gpu")
 
-    @functools.cached_property
-    def module(self):
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def module(filename: str, group: str):
+        """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
-        return load_module(source(), kernel_names(), opts)
+        names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
+        return load_module(source(filename), names, opts)
 
     def launch(self, name: str, n_threads: int, args, block: int = BLOCK) -> None:
         """Run kernel ``name`` over ``n_threads`` threads."""
@@ -114,7 +126,15 @@ class CupyRunner:
             return
         check_args(name, args)
         grid = (n_threads + block - 1) // block
-        self.module.get_function(name)((grid,), (block,), args)
+        mod = self.module(file_of(name), group_of(name) or "g1")
+        mod.get_function(name)((grid,), (block,), args)
+
+
+def group_of(name: str) -> str | None:
+    """Return the group a kernel name is instantiated for ("g1", "g2"), or None."""
+    if "<" not in name:
+        return None
+    return "g2" if "G2" in name else "g1"
 
 
 @functools.lru_cache(maxsize=None)

@@ -106,10 +106,10 @@ def msm_runner(build_dir=None):
     """Return an EmuRunner for the MSM kernels of cuzklab.msm.gpu."""
     from cuzklab.field.cuda import include_dir
     from cuzklab.msm import gpu
-    src = '#include "pippenger.cu"\n'
+    src = '#include "pippenger.cu"\n#include "bench_points.cu"\n'
     dirs = [include_dir(), *gpu.include_dirs()]
     runner = EmuRunner([_inline(src, dirs)], [include_dir(), gpu.include_dirs()[0]],
-                       gpu.kernel_names(), gpu.SIGNATURES, build_dir)
+                       gpu.kernel_names(None), gpu.SIGNATURES, build_dir)
     return runner
 
 

@@ -1,0 +1,112 @@
+"""The ``cuzklab bench`` command: time a BLS12-381 kernel at one size.
+
+    cuzklab bench field --backend gpu --log2-size 20
+    cuzklab bench msm --backend gpu --log2-size 20 --group g1 --repeats 5 --json
+    cuzklab bench ntt --backend cpu --log2-size 12
+
+``field`` runs ``cuzklab.field.bench.bench_field``, ``msm``
+``cuzklab.msm.bench.bench_msm_sizes`` and ``ntt``
+``cuzklab.ntt.bench.bench_ntt`` (when that part of cuzklab is installed).
+Without ``--json`` a table is printed; with it, the report as JSON (device
+name, sizes, every timing and the medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from .errors import CuzklabError
+
+KERNELS = ("field", "msm", "ntt")
+#: Default sizes per kernel and backend: seconds on a CPU, milliseconds on a GPU.
+DEFAULT_LOG2 = {("field", "cpu"): 16, ("field", "gpu"): 20, ("msm", "cpu"): 8, ("msm", "gpu"): 20,
+                ("ntt", "cpu"): 12, ("ntt", "gpu"): 20}
+
+
+class BenchUnavailable(CuzklabError):
+    """The kernel's benchmark is not part of this cuzklab installation."""
+
+
+def _import(module: str, what: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            raise BenchUnavailable(f"{what} is not available in this cuzklab "
+                                   f"({module} is not installed)") from None
+        raise
+
+
+def run_bench(kernel: str, backend: str, log2_size: int, *, repeats: int = 5,
+              group: str = "g1", window=None) -> dict:
+    """Return the benchmark report of ``kernel`` (a JSON-able dict with ``device``)."""
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    if kernel == "field":
+        mod = _import("cuzklab.field.bench", "the field benchmark")
+        return mod.bench_field(backend, log2_size, repeats)
+    if kernel == "msm":
+        from .msm.bench import bench_msm_sizes
+        return bench_msm_sizes([log2_size], backend, group=group, repeats=repeats, window=window)
+    mod = _import("cuzklab.ntt.bench", "NTT")
+    fn = getattr(mod, "bench_ntt", None)
+    if fn is None:
+        raise BenchUnavailable("NTT is not available in this cuzklab (cuzklab.ntt.bench has no bench_ntt)")
+    res = fn(log2_size, backend, repeats=repeats)
+    return {"device": res.get("device"), "backend": backend, "results": [res]}
+
+
+def format_report(kernel: str, report: dict) -> str:
+    """Return a human-readable table of a report."""
+    if kernel == "field":
+        fmt = getattr(_import("cuzklab.field.bench", "the field benchmark"), "format_table", None)
+        if fmt is not None:
+            return fmt(report)
+    if kernel == "msm":
+        from .msm.bench import format_table
+        return format_table(report)
+    lines = [f"device: {report.get('device')} ({report.get('backend')})"]
+    for r in report.get("results", []):
+        lines.append(f"{kernel} log2 n = {r.get('log2_size')}: median {r['median_s'] * 1e3:.3f} ms"
+                     f" (checked: {r.get('checked')})")
+    return "\n".join(lines)
+
+
+def _handler(args) -> int:
+    from .backend import gpu_available
+    backend = args.backend or ("gpu" if gpu_available() else "cpu")
+    log2 = args.log2_size if args.log2_size is not None else DEFAULT_LOG2[(args.kernel, backend)]
+    report = run_bench(args.kernel, backend, log2, repeats=args.repeats, group=args.group,
+                       window=args.window)
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(args.kernel, report))
+    return 0
+
+
+def _positive(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+def register(subparsers) -> None:
+    """Add the ``bench`` sub-command."""
+    p = subparsers.add_parser("bench", help="time a field, MSM or NTT kernel at one size",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("kernel", choices=KERNELS, help="what to time")
+    p.add_argument("--backend", choices=("cpu", "gpu"), default=None,
+                   help="array backend (default: gpu when one is usable, else cpu)")
+    p.add_argument("--log2-size", type=int, default=None, metavar="K",
+                   help="problem size 2^K (default: 20 on a GPU, small on a CPU)")
+    p.add_argument("--repeats", type=_positive, default=5, metavar="N", help="timed runs (median reported)")
+    p.add_argument("--group", choices=("g1", "g2"), default="g1", help="MSM group")
+    p.add_argument("--window", type=int, default=None, metavar="C", help="MSM window bits (default: from n)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_handler)

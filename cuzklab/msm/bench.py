@@ -1,0 +1,203 @@
+"""MSM benchmark: timings of ``msm`` at one size, checked against an exact oracle.
+
+Inputs follow the usual MSM benchmark (and the sppark figures in the
+reference): distinct points and random scalars below 2^254. The points are
+P_i = (a_i + 1) R_1 + (b_i + 1) R_2 + (c_i + 1) R_3 for the base-2^9 digits
+(a_i, b_i, c_i) of i and three random points R_j, built by one kernel on the
+GPU (``cuda/bench_points.cu``) or by batched additions on the CPU. This makes
+the exact result cheap to know at any size: sum_i k_i P_i = sum_j s_j R_j with
+s_1 = sum_i k_i (a_i + 1) mod r (and so on), three integer dot products and
+three scalar multiplications; every timed run is compared with it.
+
+GPU timings use CUDA events around the whole call (digits, sort, kernels and
+the final normalization on the host), after a warm-up that also compiles the
+kernels; "upload" timings add the transfer of points and scalars from host
+memory and the device allocations.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import statistics
+import time
+
+import numpy as np
+
+from ..backend import check_backend, device_name, to_numpy, xp
+from ..curve import reference as ref
+from ..curve.affine import Point, Points
+from ..curve import jacobian as J
+from ..field.constants import R
+from . import digits as D
+
+#: Bits of each table index: 3 x 9 bits give 2^27 distinct points.
+TABLE_BITS = 9
+#: Scalars are drawn below 2^254, as in the reference figures.
+SCALAR_BITS = 254
+MAX_LOG2_SIZE = 27
+
+
+def check_log2_size(log2_size) -> int:
+    """Return ``log2_size`` if it is an int in [0, 27], else raise ValueError."""
+    if isinstance(log2_size, bool) or not isinstance(log2_size, (int, np.integer)):
+        raise TypeError(f"log2_size must be an int, got {type(log2_size).__name__}")
+    if not 0 <= int(log2_size) <= MAX_LOG2_SIZE:
+        raise ValueError(f"log2_size must be in [0, {MAX_LOG2_SIZE}], got {log2_size}")
+    return int(log2_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _tables(group: str, seed: int):
+    """Return (three random points R_j, the 3T affine table (k + 1) R_j) as Python ints."""
+    rng = random.Random(seed)
+    g = ref.generator(group)
+    T = 1 << TABLE_BITS
+    bases, rows = [], []
+    for _ in range(3):
+        rj = ref.affine_mul(group, g, rng.randrange(1, R))
+        bases.append(rj)
+        acc = ref.affine_to_jacobian(group, rj)
+        jac = [acc]
+        for _k in range(1, T):
+            acc = ref.jacobian_add_mixed(group, acc, rj)
+            jac.append(acc)
+        rows += [ref.jacobian_to_affine(group, p) for p in jac]
+    return bases, rows
+
+
+def bench_points(group: str, n: int, backend: str, seed: int = 1) -> Points:
+    """Return the n benchmark points (see the module docstring) on ``backend``."""
+    _, rows = _tables(group, seed)
+    table = Points.from_ints(rows, group, backend, check=False)
+    if backend == "gpu":
+        from . import gpu
+        run = gpu.default_runner()
+        cp = run.xp
+        shape = (n,) + ((12,) if group == "g1" else (2, 12))
+        ox, oy = cp.empty(shape, dtype=cp.uint32), cp.empty(shape, dtype=cp.uint32)
+        run.launch(f"msm_bench_points<{gpu.COLD_CURVES[group]}>", n,
+                         (table.x.limbs, table.y.limbs, np.uint32(TABLE_BITS), np.uint32(n), ox, oy))
+        from ..curve import fields as FF
+        return Points(group, FF.wrap(group, ox, "gpu"), FF.wrap(group, oy, "gpu"))
+    idx = np.arange(n, dtype=np.int64)
+    T = 1 << TABLE_BITS
+    a, b, c = idx & (T - 1), (idx >> TABLE_BITS) & (T - 1), (idx >> 2 * TABLE_BITS) & (T - 1)
+    acc = J.add_mixed(J.from_affine(table[a]), table[T + b])
+    return J.to_affine(J.add_mixed(acc, table[2 * T + c]))
+
+
+def bench_scalars(n: int, seed: int = 1) -> np.ndarray:
+    """Return (n, 8) uint32 canonical limbs of random scalars below 2^254 (host)."""
+    rng = np.random.default_rng(seed)
+    limbs = rng.integers(0, 1 << 32, size=(n, 8), dtype=np.uint64).astype(np.uint32)
+    limbs[:, 7] &= np.uint32((1 << (SCALAR_BITS - 224)) - 1)
+    return limbs
+
+
+def expected(group: str, limbs: np.ndarray, seed: int = 1) -> Point:
+    """Return the exact MSM of the benchmark points with scalar ``limbs`` (see module docstring)."""
+    bases, _ = _tables(group, seed)
+    n = limbs.shape[0]
+    idx = np.arange(n, dtype=np.int64)
+    T = 1 << TABLE_BITS
+    coefs = [(idx & (T - 1)) + 1, ((idx >> TABLE_BITS) & (T - 1)) + 1,
+             ((idx >> 2 * TABLE_BITS) & (T - 1)) + 1]
+    total = ref.jacobian_infinity(group)
+    chunk = 1 << 20  # 32-bit limb x 10-bit coefficient x 2^20 terms < 2^63
+    for rj, cf in zip(bases, coefs):
+        s = 0
+        for j in range(8):
+            col = limbs[:, j].astype(np.uint64)
+            acc = 0
+            for lo in range(0, n, chunk):
+                acc += int((col[lo:lo + chunk] * cf[lo:lo + chunk].astype(np.uint64)).sum())
+            s += acc << (32 * j)
+        total = ref.jacobian_add(group, total, ref.jacobian_mul(group, ref.affine_to_jacobian(group, rj), s % R))
+    return Point(group, ref.jacobian_to_affine(group, total))
+
+
+def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
+              seed: int = 1, window=None, upload: bool = True) -> dict:
+    """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
+
+    Keys: op, group, backend, device, log2_size, n, window, repeats, times_s,
+    median_s, upload_times_s, upload_median_s (GPU with ``upload``), checked
+    (every run equal to the exact result).
+    """
+    from .api import msm, scalar_limbs  # noqa: F401
+    log2_size = check_log2_size(log2_size)
+    check_backend(backend)
+    if group not in ("g1", "g2"):
+        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    n = 1 << log2_size
+    c = D.default_window(n, backend) if window is None else D.check_window(window)
+    host_limbs = bench_scalars(n, seed)
+    want = expected(group, host_limbs, seed)
+    pts = bench_points(group, n, backend, seed)
+    times, up_times, ok = [], [], True
+    if backend == "gpu":
+        from . import gpu
+        cp = xp("gpu")
+        dev_limbs = cp.asarray(host_limbs)
+        got = gpu.msm_gpu(pts, dev_limbs, c)  # warm-up: compiles the kernels
+        ok &= got == want
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(repeats):
+            cp.cuda.Device().synchronize()
+            start.record()
+            got = gpu.msm_gpu(pts, dev_limbs, c)
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+            ok &= got == want
+        if upload:
+            hx, hy = to_numpy(pts.x.limbs), to_numpy(pts.y.limbs)
+            del dev_limbs
+            from ..curve import fields as FF
+            for _ in range(repeats):
+                cp.cuda.Device().synchronize()
+                start.record()
+                dx, dy, dl = cp.asarray(hx), cp.asarray(hy), cp.asarray(host_limbs)
+                up = Points(group, FF.wrap(group, dx, "gpu"), FF.wrap(group, dy, "gpu"))
+                got = gpu.msm_gpu(up, dl, c)
+                stop.record()
+                stop.synchronize()
+                up_times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+                ok &= got == want
+                del dx, dy, dl, up
+    else:
+        from .api import _msm_cpu
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            got = _msm_cpu(pts, host_limbs, c)
+            times.append(time.perf_counter() - t0)
+            ok &= got == want
+    out = {"op": "msm", "group": group, "backend": backend, "device": device_name(backend),
+           "log2_size": log2_size, "n": n, "window": c, "repeats": repeats,
+           "times_s": times, "median_s": statistics.median(times), "checked": bool(ok)}
+    if up_times:
+        out["upload_times_s"] = up_times
+        out["upload_median_s"] = statistics.median(up_times)
+    return out
+
+
+def bench_msm_sizes(log2_sizes, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
+                    window=None, upload: bool = True) -> dict:
+    """Return ``{"device", "results": [bench_msm(...) per size]}``."""
+    res = [bench_msm(k, backend, group=group, repeats=repeats, window=window, upload=upload)
+           for k in log2_sizes]
+    return {"device": device_name(backend), "backend": backend, "results": res}
+
+
+def format_table(report: dict) -> str:
+    """Return a text table of a ``bench_msm_sizes`` report."""
+    lines = [f"device: {report['device']} ({report['backend']})",
+             f"{'group':<6}{'log2 n':>7}{'window':>7}{'median ms':>12}{'upload ms':>12}{'checked':>9}"]
+    for r in report["results"]:
+        up = r.get("upload_median_s")
+        lines.append(f"{r['group']:<6}{r['log2_size']:>7}{r['window']:>7}{r['median_s'] * 1e3:>12.3f}"
+                     f"{(up * 1e3 if up is not None else float('nan')):>12.3f}{str(r['checked']):>9}")
+    return "\n".join(lines)
