@@ -99,10 +99,10 @@ class PipelineConfig:
         from .cuzk_toml import config_from_toml
         return config_from_toml(cls, source, **overrides)
 
-    def to_cuzk_toml(self, path=None) -> str:
-        """Return (and optionally write) a cuzk daemon TOML for this config."""
+    def to_cuzk_toml(self, path=None, extra: dict | None = None) -> str:
+        """Return (and optionally write) a cuzk daemon TOML; ``extra`` adds other tables."""
         from .cuzk_toml import config_to_toml
-        return config_to_toml(self, path)
+        return config_to_toml(self, path, extra)
 
     # -- derived -----------------------------------------------------------------
     def effective_budget_gib(self, safety_margin_gib: float = 5.0) -> float:

@@ -73,6 +73,8 @@ def config_from_toml(cls, source, **overrides):
         values.setdefault("admission", "semaphore")
     elif "max_parallel_synthesis" in pipeline:
         values["partition_workers"] = pipeline["max_parallel_synthesis"]
+    if pipeline.get("enabled") is False:
+        values["lock"] = "monolithic"   # no per-partition pipeline: whole proofs
     memory = doc.get("memory", {})
     budget = memory.get("total_budget")
     if budget is not None and str(budget).lower() != "auto":
@@ -83,8 +85,13 @@ def config_from_toml(cls, source, **overrides):
     return cls.from_dict(values)
 
 
-def config_to_toml(config, path=None) -> str:
-    """Return the cuzk daemon TOML of ``config``; write it atomically to ``path``."""
+def config_to_toml(config, path=None, extra: dict | None = None) -> str:
+    """Return the cuzk daemon TOML of ``config``; write it atomically to ``path``.
+
+    ``extra`` adds daemon tables the model has no key for, e.g.
+    ``{"daemon": {"listen": "127.0.0.1:9820"}, "srs": {"param_cache": "/params"},
+    "logging": {"level": "info"}}``; a table the config also writes is an error.
+    """
     lines = ["# cuzk daemon configuration written by cuzklab.",
              "# Model keys the daemon does not read are kept as comments:"]
     for key in MODEL_KEYS:
@@ -97,12 +104,23 @@ def config_to_toml(config, path=None) -> str:
               f"threads = {config.synthesis_threads}"]
     if config.admission != "budget":
         lines.append(f"partition_workers = {config.partition_workers}")
-    lines += ["", "[pipeline]", "enabled = true",
+    lines += ["", "[pipeline]",
+              f"enabled = {'false' if config.lock == 'monolithic' else 'true'}",
               f"max_parallel_synthesis = {config.partition_workers}",
               "", "[memory]",
               'total_budget = "auto"' if config.budget_gib <= 0
               else f'total_budget = "{config.budget_gib:g}GiB"',
               'safety_margin = "5GiB"', ""]
+    if extra:
+        import tomli_w
+        own = {"gpus", "synthesis", "pipeline", "memory"}
+        for table, values in extra.items():
+            if table in own:
+                raise ConfigError(f"extra.{table}", f"the table [{table}] is written from the "
+                                                    f"config; set its keys through the config")
+            if not isinstance(values, dict):
+                raise ConfigError(f"extra.{table}", f"expected a table (dict), got {values!r}")
+        lines.append(tomli_w.dumps(extra))
     text = "\n".join(lines)
     if path is not None:
         write_text(path, text)

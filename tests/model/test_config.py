@@ -145,3 +145,23 @@ def test_bad_toml_is_a_config_error(tmp_path):
         PipelineConfig.from_cuzk_toml('[memory]\ntotal_budget = "lots"\n')
     with pytest.raises(ConfigError, match="gpus.devices"):
         PipelineConfig.from_cuzk_toml('[gpus]\ndevices = 3\n')
+
+
+def test_monolithic_disables_the_pipeline_and_extra_tables_are_written(tmp_path):
+    import sys
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    c = PipelineConfig(lock="monolithic")
+    text = c.to_cuzk_toml(extra={"daemon": {"listen": "127.0.0.1:9820"},
+                                 "srs": {"param_cache": "/var/tmp/params"}})
+    doc = tomllib.loads(text)
+    assert doc["pipeline"]["enabled"] is False
+    assert doc["daemon"]["listen"] == "127.0.0.1:9820"
+    assert doc["srs"]["param_cache"] == "/var/tmp/params"
+    assert PipelineConfig.from_cuzk_toml(text) == c
+    with pytest.raises(ConfigError, match=r"extra.gpus: the table \[gpus\] is written"):
+        c.to_cuzk_toml(extra={"gpus": {"devices": [0]}})
+    with pytest.raises(ConfigError, match="extra.srs: expected a table"):
+        c.to_cuzk_toml(extra={"srs": "x"})
