@@ -1,0 +1,69 @@
+"""The GPU kernels compiled for the host (serial emulation) against the CPU path.
+
+This runs the same CUDA sources as the GPU backend, through the same driver
+(``cuzklab.msm.gpu``), on a machine without a GPU; it needs a C++ compiler.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzklab.field.constants import R
+from cuzklab.msm import bench as B
+from cuzklab.msm import digits as D
+from cuzklab.msm import gpu
+
+from .emu import CXX
+
+pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    from .emu import msm_runner
+    return msm_runner()
+
+
+@pytest.mark.parametrize("group,n", [("g1", 1), ("g1", 2), ("g1", 45), ("g2", 3), ("g2", 20)])
+def test_emulated_kernels_match_oracle(runner, group, n):
+    rng = random.Random(n)
+    pts = B.bench_points(group, n, "cpu")
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0] = R - 1
+    if n > 2:
+        ks[1] = 0
+    limbs = D.ints_to_limbs(ks)
+    want = B.expected(group, limbs)
+    for c in (2, 5, 11):
+        assert gpu.msm_gpu(pts, limbs, c, runner=runner) == want, (group, n, c)
+
+
+def test_emulated_edge_cases(runner):
+    from cuzklab.curve import Points
+    from cuzklab.msm import msm
+    pts = B.bench_points("g1", 4, "cpu")
+    dup = Points.concat([pts[np.zeros(5, dtype=np.int64)], -pts[:1], Points.infinity("g1", 2), pts])
+    ks = [7, 7, 7, 3, 3, 7, 5, 6, 1, 2, 3, 4]
+    limbs = D.ints_to_limbs(ks)
+    for c in (2, 3):
+        assert gpu.msm_gpu(dup, limbs, c, runner=runner) == msm(dup, ks, window=c)
+    zero = D.ints_to_limbs([0] * 12)
+    assert gpu.msm_gpu(dup, zero, 4, runner=runner).is_infinity
+    assert gpu.batch_sum_gpu(pts, runner=runner) == B.expected("g1", D.ints_to_limbs([1] * 4))
+
+
+def test_emulated_bench_points(runner):
+    n = 40
+    want = B.bench_points("g2", n, "cpu")
+    tbl = B._tables("g2", 1)[1]
+    from cuzklab.curve import Points, fields as FF
+    table = Points.from_ints(tbl, "g2", "cpu", check=False)
+    ox = np.empty((n, 2, 12), dtype=np.uint32)
+    oy = np.empty((n, 2, 12), dtype=np.uint32)
+    runner.launch("msm_bench_points<cuzk::G2>", n,
+                  (table.x.limbs, table.y.limbs, np.uint32(B.TABLE_BITS), np.uint32(n), ox, oy))
+    got = Points("g2", FF.wrap("g2", ox, "cpu"), FF.wrap("g2", oy, "cpu"))
+    assert got.equals(want)

@@ -1,0 +1,93 @@
+"""The GPU MSM against the CPU path and exact oracles (run on a CUDA machine)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzklab.curve import Point, Points
+from cuzklab.field.constants import R
+from cuzklab.msm import batch_sum, msm, msm_split
+from cuzklab.msm import bench as B
+from cuzklab.msm import digits as D
+
+pytestmark = pytest.mark.gpu
+
+
+def _points(group, n, seed=1):
+    return B.bench_points(group, n, "cpu", seed)
+
+
+def _expected(group, ks, seed=1):
+    limbs = D.ints_to_limbs([k % R for k in ks])
+    return B.expected(group, limbs, seed)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize("n", [1, 2, 3, 37, 300])
+def test_gpu_equals_cpu_and_oracle(group, n):
+    rng = random.Random(n)
+    pts = _points(group, n)
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0] = R - 1
+    if n > 3:
+        ks[1], ks[2], ks[3] = 0, 1, R + 12345
+    want = _expected(group, ks)
+    dev = pts.to("gpu")
+    for window in (None, 2, 7, 13):
+        got = msm(dev, ks, window=window)
+        assert got == want, (group, n, window)
+    if n <= 37:
+        assert msm(pts, ks) == want
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_gpu_edge_cases(group):
+    pts = _points(group, 8).to("gpu")
+    assert msm(pts, [0] * 8).is_infinity
+    # duplicates (doublings inside buckets), P and -P cancelling, infinity bases
+    p0 = pts[np.zeros(6, dtype=np.int64)]
+    mixed = Points.concat([p0, -pts[:2], Points.infinity(group, 3, "gpu"), pts[:2]])
+    ks = [5, 5, 5, 7, 7, 9, 3, 4, 11, 12, 13, 3, 4]
+    cpu = msm(mixed.to("cpu"), ks, window=3)
+    for window in (None, 2, 3, 9):
+        assert msm(mixed, ks, window=window) == cpu
+    # all points equal, all scalars equal: n * k * P
+    same = pts[np.zeros(50, dtype=np.int64)]
+    p = pts.point(0)
+    assert msm(same, [3] * 50) == p * 150
+
+
+def test_gpu_large_g1_exact():
+    n = 1 << 16
+    pts = B.bench_points("g1", n, "gpu")
+    limbs = B.bench_scalars(n, 3)
+    from cuzklab.backend import xp
+    from cuzklab.msm import gpu
+    got = gpu.msm_gpu(pts, xp("gpu").asarray(limbs), D.default_window(n, "gpu"))
+    assert got == B.expected("g1", limbs)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_gpu_bench_points_equal_cpu(group):
+    a = B.bench_points(group, 700, "gpu")
+    b = B.bench_points(group, 700, "cpu")
+    assert a.to("cpu").equals(b)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_gpu_split_and_batch_sum(group):
+    rng = random.Random(9)
+    n = 120
+    pts = _points(group, n)
+    ks = [0] * 50 + [1] * 40 + [rng.randrange(2, R) for _ in range(30)]
+    rng.shuffle(ks)
+    want = _expected(group, ks)
+    res = msm_split(pts.to("gpu"), ks)
+    assert (res.zeros, res.ones, res.tail, res.split) == (50, 40, 30, True)
+    assert res.point == want == msm_split(pts, ks).point
+    dense = msm_split(pts.to("gpu"), [rng.randrange(R) for _ in range(n)])
+    assert dense.split is False
+    assert batch_sum(pts.to("gpu")) == batch_sum(pts) == _expected(group, [1] * n)
