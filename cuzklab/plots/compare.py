@@ -56,6 +56,16 @@ _WORK_X = (0.0, 0.6)
 _WAIT_X = (0.74, 1.0)
 
 
+def _ref(letter: str, i: int) -> str:
+    """Return the trace reference of axis ``i`` (``x``, ``x2``, ...)."""
+    return letter if i == 1 else f"{letter}{i}"
+
+
+def _key(letter: str, i: int) -> str:
+    """Return the layout key of axis ``i`` (``xaxis``, ``xaxis2``, ...)."""
+    return f"{letter}axis" if i == 1 else f"{letter}axis{i}"
+
+
 def _check(a, b, labels):
     for name, t in (("a", a), ("b", b)):
         if not hasattr(t, "spans"):
@@ -75,7 +85,7 @@ def compare_traces(a, b, labels=("pinned", "current"), *, summaries=None) -> lis
         ys = [None if s.get(key) is None else s.get(key) * scale for s in (sa, sb)]
         out.append(dict(
             type="bar", x=list(labels), y=ys, showlegend=False, name=title,
-            xaxis=f"x{i}", yaxis=f"y{i}",
+            xaxis=_ref("x", i), yaxis=_ref("y", i),
             text=["—" if v is None else format(v, fmt) for v in ys], textposition="outside",
             cliponaxis=False,
             marker=dict(color=list(RUN_COLORS),
@@ -84,7 +94,8 @@ def compare_traces(a, b, labels=("pinned", "current"), *, summaries=None) -> lis
     work, wait = f"{len(METRICS) + 1}", f"{len(METRICS) + 2}"
     for tr in breakdown_traces([a, b], labels):
         is_wait = tr.get("xaxis") == "x2"
-        tr = dict(tr, xaxis="x" + (wait if is_wait else work), yaxis="y" + (wait if is_wait else work))
+        n = int(wait if is_wait else work)
+        tr = dict(tr, xaxis=_ref("x", n), yaxis=_ref("y", n))
         out.append(tr)
     return out
 
@@ -106,9 +117,9 @@ def compare_layout(a, b, labels=("pinned", "current"), *, summaries=None) -> dic
     for i, (key, title, scale, _fmt) in enumerate(METRICS, start=1):
         ys = [s.get(key) * scale for s in (sa, sb) if s.get(key) is not None]
         top = max(ys or [1.0]) * 1.3 or 1.0
-        layout[f"xaxis{i}"] = dict(domain=list(_METRIC_X[i - 1]), anchor=f"y{i}")
-        layout[f"yaxis{i}"] = dict(domain=list(_TOP), anchor=f"x{i}", range=[0, top],
-                                   showticklabels=False)
+        layout[_key("x", i)] = dict(domain=list(_METRIC_X[i - 1]), anchor=_ref("y", i))
+        layout[_key("y", i)] = dict(domain=list(_TOP), anchor=_ref("x", i), range=[0, top],
+                                    showticklabels=False)
         annotations.append(dict(text=title, xref="paper", yref="paper", showarrow=False,
                                 x=sum(_METRIC_X[i - 1]) / 2, y=_TOP[1], yanchor="bottom",
                                 font=dict(size=13)))

@@ -1,9 +1,15 @@
-"""Stack several finished figures into one tall figure (for one shareable PNG).
+"""Stack several figures into one tall figure, each in its own horizontal band.
 
-Each figure becomes a horizontal band: its axes are renumbered and squeezed
-into the band, its title becomes an annotation above it, and its legend
-becomes one of the figure's several legends (plotly ``legend2``, ...) beside
-the band, so no figure has to be rebuilt to be shown with the others.
+Each figure's axes are renumbered and squeezed into its band, its title
+becomes an annotation above it, and its legend becomes one of the figure's
+several legends (plotly ``legend2``, ...) beside the band. Used for the one
+shareable PNG of a report, and by the explorer, which shows several panels in
+one FigureWidget (every FigureWidget loads its own copy of plotly.js in the
+browser, so fewer widgets open faster).
+
+:func:`stack_specs` works on (trace specs, layout) pairs of plain dicts, as
+the ``*_traces`` / ``*_layout`` functions of this package return them;
+:func:`stack` on finished figures.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import plotly.graph_objects as go
 from .style import base_layout
 
 _AXIS = re.compile(r"^([xy])axis(\d*)$")
-GAP_PX = 90
+GAP_PX = 90        # between bands: room for the x-axis title and the next title
+TITLE_PX = 55      # inside a band, above its plot area
+XTITLE_PX = 45     # inside a band, below its plot area
 TOP_PX = 40
 
 
@@ -23,50 +31,52 @@ def _axis_id(letter: str, n: int) -> str:
     return letter if n == 1 else f"{letter}{n}"
 
 
-def stack(figures, *, width: int = 1200, title: str | None = None) -> go.Figure:
-    """Return one figure with ``figures`` stacked top to bottom, each in its own band."""
-    figures = list(figures)
-    if not figures:
-        raise ValueError("figures must hold at least one figure")
-    for f in figures:
-        if not isinstance(f, go.Figure):
-            raise TypeError(f"figures must be plotly Figures, got {type(f).__name__}")
-    heights = [int(f.layout.height or 400) for f in figures]
+def _layout_key(axis_id: str) -> str:
+    return f"{axis_id[0]}axis{axis_id[1:]}"
+
+
+def stack_specs(parts, *, width: int | None = None, title: str | None = None,
+                margin_right: int = 200) -> tuple[list[dict], dict]:
+    """Return (trace specs, layout) of ``parts`` — (specs, layout) pairs — stacked top down."""
+    parts = list(parts)
+    if not parts:
+        raise ValueError("parts must hold at least one (specs, layout) pair")
+    heights = [int(lay.get("height") or 400) for _specs, lay in parts]
     top = TOP_PX + (24 * (title.count("<br>") + 1) + 20 if title else 0)
     bottom = 40
     # Paper coordinates span the plot area only (inside the margins).
-    plot_h = sum(heights) + GAP_PX * (len(figures) - 1)
+    plot_h = sum(heights) + GAP_PX * (len(parts) - 1)
     total = plot_h + top + bottom
-    layout: dict = base_layout(height=total, width=width,
-                               margin=dict(l=110, r=200, t=top, b=bottom))
+    layout: dict = base_layout(height=total, margin=dict(l=110, r=margin_right, t=top, b=bottom))
+    if width is not None:
+        layout["width"] = width
     if title:
         layout["title"] = dict(text=title, x=0.0, xanchor="left", y=1.0, yanchor="top",
                                yref="container", pad=dict(t=16, l=12), font=dict(size=13))
-    data = []
-    annotations = []
+    data: list[dict] = []
+    annotations: list[dict] = []
     counters = {"x": 0, "y": 0}
     y_cursor = plot_h  # in pixels from the bottom of the plot area
-    for i, f in enumerate(figures):
+    for i, (specs, fl) in enumerate(parts):
         h = heights[i]
         band_top = y_cursor / plot_h
-        # Leave room in the band for the sub-figure's own title and x title.
-        band_bottom = (y_cursor - h + 45) / plot_h
-        band_top_plot = (y_cursor - 55) / plot_h
+        band_bottom = (y_cursor - h + XTITLE_PX) / plot_h
+        band_top_plot = (y_cursor - TITLE_PX) / plot_h
         y_cursor -= h + GAP_PX
-        fl = f.layout.to_plotly_json()
         remap: dict[str, str] = {}
         for key in sorted(fl):
             m = _AXIS.match(key)
             if m:
-                letter, num = m.group(1), int(m.group(2) or 1)
+                letter, num = m.group(1), int(m.group(2) or 1)  # "xaxis1" is "xaxis"
                 counters[letter] += 1
                 remap[_axis_id(letter, num)] = _axis_id(letter, counters[letter])
-        for letter in "xy":  # figures with default axes only still need one pair
+        for letter in "xy":  # a figure with default axes only still needs one pair
             if _axis_id(letter, 1) not in remap:
                 counters[letter] += 1
                 remap[_axis_id(letter, 1)] = _axis_id(letter, counters[letter])
         for old, new in remap.items():
-            src = dict(fl.get(f"{old[0]}axis{old[1:]}", {}))
+            src = dict(fl.get(_layout_key(old)) or fl.get(_layout_key(old) + "1" * (len(old) == 1))
+                       or {})
             if old[0] == "y":
                 lo, hi = src.get("domain", [0.0, 1.0])
                 src["domain"] = [band_bottom + lo * (band_top_plot - band_bottom),
@@ -76,15 +86,15 @@ def stack(figures, *, width: int = 1200, title: str | None = None) -> go.Figure:
                     src[ref] = remap[src[ref]]
             if "anchor" not in src:
                 src["anchor"] = remap[_axis_id("y" if old[0] == "x" else "x", 1)]
-            layout[f"{new[0]}axis{new[1:]}"] = src
+            layout[_layout_key(new)] = src
         legend_id = "legend" if i == 0 else f"legend{i + 1}"
         show_legend = fl.get("showlegend", True) is not False
         layout[legend_id] = dict(x=1.01, xanchor="left", y=band_top_plot, yanchor="top",
                                  orientation="v", bgcolor="rgba(255,255,255,0)",
                                  font=dict(size=10), tracegroupgap=1,
                                  title=(fl.get("legend") or {}).get("title", {}))
-        for tr in f.data:
-            tj = tr.to_plotly_json()
+        for spec in specs:
+            tj = dict(spec)
             tj["xaxis"] = remap.get(tj.get("xaxis", "x"), remap["x"])
             tj["yaxis"] = remap.get(tj.get("yaxis", "y"), remap["y"])
             tj["legend"] = legend_id
@@ -109,4 +119,19 @@ def stack(figures, *, width: int = 1200, title: str | None = None) -> go.Figure:
             if k in fl and k not in layout:
                 layout[k] = fl[k]
     layout["annotations"] = annotations
+    layout["hovermode"] = "closest"
+    return data, layout
+
+
+def stack(figures, *, width: int = 1200, title: str | None = None) -> go.Figure:
+    """Return one figure with ``figures`` stacked top to bottom, each in its own band."""
+    figures = list(figures)
+    if not figures:
+        raise ValueError("figures must hold at least one figure")
+    parts = []
+    for f in figures:
+        if not isinstance(f, go.Figure):
+            raise TypeError(f"figures must be plotly Figures, got {type(f).__name__}")
+        parts.append(([t.to_plotly_json() for t in f.data], f.layout.to_plotly_json()))
+    data, layout = stack_specs(parts, width=width, title=title)
     return go.Figure(data=data, layout=layout)

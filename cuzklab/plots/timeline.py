@@ -26,6 +26,7 @@ MODES = ("auto", "bar", "gl")
 LANE_PX = 20
 CHROME_PX = 150
 MIN_HEIGHT_PX = 320
+LEGEND_ROW_PX = 21
 
 
 def timeline_mode(n_spans: int, mode: str = "auto") -> str:
@@ -64,6 +65,9 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
         dur = end - start
         slow = s["slowdown"].to_numpy(dtype=float)
         has_slow = bool(len(slow)) and not np.isnan(slow).all()
+        # No NaN leaves for the browser (widget messages must be strict JSON);
+        # a span without a recorded slowdown ran uncontended as far as we know.
+        slow = np.nan_to_num(slow, nan=1.0)
         custom = np.column_stack([s["proof"].to_numpy(), s["partition"].to_numpy(),
                                   start, end, dur, slow]) if len(s) else np.empty((0, 6))
         lanes = s["lane"].to_numpy(dtype=object)
@@ -110,7 +114,9 @@ def timeline_title(trace, summary: dict | None = None) -> str:
 def timeline_layout(trace, summary: dict | None = None, *, title: str | None = None) -> dict:
     """Return the layout of the timeline for ``trace`` (lanes, height, axes)."""
     lanes = order_lanes(trace.spans["lane"].unique()) if len(trace.spans) else []
-    height = max(MIN_HEIGHT_PX, LANE_PX * len(lanes) + CHROME_PX)
+    n_stages = trace.spans["stage"].nunique() if len(trace.spans) else 0
+    # Tall enough for every lane and for the whole stage legend beside them.
+    height = max(MIN_HEIGHT_PX, LANE_PX * len(lanes) + CHROME_PX, LEGEND_ROW_PX * n_stages + 110)
     end = max(trace.duration, 1e-9)
     return base_layout(
         title=dict(text=title if title is not None else timeline_title(trace, summary),

@@ -125,7 +125,9 @@ def utilization_over_time(trace, bins: int = DEFAULT_BINS) -> tuple[np.ndarray, 
         if len(c) and cap:
             out[name] = step_mean_per_bin(c["t"], c["value"], edges) / cap
     centers = (edges[:-1] + edges[1:]) / 2
-    return centers, {k: np.clip(v, 0.0, 1.0) for k, v in out.items()}
+    # Before a counter's first sample nothing was recorded: count it as idle
+    # (and send no NaN to the browser).
+    return centers, {k: np.clip(np.nan_to_num(v, nan=0.0), 0.0, 1.0) for k, v in out.items()}
 
 
 def utilization_traces(trace, summary: dict | None = None, *,

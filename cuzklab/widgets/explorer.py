@@ -27,6 +27,7 @@ from ..errors import ConfigError, CuzklabError
 from ..model import PipelineConfig
 from ..plots.breakdown import breakdown_layout, breakdown_traces
 from ..plots.compare import compare_layout, compare_traces, config_diff
+from ..plots.compose import stack_specs
 from ..plots.headline import headline
 from ..plots.memory import memory_layout, memory_traces, ram_gib
 from ..plots.report import write_report
@@ -40,7 +41,14 @@ from .sync import FigureSync
 # A control change should redraw a 20-proof run in well under a second: the
 # debounce only has to outlast a burst of key presses on a slider.
 DEFAULT_DEBOUNCE_S = 0.25
-FIGURES = ("timeline", "breakdown", "memory", "utilization")
+# Figure width in pixels: a JupyterLab notebook column on a 1440-1920 px
+# screen. FigureWidgets rendered by anywidget do not size themselves to the
+# output area, so the explorer sets it (``width=None`` keeps plotly's 700 px).
+DEFAULT_WIDTH_PX = 1000
+# Two FigureWidgets: the timeline, and the details (stage breakdown, memory,
+# utilization) stacked in one figure. Every FigureWidget loads its own copy of
+# plotly.js (about 5 MB) in the browser, so fewer widgets open much faster.
+FIGURES = ("timeline", "details")
 # Errors a source or a config may raise that the explorer shows instead of raising.
 _SHOWN_ERRORS = (CuzklabError, ValueError, TypeError, RuntimeError, MemoryError)
 
@@ -61,7 +69,8 @@ class Explorer:
 
     def __init__(self, config: PipelineConfig | dict | None = None, profile: str | None = None,
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
-                 profiles: list[str] | None = None, report_path: str = "explorer-report.html"):
+                 profiles: list[str] | None = None, report_path: str = "explorer-report.html",
+                 width: int | None = DEFAULT_WIDTH_PX):
         if config is None:
             config = PipelineConfig()
         elif isinstance(config, dict):
@@ -70,6 +79,10 @@ class Explorer:
             raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
                             f"{type(config).__name__}")
         get_source(source)  # fails early, naming the registered sources
+        if width is not None and (not isinstance(width, int) or isinstance(width, bool)
+                                  or width < 300):
+            raise ValueError(f"width must be None or an integer >= 300 (pixels), got {width!r}")
+        self.width = width
         default_profile, known = _default_profiles()
         profile = profile or default_profile
         profiles = list(profiles) if profiles is not None else known
@@ -125,16 +138,12 @@ class Explorer:
             layout=w.Layout(grid_template_columns="repeat(3, 340px)", grid_gap="2px 8px"))
         buttons = w.HBox([self.pin_button, self.unpin_button, self.report_path,
                           self.export_button], layout=w.Layout(flex_flow="row wrap"))
-        half = w.Layout(width="50%", min_width="420px")
         figs = self.figures
         root = w.VBox([
             w.HTML("<b style='font-size:1.15em'>cuzk pipeline explorer</b>"),
             grid, buttons, self.status, self.headline,
             w.VBox([figs["timeline"]]),
-            w.HBox([w.VBox([figs["breakdown"]], layout=half),
-                    w.VBox([figs["memory"]], layout=half)],
-                   layout=w.Layout(flex_flow="row wrap")),
-            w.VBox([figs["utilization"]]),
+            w.VBox([figs["details"]]),
             self.compare_box,
         ])
         root.add_class("cuzklab-explorer")
@@ -232,12 +241,15 @@ class Explorer:
     def _draw(self) -> None:
         trace, summary = self.trace, self.summary
         self.headline.value = _headline(trace, summary)
-        self._syncs["timeline"].update(timeline_traces(trace),
-                                       timeline_layout(trace, summary))
-        self._syncs["breakdown"].update(breakdown_traces(trace), breakdown_layout(trace))
-        self._syncs["memory"].update(memory_traces(trace), memory_layout(trace))
-        self._syncs["utilization"].update(utilization_traces(trace, summary),
-                                          utilization_layout(trace, summary))
+        lay = timeline_layout(trace, summary)
+        if self.width:
+            lay["width"] = self.width
+        self._syncs["timeline"].update(timeline_traces(trace), lay)
+        self._syncs["details"].update(*stack_specs([
+            (breakdown_traces(trace), breakdown_layout(trace)),
+            (memory_traces(trace), memory_layout(trace)),
+            (utilization_traces(trace, summary), utilization_layout(trace, summary)),
+        ], width=self.width))
         if self.pinned is not None:
             self._draw_compare()
 
@@ -251,8 +263,6 @@ class Explorer:
         if not self.compare_box.children:
             self._compare_fig = go.FigureWidget()
             self._compare_sync = FigureSync(self._compare_fig)
-            self._pinned_timeline = go.FigureWidget()
-            self._pinned_sync = FigureSync(self._pinned_timeline)
             self._heads = (w.HTML(layout=w.Layout(width="50%")),
                            w.HTML(layout=w.Layout(width="50%")))
             self._heads[0].add_class("cuzklab-pinned-headline")
@@ -260,10 +270,10 @@ class Explorer:
             self._diff = w.HTML()
             self.compare_box.children = [
                 w.HTML("<b>Pinned vs current</b>"), w.HBox(list(self._heads)), self._diff,
-                w.VBox([self._compare_fig]), w.VBox([self._pinned_timeline])]
+                w.VBox([self._compare_fig])]
         lay = timeline_layout(self.pinned, self.pinned_summary)
         lay["title"] = dict(lay["title"], text="Pinned: " + lay["title"]["text"])
-        self._pinned_sync.update(timeline_traces(self.pinned), lay)
+        self._pinned_part = (timeline_traces(self.pinned), lay)
         self.compare_box.layout.display = "flex"
         self._draw_compare()
 
@@ -284,8 +294,9 @@ class Explorer:
             f"{k} {x} → {y}" for k, (x, y) in diff.items())) + "</span>") if diff else \
             "<span style='color:#444'>same configuration as the pinned run</span>"
         sums = (self.pinned_summary, self.summary)
-        self._compare_sync.update(compare_traces(a, b, summaries=sums),
-                                  compare_layout(a, b, summaries=sums))
+        self._compare_sync.update(*stack_specs([
+            (compare_traces(a, b, summaries=sums), compare_layout(a, b, summaries=sums)),
+            self._pinned_part], width=self.width))
 
     # -- export --------------------------------------------------------------------------------
     def export(self, html_path, png_path=None) -> dict[str, Path]:

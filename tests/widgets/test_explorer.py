@@ -27,8 +27,11 @@ def test_first_draw(ex):
     assert "lock=split_async" in ex.figures["timeline"].layout.title.text
     assert {"source_s", "summary_s", "draw_s", "total_s"} <= set(ex.timings)
     assert "spans" in ex.status.value
-    names = [t.name for t in ex.figures["memory"].data]
-    assert "RSS" in names and any(n.startswith("RAM ") for n in names)
+    names = [t.name for t in ex.figures["details"].data]
+    assert "RSS" in names and any(n.startswith("RAM ") for n in names)   # memory
+    assert "synth" in names and "mean utilization" in names             # breakdown, utilization
+    titles = [a.text for a in ex.figures["details"].layout.annotations]
+    assert any("Host memory" in t for t in titles) and any("Utilization" in t for t in titles)
 
 
 def test_lock_change_redraws_in_place(ex):
@@ -67,7 +70,7 @@ def test_proofs_bound_proofs_in_flight_with_one_update(ex):
 def test_memory_control_and_oom_warning(ex):
     ex.set(proofs=6, concurrency=6, partition_workers=12, memory_gib=120)
     assert ex.trace.meta["config"]["memory_gib"] == 120
-    ram = [t for t in ex.figures["memory"].data if t.name.startswith("RAM ")]
+    ram = [t for t in ex.figures["details"].data if t.name.startswith("RAM ")]
     assert list(ram[0].y) == [120, 120]
     if ex.summary["oom"]:
         assert "OUT OF HOST MEMORY" in ex.headline.value
@@ -102,7 +105,10 @@ def test_pin_and_compare(ex):
     assert spp.y[1] == pytest.approx(ex.summary["seconds_per_proof"])
     assert "lock split_async → interlock" in ex._diff.value
     assert "pinned" in ex._heads[0].value and "current" in ex._heads[1].value
-    assert "Pinned:" in ex._pinned_timeline.layout.title.text
+    assert any("Pinned:" in a.text for a in fig.layout.annotations)
+    pinned_bars = sum(len(t.x) for t in fig.data if t.type == "bar" and t.orientation == "h"
+                      and t.base is not None)
+    assert pinned_bars == len(ex.pinned.spans)
     ex.unpin()
     assert ex.pinned is None and ex.compare_box.layout.display == "none"
 
