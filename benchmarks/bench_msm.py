@@ -41,7 +41,8 @@ def main(argv=None) -> int:
     ap.add_argument("--g1-sizes", default=None, help="comma-separated log2 sizes for G1")
     ap.add_argument("--g2-sizes", default=None, help="comma-separated log2 sizes for G2")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--window", type=int, default=None)
+    ap.add_argument("--windows", default=None,
+                    help="comma-separated window sizes to try at every size (default: chosen from n)")
     ap.add_argument("--no-upload", action="store_true", help="skip the timings with upload from host")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
@@ -50,17 +51,19 @@ def main(argv=None) -> int:
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
-        for k in _sizes(given or DEFAULTS[(backend, g)]):
+        for k, window in [(k, w) for k in _sizes(given or DEFAULTS[(backend, g)])
+                          for w in (_sizes(args.windows) if args.windows else [None])]:
             try:
-                r = bench_msm(k, backend, group=g, repeats=args.repeats, window=args.window,
+                r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
                               upload=not args.no_upload)
                 report["results"].append(r)
                 up = r.get("upload_median_s")
+                phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
                 print(f"{g} 2^{k}: window {r['window']}, median {r['median_s'] * 1e3:.3f} ms"
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
-                      + f", checked {r['checked']}", flush=True)
+                      + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed
-                report["errors"].append({"group": g, "log2_size": k, "error": repr(exc)})
+                report["errors"].append({"group": g, "log2_size": k, "window": window, "error": repr(exc)})
                 traceback.print_exc()
             if args.json:
                 write_text(args.json, json.dumps(report, indent=2))

@@ -181,6 +181,11 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     if up_times:
         out["upload_times_s"] = up_times
         out["upload_median_s"] = statistics.median(up_times)
+    if backend == "gpu":
+        marks: list = []
+        got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks)
+        out["phases_s"] = gpu.phase_times(marks)
+        out["checked"] = bool(out["checked"] and got == want)
     return out
 
 

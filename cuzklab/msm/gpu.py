@@ -41,7 +41,7 @@ BLOCK = 128
 #: out-of-line ones for the others (they compile several times faster).
 CURVES = {"g1": "cuzk::G1", "g2": "cuzk::G2"}
 COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
-HOT = ("msm_accumulate",)
+HOT = ("msm_accumulate", "msm_combine")
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
 #: Target number of threads of the bucket reduction (sets the segment length).
@@ -53,14 +53,15 @@ GROUP = 32
 SIGNATURES = {
     "msm_count": ("ptr", "u32", "u32", "u32", "ptr"),
     "msm_scatter": ("ptr", "u32", "u32", "u32", "ptr", "ptr"),
-    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr"),
+    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "u32", "ptr"),
+    "msm_bucket_sums": ("ptr", "ptr", "u32", "ptr"),
     "msm_integrate": ("ptr", "u32", "u32", "u32", "ptr"),
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_combine": ("ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
 }
-TEMPLATED = ("msm_accumulate", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine",
+TEMPLATED = ("msm_accumulate", "msm_bucket_sums", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine",
              "msm_bench_points")
 #: Which source file holds each kernel (each file is one module, built on first use).
 FILES = {"msm_bench_points": "bench_points.cu"}
@@ -171,10 +172,42 @@ def segment_length(nwin: int, nb: int) -> int:
     return L
 
 
-def window_sums_gpu(points, limbs, c: int, runner=None):
+def piece_size(n: int, nb: int) -> int:
+    """Return the most entries one accumulate thread takes: twice the mean bucket, at least 8."""
+    return max(8, 2 * (-(-n // nb)))
+
+
+class _Marks:
+    """CUDA events after each phase, when timing is asked for (``marks`` is a list)."""
+
+    def __init__(self, marks, mp, start: bool = True):
+        self.marks = marks
+        self.mp = mp
+        if start:
+            self("start")
+
+    def __call__(self, name):
+        if self.marks is not None and hasattr(self.mp, "cuda"):
+            ev = self.mp.cuda.Event()
+            ev.record()
+            self.marks.append((name, ev))
+
+
+def phase_times(marks) -> dict:
+    """Return {phase: seconds} from the events ``window_sums_gpu``/``msm_gpu`` recorded."""
+    if not marks:
+        return {}
+    marks[-1][1].synchronize()
+    cp = xp("gpu")
+    return {name: cp.cuda.get_elapsed_time(a, b) / 1e3
+            for (_, a), (name, b) in zip(marks[:-1], marks[1:])}
+
+
+def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
     """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device."""
     run = runner or default_runner()
     mp = run.xp
+    mark = _Marks(marks, mp)
     g = points.group
     n = len(points)
     nwin = D.windows(c)
@@ -191,10 +224,21 @@ def window_sums_gpu(points, limbs, c: int, runner=None):
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
     run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), cursor, entries))
+    K = piece_size(n, nb)
+    pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
+    pieceoff[1:] = mp.cumsum((counts + mp.uint32(K - 1)) // mp.uint32(K))
+    npieces = int(pieceoff[-1])
     del cursor, counts
-    buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
-    run.launch(_kname("msm_accumulate", g), nbt, (xs, ys, entries, offsets, _u(nbt), buckets))
+    mark("sort")
+    partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
+    run.launch(_kname("msm_accumulate", g), npieces,
+               (xs, ys, entries, offsets, pieceoff, _u(nbt), _u(npieces), _u(K), partials))
     del entries
+    mark("accumulate")
+    buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
+    run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
+    del partials
+    mark("bucket_sums")
     L = segment_length(nwin, nb)
     S = nb // L
     cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
@@ -206,19 +250,24 @@ def window_sums_gpu(points, limbs, c: int, runner=None):
         out = mp.empty((m // G, 4, words), dtype=mp.uint32)
         run.launch(_kname("msm_sum_groups", g), m // G, (cur, _u(m), _u(G), out))
         cur, per, m = out, per // G, m // G
+    mark("reduce")
     return cur
 
 
-def msm_gpu(points, limbs, c: int, runner=None) -> Point:
-    """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c."""
+def msm_gpu(points, limbs, c: int, runner=None, marks=None) -> Point:
+    """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c.
+
+    ``marks``: a list that receives (phase, CUDA event) pairs; see :func:`phase_times`.
+    """
     run = runner or default_runner()
     g = points.group
     if len(points) == 0:
         return Point.infinity(g)
-    win = window_sums_gpu(points, limbs, c, run)
+    win = window_sums_gpu(points, limbs, c, run, marks)
     out = run.xp.empty((1, 4, WORDS[g]), dtype=run.xp.uint32)
     run.launch(_kname("msm_combine", g), 1, (win, _u(D.windows(c)), _u(c), out), block=1)
     acc = _xyzz_to_point(g, out)
+    _Marks(marks, run.xp, start=False)("combine")
     return Point(g, ref.xyzz_to_affine(g, acc))
 
 

@@ -67,3 +67,15 @@ def test_emulated_bench_points(runner):
                   (table.x.limbs, table.y.limbs, np.uint32(B.TABLE_BITS), np.uint32(n), ox, oy))
     got = Points("g2", FF.wrap("g2", ox, "cpu"), FF.wrap("g2", oy, "cpu"))
     assert got.equals(want)
+
+
+def test_emulated_skewed_buckets_split_into_pieces(runner):
+    # equal scalars put every point of a window into one bucket: many pieces per bucket
+    n = 45
+    pts = B.bench_points("g1", n, "cpu")
+    for k in (5, 2**200 + 3):
+        limbs = D.ints_to_limbs([k] * n)
+        want = B.expected("g1", limbs)
+        for c in (4, 11):
+            assert gpu.piece_size(n, 1 << (c - 1)) < n
+            assert gpu.msm_gpu(pts, limbs, c, runner=runner) == want

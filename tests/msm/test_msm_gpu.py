@@ -91,3 +91,13 @@ def test_gpu_split_and_batch_sum(group):
     dense = msm_split(pts.to("gpu"), [rng.randrange(R) for _ in range(n)])
     assert dense.split is False
     assert batch_sum(pts.to("gpu")) == batch_sum(pts) == _expected(group, [1] * n)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_gpu_skewed_scalars(group):
+    # one scalar for all points (one bucket per window) and a few distinct values
+    n = 3000 if group == "g1" else 500
+    pts = B.bench_points(group, n, "gpu")
+    rng = random.Random(4)
+    for ks in ([R - 2] * n, [rng.choice([3, 2**100 + 1, R - 1]) for _ in range(n)]):
+        assert msm(pts, ks) == _expected(group, ks)

@@ -1,14 +1,16 @@
 // Pippenger MSM kernels (cuzklab.msm.gpu drives them, in this order):
 //   msm_count       signed digits of every scalar, bucket histogram (integer atomics)
 //   msm_scatter     point indices (sign in bit 31) sorted by bucket: counting sort
-//   msm_accumulate  one thread per bucket sums its points into an XYZZ bucket
+//   msm_accumulate  one thread per piece (at most K entries of one bucket) sums its points
+//   msm_bucket_sums one thread per bucket sums its pieces into an XYZZ bucket
 //   msm_integrate   running sums over a segment of buckets: sum_b b * B_b
 //   msm_sum_groups  sums groups of consecutive XYZZ points (segments -> windows)
 //   msm_combine     one thread: windows combined by doublings (Horner)
 // and, for batch addition, msm_sum_affine (groups of affine points).
-// msm_accumulate is the hot loop and is instantiated with inline field
-// multiplications (cuzk::G1); the other kernels with out-of-line ones
-// (cuzk::G1c), which compile much faster. G2 is always out of line.
+// msm_accumulate (the hot loop) and msm_combine (one long chain of doublings,
+// latency-bound) are instantiated with inline field multiplications (cuzk::G1);
+// the other kernels with out-of-line ones (cuzk::G1c), which compile much
+// faster. G2 is always out of line.
 // Scalars are canonical (not Montgomery) Fr limbs, 8 x u32 little-endian.
 #include "cuzk_ec.cuh"
 using namespace cuzk;
@@ -90,13 +92,24 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
   }
 }
 
-// buckets[t] = sum of the (signed) points listed in entries[offsets[t] .. offsets[t+1]).
+// Load-balanced accumulation. Bucket b's entries are cut into pieces of at most
+// K entries; pieceoff (nbuckets + 1 entries, an exclusive scan of the piece
+// counts) gives bucket b the pieces pieceoff[b] .. pieceoff[b+1). Thread p sums
+// the (signed) points of piece p into partials[p]; a bucket with a huge run
+// (the top window, skewed scalars) is spread over many threads.
 template <class C>
 __global__ void msm_accumulate(const u32* xs, const u32* ys, const u32* entries, const u32* offsets,
-                               u32 nbuckets, u32* buckets) {
-  const usize t = CUZK_TID;
-  if (t >= nbuckets) return;
-  const u32 beg = offsets[t], end = offsets[t + 1];
+                               const u32* pieceoff, u32 nbuckets, u32 npieces, u32 K, u32* partials) {
+  const usize p = CUZK_TID;
+  if (p >= npieces) return;
+  // the bucket b with pieceoff[b] <= p < pieceoff[b + 1] (empty buckets own no piece)
+  u32 lo = 0, hi = nbuckets;
+  while (hi - lo > 1) {
+    const u32 mid = (lo + hi) >> 1;
+    if (pieceoff[mid] <= p) lo = mid; else hi = mid;
+  }
+  const u32 beg = offsets[lo] + ((u32)p - pieceoff[lo]) * K;
+  const u32 stop = offsets[lo + 1], end = beg + K < stop ? beg + K : stop;
   xyzz<C> acc = xyzz_inf<C>();
   for (u32 k = beg; k < end; k++) {
     const u32 e = entries[k];
@@ -104,7 +117,19 @@ __global__ void msm_accumulate(const u32* xs, const u32* ys, const u32* entries,
     if (e >> 31) q.y = -q.y;
     acc = xyzz_add_mixed(acc, q);
   }
-  xyzz_store(buckets, t, acc);
+  xyzz_store(partials, p, acc);
+}
+
+// buckets[b] = sum of partials[pieceoff[b] .. pieceoff[b+1]) (infinity when empty).
+template <class C>
+__global__ void msm_bucket_sums(const u32* partials, const u32* pieceoff, u32 nbuckets, u32* buckets) {
+  const usize b = CUZK_TID;
+  if (b >= nbuckets) return;
+  const u32 beg = pieceoff[b], end = pieceoff[b + 1];
+  if (end == beg) { xyzz_store(buckets, b, xyzz_inf<C>()); return; }
+  xyzz<C> acc = xyzz_load<C>(partials, beg);
+  for (u32 k = beg + 1; k < end; k++) acc = xyzz_add(acc, xyzz_load<C>(partials, k));
+  xyzz_store(buckets, b, acc);
 }
 
 // Thread t = (window w, segment s) of L buckets: out[t] = sum over the segment of
