@@ -119,19 +119,21 @@ def breakdown_layout(traces, labels=None, *, title: str | None = None) -> dict:
     height = max(300, 24 * rows * (len(traces) if multi else 1) + 140)
     # The waits panel is shorter than the work panel: same bar thickness.
     wait_frac = max(len(waits), 1) / rows
+    # Without waits (a single live proof, say) the working stages take the width.
+    work_right = 0.56 if waits else 1.0
     return base_layout(
         title=dict(text=title or "Stage time per span (mean)", x=0.0, xanchor="left"),
         barmode="overlay",
         height=height,
         xaxis=dict(title=dict(text="working stages: mean s per span"), rangemode="tozero",
-                   showgrid=True, domain=[0.0, 0.56], anchor="y"),
+                   showgrid=True, domain=[0.0, work_right], anchor="y"),
         yaxis=dict(type="category", categoryorder="array", categoryarray=work,
                    autorange="reversed", automargin=True, anchor="x"),
         xaxis2=dict(title=dict(text="waits: mean s per span"), rangemode="tozero",
-                    showgrid=True, domain=[0.72, 1.0], anchor="y2"),
+                    showgrid=True, domain=[0.72, 1.0], anchor="y2", visible=bool(waits)),
         yaxis2=dict(type="category", categoryorder="array", categoryarray=waits,
                     autorange="reversed", automargin=True, anchor="x2",
-                    domain=[1.0 - wait_frac, 1.0]),
+                    domain=[1.0 - wait_frac, 1.0], visible=bool(waits)),
         legend=dict(legend_right(), title=dict(text="run")),
         showlegend=multi,
         margin=dict(l=100, r=60, t=56, b=50),
