@@ -26,6 +26,9 @@ from .results import (build_table, read_sidecars, write_plan, write_point,
 from .runner import run_point
 
 DEFAULT_ROOT = Path("papermill_runs")
+# Seconds between rebuilds of the results table while a sweep runs (it is
+# rebuilt from every sidecar; the final rebuild always happens).
+TABLE_EVERY_S = 10.0
 # The demo: the concurrency grid shipped with cuzklab.
 DEMO_GRID = Path(__file__).resolve().parents[2] / "data" / "sweeps" / "concurrency.toml"
 
@@ -122,8 +125,14 @@ def run_sweep(grid, *, out: str | os.PathLike | None = None, jobs: int | None = 
     bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", file=sys.stderr,
                disable=not progress or not todo, dynamic_ncols=True)
 
+    last_table = [time.monotonic()]
+
     def finish(point: SweepPoint, outcome: dict[str, Any]) -> None:
+        """Write a finished point, count it, and refresh the table now and then."""
         write_point(out, point, outcome, sweep=grid.name, attempt=attempts[point.id])
+        if time.monotonic() - last_table[0] >= TABLE_EVERY_S:
+            write_table(out)
+            last_table[0] = time.monotonic()
         counts[outcome["status"]] += 1
         result.ran += 1
         bar.update(1)

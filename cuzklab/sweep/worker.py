@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(2, 1)  # stray prints (Python or C) must not corrupt the event stream
 
     def emit(event: dict[str, Any]) -> None:
+        """Send one event to the runner."""
         proto.write(json.dumps(event) + "\n")
         proto.flush()
 

@@ -31,6 +31,9 @@ def test_one_warm_kernel_serves_every_point_of_a_worker(tmp_path):
     assert all(counts == list(range(1, len(counts) + 1)) for _, counts in runs)
     reused = result.table["run.kernel_reused"].tolist()
     assert reused == [False, True, True]
+    again = run_sweep(GRID, out=tmp_path / "warm", jobs=1, resume=True, progress=False,
+                      report=False)
+    assert (again.ran, again.skipped, again.counts["ok"]) == (0, 3, 3)
 
 
 def test_fresh_kernels_when_asked(tmp_path):
