@@ -205,3 +205,15 @@ def test_sweep_notebooks_are_committed_without_outputs():
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 assert cell["outputs"] == [] and cell["execution_count"] is None, path
+
+
+def test_cli_reports_grid_errors_before_running(tmp_path, capsys):
+    from cuzklab.cli import main
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'notebook = "{POINT_NB}"\n[grid]\ncolour = ["red"]\n')
+    assert main(["sweep", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "does not declare parameter colour" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing was written
+    with pytest.raises(SystemExit):
+        main(["sweep", str(bad), "--jobs", "0"])
+    assert "expected a positive integer" in capsys.readouterr().err
