@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     ap.add_argument("--windows", default=None,
                     help="comma-separated window sizes to try at every size (default: chosen from n)")
     ap.add_argument("--no-upload", action="store_true", help="skip the timings with upload from host")
+    ap.add_argument("--prefetch", choices=["on", "off", "both"], default="on",
+                    help="GPU accumulate loads the next point early (default on)")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
@@ -51,15 +53,19 @@ def main(argv=None) -> int:
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
-        for k, window in [(k, w) for k in _sizes(given or DEFAULTS[(backend, g)])
-                          for w in (_sizes(args.windows) if args.windows else [None])]:
+        pfs = {"on": [True], "off": [False], "both": [True, False]}[args.prefetch]
+        for k, window, pf in [(k, w, pf) for k in _sizes(given or DEFAULTS[(backend, g)])
+                              for w in (_sizes(args.windows) if args.windows else [None]) for pf in pfs]:
+            from cuzklab.msm import gpu
+            gpu.PREFETCH = pf
             try:
                 r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
                               upload=not args.no_upload)
+                r["prefetch"] = pf
                 report["results"].append(r)
                 up = r.get("upload_median_s")
                 phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
-                print(f"{g} 2^{k}: window {r['window']}, median {r['median_s'] * 1e3:.3f} ms"
+                print(f"{g} 2^{k}: window {r['window']}{'' if pf else ' (no prefetch)'}, median {r['median_s'] * 1e3:.3f} ms"
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed

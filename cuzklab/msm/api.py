@@ -26,6 +26,7 @@ from ..curve.affine import Point, Points
 from ..field import Fr
 from ..field.constants import R
 from . import digits as D
+from .combine import combine_windows
 from .pippenger import segmented_sum, window_sums
 
 
@@ -63,16 +64,6 @@ def scalar_limbs(scalars, n: int, backend: str):
 
 def _window(window, n, backend):
     return D.default_window(n, backend) if window is None else D.check_window(window)
-
-
-def combine_windows(group: str, window_points, c: int) -> Point:
-    """Return sum_w 2^(c w) W_w for XYZZ window sums given as Python-int tuples."""
-    acc = ref.xyzz_infinity(group)
-    for w in reversed(range(len(window_points))):
-        for _ in range(c):
-            acc = ref.xyzz_double(group, acc)
-        acc = ref.xyzz_add(group, acc, window_points[w])
-    return Point(group, ref.xyzz_to_affine(group, acc))
 
 
 def xyzz_to_ref(p) -> list:

@@ -148,23 +148,26 @@ def digits_value(digits, c: int) -> list[int]:
     return vals
 
 
-def default_window(n: int, backend: str = "cpu") -> int:
-    """Return the window size that minimizes the modelled cost of an n-point MSM.
+#: GPU window sizes measured best on an H200 (benchmarks/bench_msm.py window
+#: sweeps), by log2(n); sizes in between take the nearest entry below.
+GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 15, 22: 17, 24: 18}
 
-    Cost in point additions: n per window for the bucket accumulation, plus
-    the bucket reduction per window, weighted by how each backend does it
-    (the CPU path sums buckets bit by bit, c/2 * 2^(c-1) additions; the GPU
-    path by running sums, about 2 * 2^(c-1) full additions, which cost about
-    1.3 mixed additions each: 12M+2S against 8M+2S).
+
+def default_window(n: int, backend: str = "cpu") -> int:
+    """Return the window size for an n-point MSM on ``backend``.
+
+    GPU: the table ``GPU_WINDOWS`` (measured). CPU: the c that minimizes the
+    modelled cost in point additions, n per window for the bucket
+    accumulation plus c/2 * 2^(c-1) for the bit-by-bit bucket reduction.
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    if backend == "gpu":
+        lg = max(n, 1).bit_length() - 1
+        return GPU_WINDOWS[max(k for k in GPU_WINDOWS if k <= lg)]
     best, best_cost = MIN_WINDOW, math.inf
-    hi = 20 if backend == "gpu" else 16
-    for c in range(MIN_WINDOW, hi + 1):
-        nb = 1 << (c - 1)
-        per_window = n + (2.6 * nb if backend == "gpu" else c * nb / 2)
-        cost = windows(c) * per_window
+    for c in range(MIN_WINDOW, 17):
+        cost = windows(c) * (n + c * (1 << (c - 1)) / 2)
         if cost < best_cost:
             best, best_cost = c, cost
     return best

@@ -10,9 +10,9 @@ Per MSM of n points, window c, W = ceil(255/c) windows, 2^(c-1) buckets each:
 4. ``msm_accumulate``: one thread per bucket adds its points (mixed XYZZ adds);
 5. ``msm_integrate``: per window, running sums over segments of buckets give
    sum_b b * B_b in parallel; ``msm_sum_groups`` folds segments into windows;
-6. ``msm_combine``: windows combined by c doublings each (Horner).
-
-The result comes back as one XYZZ point and is normalized on the host.
+6. the W window sums come back to the host and are combined there by c
+   doublings each (Horner): a chain of ~255 dependent doublings is
+   latency-bound, and one GPU thread does it several times slower than Python.
 
 Kernels are launched through a *runner*: :class:`CupyRunner` by default, or
 any object with the same two members (``xp`` and ``launch``), which lets the
@@ -31,6 +31,7 @@ from ..curve import reference as ref
 from ..curve.affine import Point
 from ..field import Fp
 from . import digits as D
+from .combine import combine_windows
 
 
 _DIR = pathlib.Path(__file__).resolve().parent / "cuda"
@@ -41,7 +42,7 @@ BLOCK = 128
 #: out-of-line ones for the others (they compile several times faster).
 CURVES = {"g1": "cuzk::G1", "g2": "cuzk::G2"}
 COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
-HOT = ("msm_accumulate", "msm_combine")
+HOT = ("msm_accumulate",)
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
 #: Target number of threads of the bucket reduction (sets the segment length).
@@ -53,16 +54,17 @@ GROUP = 32
 SIGNATURES = {
     "msm_count": ("ptr", "u32", "u32", "u32", "ptr"),
     "msm_scatter": ("ptr", "u32", "u32", "u32", "ptr", "ptr"),
-    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "u32", "ptr"),
+    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
+    "msm_piece_map": ("ptr", "u32", "ptr"),
+    "msm_sum_pieces": ("ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bucket_sums": ("ptr", "ptr", "u32", "ptr"),
     "msm_integrate": ("ptr", "u32", "u32", "u32", "ptr"),
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
-    "msm_combine": ("ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
 }
-TEMPLATED = ("msm_accumulate", "msm_bucket_sums", "msm_integrate", "msm_sum_groups", "msm_sum_affine", "msm_combine",
-             "msm_bench_points")
+TEMPLATED = ("msm_accumulate", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
+             "msm_sum_affine", "msm_bench_points")
 #: Which source file holds each kernel (each file is one module, built on first use).
 FILES = {"msm_bench_points": "bench_points.cu"}
 
@@ -87,7 +89,10 @@ def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
     names = [k for k in SIGNATURES if k not in TEMPLATED]
     for k in TEMPLATED:
         table = CURVES if k in HOT else COLD_CURVES
-        names += [f"{k}<{c}>" for c in table.values()]
+        if k == "msm_accumulate":
+            names += [f"{k}<{c}, {pf}>" for c in table.values() for pf in (0, 1)]
+        else:
+            names += [f"{k}<{c}>" for c in table.values()]
     return tuple(k for k in names if filename is None or file_of(k) == filename)
 
 
@@ -151,17 +156,30 @@ def _u(v) -> np.uint32:
     return np.uint32(v)
 
 
+#: Whether msm_accumulate loads the next point while adding the current one
+#: (more registers per thread, fewer memory stalls).
+PREFETCH = True
+
+
 def _kname(base: str, group: str) -> str:
-    return f"{base}<{(CURVES if base in HOT else COLD_CURVES)[group]}>"
+    curve = (CURVES if base in HOT else COLD_CURVES)[group]
+    if base == "msm_accumulate":
+        return f"{base}<{curve}, {int(PREFETCH)}>"
+    return f"{base}<{curve}>"
+
+
+def _xyzz_to_points(group: str, limbs) -> list:
+    """Return XYZZ Montgomery limbs (m, 4, WORDS), on host or device, as Python-int tuples."""
+    arr = np.ascontiguousarray(to_numpy(limbs)).reshape(-1, 12)
+    vals = Fp.from_mont_limbs(arr, "cpu", check=False).to_ints()
+    if group == "g2":
+        vals = list(zip(vals[0::2], vals[1::2]))
+    return [tuple(vals[4 * i:4 * i + 4]) for i in range(len(vals) // 4)]
 
 
 def _xyzz_to_point(group: str, limbs) -> tuple:
-    """Return host XYZZ Montgomery limbs (1, 4, WORDS) as a Python-int XYZZ tuple."""
-    arr = np.ascontiguousarray(to_numpy(limbs)).reshape(-1, 12)
-    vals = Fp.from_mont_limbs(arr, "cpu", check=False).to_ints()
-    if group == "g1":
-        return tuple(vals[:4])
-    return tuple((vals[2 * k], vals[2 * k + 1]) for k in range(4))
+    """Return the first XYZZ point of ``limbs`` as a Python-int tuple."""
+    return _xyzz_to_points(group, limbs)[0]
 
 
 def segment_length(nwin: int, nb: int) -> int:
@@ -172,9 +190,20 @@ def segment_length(nwin: int, nb: int) -> int:
     return L
 
 
-def piece_size(n: int, nb: int) -> int:
-    """Return the most entries one accumulate thread takes: twice the mean bucket, at least 8."""
-    return max(8, 2 * (-(-n // nb)))
+#: Enough accumulate threads to fill the GPU several times over (H200: 132 SMs
+#: x 384-512 resident threads of this kernel, about 2^16).
+MIN_PIECES = 1 << 18
+
+
+def piece_size(n: int, nb: int, nwin: int = 1) -> int:
+    """Return the most entries one accumulate thread takes.
+
+    Twice the mean bucket, so that most buckets are one piece, but small
+    enough that the W * n entries make at least MIN_PIECES pieces (no
+    half-empty last wave of long threads); at least 8.
+    """
+    mean = -(-n // nb)
+    return max(8, min(2 * mean, -(-n * nwin // MIN_PIECES)))
 
 
 class _Marks:
@@ -224,17 +253,34 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
     run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), cursor, entries))
-    K = piece_size(n, nb)
+    K = piece_size(n, nb, nwin)
+    pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
-    pieceoff[1:] = mp.cumsum((counts + mp.uint32(K - 1)) // mp.uint32(K))
+    pieceoff[1:] = mp.cumsum(pcount)
     npieces = int(pieceoff[-1])
     del cursor, counts
     mark("sort")
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
+    pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
+    run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
     run.launch(_kname("msm_accumulate", g), npieces,
-               (xs, ys, entries, offsets, pieceoff, _u(nbt), _u(npieces), _u(K), partials))
+               (xs, ys, entries, offsets, pieceoff, pmap, _u(npieces), _u(K), partials))
     del entries
     mark("accumulate")
+    # pieces of one bucket summed GROUP at a time until each bucket has at most one
+    most = int(pcount.max()) if npieces else 0
+    while most > 1:
+        pcount = (pcount + mp.uint32(GROUP - 1)) // mp.uint32(GROUP)
+        newoff = mp.zeros(nbt + 1, dtype=mp.uint32)
+        newoff[1:] = mp.cumsum(pcount)
+        nnew = int(newoff[-1])
+        out = mp.empty((nnew, 4, words), dtype=mp.uint32)
+        pmap = mp.empty(nnew, dtype=mp.uint32)
+        run.launch("msm_piece_map", nbt, (newoff, _u(nbt), pmap))
+        run.launch(_kname("msm_sum_pieces", g), nnew,
+                   (partials, pieceoff, newoff, pmap, _u(nnew), _u(GROUP), out))
+        partials, pieceoff, most = out, newoff, -(-most // GROUP)
+    del pmap
     buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
@@ -264,11 +310,9 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None) -> Point:
     if len(points) == 0:
         return Point.infinity(g)
     win = window_sums_gpu(points, limbs, c, run, marks)
-    out = run.xp.empty((1, 4, WORDS[g]), dtype=run.xp.uint32)
-    run.launch(_kname("msm_combine", g), 1, (win, _u(D.windows(c)), _u(c), out), block=1)
-    acc = _xyzz_to_point(g, out)
+    pt = combine_windows(g, _xyzz_to_points(g, win), c)
     _Marks(marks, run.xp, start=False)("combine")
-    return Point(g, ref.xyzz_to_affine(g, acc))
+    return pt
 
 
 def batch_sum_gpu(points, runner=None) -> Point:

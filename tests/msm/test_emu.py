@@ -79,3 +79,11 @@ def test_emulated_skewed_buckets_split_into_pieces(runner):
         for c in (4, 11):
             assert gpu.piece_size(n, 1 << (c - 1)) < n
             assert gpu.msm_gpu(pts, limbs, c, runner=runner) == want
+
+
+def test_emulated_accumulate_without_prefetch(runner, monkeypatch):
+    monkeypatch.setattr(gpu, "PREFETCH", False)
+    n = 30
+    pts = B.bench_points("g2", n, "cpu")
+    limbs = D.ints_to_limbs([(7 * i + 1) ** 9 % R for i in range(n)])
+    assert gpu.msm_gpu(pts, limbs, 5, runner=runner) == B.expected("g2", limbs)

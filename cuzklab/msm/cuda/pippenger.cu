@@ -1,16 +1,17 @@
 // Pippenger MSM kernels (cuzklab.msm.gpu drives them, in this order):
 //   msm_count       signed digits of every scalar, bucket histogram (integer atomics)
 //   msm_scatter     point indices (sign in bit 31) sorted by bucket: counting sort
-//   msm_accumulate  one thread per piece (at most K entries of one bucket) sums its points
-//   msm_bucket_sums one thread per bucket sums its pieces into an XYZZ bucket
+//   msm_piece_map   buckets cut into pieces of at most K entries (bucket of each piece)
+//   msm_accumulate  one thread per piece sums its points (mixed XYZZ additions)
+//   msm_sum_pieces  pieces of one bucket summed G at a time, until one piece per bucket
+//   msm_bucket_sums the pieces laid out as one XYZZ bucket each
 //   msm_integrate   running sums over a segment of buckets: sum_b b * B_b
 //   msm_sum_groups  sums groups of consecutive XYZZ points (segments -> windows)
-//   msm_combine     one thread: windows combined by doublings (Horner)
 // and, for batch addition, msm_sum_affine (groups of affine points).
-// msm_accumulate (the hot loop) and msm_combine (one long chain of doublings,
-// latency-bound) are instantiated with inline field multiplications (cuzk::G1);
-// the other kernels with out-of-line ones (cuzk::G1c), which compile much
-// faster. G2 is always out of line.
+// The windows are combined on the host (a chain of ~255 doublings runs faster
+// there than on one GPU thread). msm_accumulate, the hot loop, is instantiated
+// with inline field multiplications (cuzk::G1); the other kernels with
+// out-of-line ones (cuzk::G1c), which compile much faster. G2 is always out of line.
 // Scalars are canonical (not Montgomery) Fr limbs, 8 x u32 little-endian.
 #include "cuzk_ec.cuh"
 using namespace cuzk;
@@ -94,33 +95,68 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
 
 // Load-balanced accumulation. Bucket b's entries are cut into pieces of at most
 // K entries; pieceoff (nbuckets + 1 entries, an exclusive scan of the piece
-// counts) gives bucket b the pieces pieceoff[b] .. pieceoff[b+1). Thread p sums
-// the (signed) points of piece p into partials[p]; a bucket with a huge run
-// (the top window, skewed scalars) is spread over many threads.
-template <class C>
+// counts) gives bucket b the pieces pieceoff[b] .. pieceoff[b+1), and
+// piece_bucket[p] names the bucket of piece p. Thread p sums the (signed)
+// points of piece p into partials[p], so a bucket with a huge run (skewed
+// scalars, a top window with few digits) is spread over many threads.
+template <class C, int PREFETCH>
 __global__ void msm_accumulate(const u32* xs, const u32* ys, const u32* entries, const u32* offsets,
-                               const u32* pieceoff, u32 nbuckets, u32 npieces, u32 K, u32* partials) {
+                               const u32* pieceoff, const u32* piece_bucket, u32 npieces, u32 K,
+                               u32* partials) {
   const usize p = CUZK_TID;
   if (p >= npieces) return;
-  // the bucket b with pieceoff[b] <= p < pieceoff[b + 1] (empty buckets own no piece)
-  u32 lo = 0, hi = nbuckets;
-  while (hi - lo > 1) {
-    const u32 mid = (lo + hi) >> 1;
-    if (pieceoff[mid] <= p) lo = mid; else hi = mid;
-  }
-  const u32 beg = offsets[lo] + ((u32)p - pieceoff[lo]) * K;
-  const u32 stop = offsets[lo + 1], end = beg + K < stop ? beg + K : stop;
+  const u32 b = piece_bucket[p];
+  const u32 beg = offsets[b] + ((u32)p - pieceoff[b]) * K;
+  const u32 stop = offsets[b + 1], end = beg + K < stop ? beg + K : stop;
   xyzz<C> acc = xyzz_inf<C>();
-  for (u32 k = beg; k < end; k++) {
-    const u32 e = entries[k];
+  if (PREFETCH) {
+    // the next point is loaded while the current one is added (more registers)
+    u32 e = entries[beg];
     affine<C> q = affine_load<C>(xs, ys, e & 0x7fffffffu);
-    if (e >> 31) q.y = -q.y;
-    acc = xyzz_add_mixed(acc, q);
+    for (u32 k = beg; k < end; k++) {
+      affine<C> cur = q;
+      const u32 neg = e >> 31;
+      if (k + 1 < end) {
+        e = entries[k + 1];
+        q = affine_load<C>(xs, ys, e & 0x7fffffffu);
+      }
+      if (neg) cur.y = -cur.y;
+      acc = xyzz_add_mixed(acc, cur);
+    }
+  } else {
+    for (u32 k = beg; k < end; k++) {
+      const u32 e = entries[k];
+      affine<C> q = affine_load<C>(xs, ys, e & 0x7fffffffu);
+      if (e >> 31) q.y = -q.y;
+      acc = xyzz_add_mixed(acc, q);
+    }
   }
   xyzz_store(partials, p, acc);
 }
 
-// buckets[b] = sum of partials[pieceoff[b] .. pieceoff[b+1]) (infinity when empty).
+// piece_bucket[q] = b for the pieces q of bucket b (thread per bucket).
+extern "C" __global__ void msm_piece_map(const u32* pieceoff, u32 nbuckets, u32* piece_bucket) {
+  const usize b = CUZK_TID;
+  if (b >= nbuckets) return;
+  for (u32 q = pieceoff[b]; q < pieceoff[b + 1]; q++) piece_bucket[q] = (u32)b;
+}
+
+// One level of the piece reduction: new piece q of bucket b = piece_bucket[q]
+// sums at most G old pieces of b (old pieces oldoff[b] .. oldoff[b+1)).
+template <class C>
+__global__ void msm_sum_pieces(const u32* in, const u32* oldoff, const u32* newoff,
+                               const u32* piece_bucket, u32 nnew, u32 G, u32* out) {
+  const usize q = CUZK_TID;
+  if (q >= nnew) return;
+  const u32 b = piece_bucket[q];
+  const u32 beg = oldoff[b] + ((u32)q - newoff[b]) * G;
+  const u32 stop = oldoff[b + 1], end = beg + G < stop ? beg + G : stop;
+  xyzz<C> acc = xyzz_load<C>(in, beg);
+  for (u32 k = beg + 1; k < end; k++) acc = xyzz_add(acc, xyzz_load<C>(in, k));
+  xyzz_store(out, q, acc);
+}
+
+// buckets[b] = the single piece of bucket b, or infinity when it has none.
 template <class C>
 __global__ void msm_bucket_sums(const u32* partials, const u32* pieceoff, u32 nbuckets, u32* buckets) {
   const usize b = CUZK_TID;
@@ -173,17 +209,4 @@ __global__ void msm_sum_affine(const u32* xs, const u32* ys, u32 n, u32 G, u32* 
   xyzz<C> acc = xyzz_inf<C>();
   for (usize k = lo; k < hi; k++) acc = xyzz_add_mixed(acc, affine_load<C>(xs, ys, k));
   xyzz_store(out, j, acc);
-}
-
-// One thread: out = sum_w 2^(c w) win[w] (Horner from the top window).
-template <class C>
-__global__ void msm_combine(const u32* win, u32 nwin, u32 c, u32* out) {
-  if (CUZK_TID != 0) return;
-  xyzz<C> acc = xyzz_load<C>(win, nwin - 1);
-  for (int w = (int)nwin - 2; w >= 0; w--) {
-    for (u32 k = 0; k < c; k++)
-      if (!is_inf(acc)) acc = xyzz_dbl(acc);
-    acc = xyzz_add(acc, xyzz_load<C>(win, w));
-  }
-  xyzz_store(out, 0, acc);
 }
