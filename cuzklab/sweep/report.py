@@ -30,6 +30,16 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _hashable(table):
+    """Return the table with list and dict cells as JSON text (they can then be grouped)."""
+    import json
+    for col in table.columns:
+        if table[col].dtype == object and table[col].map(lambda v: isinstance(v, (list, dict))).any():
+            table[col] = table[col].map(
+                lambda v: json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v)
+    return table
+
+
 def _choose(plan: dict[str, Any], table) -> dict[str, Any]:
     """Return the report's settings: metric, goal, x, color, varying keys."""
     grid = plan.get("grid", {}) if plan else {}
@@ -71,6 +81,14 @@ def _usable(table, metric):
     return ok[ok[metric].map(_is_number)]
 
 
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _describe(row, keys) -> str:
+    return ", ".join(f"{k}={row[k]}" for k in keys if not _missing(row[k]))
+
+
 def headline(table, settings: dict[str, Any], planned: int) -> str:
     """Return the headline finding of a sweep as an HTML fragment."""
     metric, goal = settings["metric"], settings["goal"]
@@ -83,17 +101,16 @@ def headline(table, settings: dict[str, Any], planned: int) -> str:
                      f"run again with <code>--resume</code> to finish it.</p>")
     usable = _usable(table, metric)
     if len(usable):
-        agg = usable.groupby(varying, dropna=False)[metric].mean() if varying else \
-            usable[metric]
         if varying:
-            best_key = agg.idxmin() if goal == "min" else agg.idxmax()
-            worst_key = agg.idxmax() if goal == "min" else agg.idxmin()
-            best_val, worst_val = float(agg[best_key]), float(agg[worst_key])
-            keys = best_key if isinstance(best_key, tuple) else (best_key,)
-            best_desc = ", ".join(f"{k}={v}" for k, v in zip(varying, keys))
-            wkeys = worst_key if isinstance(worst_key, tuple) else (worst_key,)
-            worst_desc = ", ".join(f"{k}={v}" for k, v in zip(varying, wkeys))
-            mask = (usable[varying] == list(keys)).all(axis=1)
+            agg = usable.groupby(varying, dropna=False)[metric].mean().reset_index()
+            values = agg[metric].astype(float)
+            best = agg.loc[values.idxmin() if goal == "min" else values.idxmax()]
+            worst = agg.loc[values.idxmax() if goal == "min" else values.idxmin()]
+            best_val, worst_val = float(best[metric]), float(worst[metric])
+            best_desc, worst_desc = _describe(best, varying), _describe(worst, varying)
+            mask = True
+            for k in varying:  # NaN (a parameter some points leave out) matches NaN
+                mask = mask & ((usable[k] == best[k]) | (usable[k].isna() & _missing(best[k])))
             best_row = usable[mask].iloc[0]
         else:
             best_row = usable.iloc[0]
@@ -147,7 +164,8 @@ def _series(table, settings) -> tuple[Any, str | None]:
         return table, others[0]
     name = ", ".join(others)
     t = table.copy()
-    t[name] = t[others].astype(str).apply(lambda r: ", ".join(r), axis=1)
+    t[name] = t[others].apply(
+        lambda r: ", ".join("-" if _missing(v) else str(v) for v in r), axis=1)
     return t, name
 
 
@@ -245,7 +263,7 @@ def write_report(out: str | os.PathLike, path: str | os.PathLike | None = None) 
     plan = read_plan(out)
     if plan is None:
         raise SweepError(f"{out} is not a sweep folder (no sweep.json); run `cuzklab sweep` first")
-    table = build_table(out)
+    table = _hashable(build_table(out))
     settings = _choose(plan, table)
     planned = len(plan.get("points", []))
     grid = plan.get("grid", {})

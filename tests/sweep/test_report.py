@@ -105,3 +105,18 @@ def test_sweep_report_command(sweep_dir, tmp_path_factory, capsys):
     empty = tmp_path_factory.mktemp("empty")
     assert main(["sweep-report", str(empty)]) == 2
     assert "not a sweep folder" in capsys.readouterr().err
+
+
+def test_report_when_points_set_different_parameters(tmp_path):
+    # Grid points set `a`; an explicit point also sets `b`: the others have no `b`.
+    params = [{"a": 1}, {"a": 2}, {"a": 3, "b": "x"}]
+    pts = [SweepPoint.make(p, varying=("a", "b")) for p in params]
+    write_plan(tmp_path, {"name": "mixed", "grid": {"grid": {"a": [1, 2]},
+                                                     "points": [{"a": 3, "b": "x"}]},
+                          "points": [{"id": p.id, "label": p.label, "parameters": p.parameters}
+                                     for p in pts]})
+    for p, spp in zip(pts, (40.0, 38.0, 41.0)):
+        write_point(tmp_path, p, {"status": "ok", "metrics": {"seconds_per_proof": spp,
+                                                              "tags": [1, 2]}})
+    text = _text(write_report(tmp_path).read_text())
+    assert "Best seconds_per_proof: 38 at a=2 (lowest of 3 usable points; worst 41 at a=3, b=x" in text
