@@ -156,9 +156,11 @@ def _u(v) -> np.uint32:
     return np.uint32(v)
 
 
-#: Whether msm_accumulate loads the next point while adding the current one
-#: (more registers per thread, fewer memory stalls).
-PREFETCH = True
+#: Whether msm_accumulate loads the next point while adding the current one.
+#: Off: on an H200 the extra registers (166 against 128 per thread) cost more
+#: occupancy than the early loads gain (2^20: 24.3 ms off, 27.7 ms on; 2^24:
+#: 250 ms off, 284 ms on; benchmarks/bench_msm.py --prefetch both).
+PREFETCH = False
 
 
 def _kname(base: str, group: str) -> str:
