@@ -116,7 +116,7 @@ def timeline_layout(trace, summary: dict | None = None, *, title: str | None = N
     lanes = order_lanes(trace.spans["lane"].unique()) if len(trace.spans) else []
     n_stages = trace.spans["stage"].nunique() if len(trace.spans) else 0
     # Tall enough for every lane and for the whole stage legend beside them.
-    height = max(MIN_HEIGHT_PX, LANE_PX * len(lanes) + CHROME_PX, LEGEND_ROW_PX * n_stages + 110)
+    height = max(MIN_HEIGHT_PX, LANE_PX * len(lanes) + CHROME_PX, LEGEND_ROW_PX * n_stages + 160)
     end = max(trace.duration, 1e-9)
     return base_layout(
         title=dict(text=title if title is not None else timeline_title(trace, summary),
