@@ -5,17 +5,11 @@
 * :mod:`.jacobian`, :mod:`.xyzz` — batched formulas in those coordinates;
   :mod:`.reference` — the same formulas on Python ints (the slow reference).
 * :mod:`.serialize` — ZCash/Filecoin compressed and uncompressed encodings.
-* :func:`fixed_base_mul` — [k_i] G for many scalars and one base (setup).
+* :mod:`.fields` — the coordinate field of each group and batched selects;
+  ``cuda/cuzk_ec.cuh`` — the same formulas as CUDA device code.
 * :mod:`.constants` — generators, coefficients, cofactors, encoding flags.
 """
 
 from .affine import Point, Points
 
-__all__ = ["Point", "Points", "fixed_base_mul"]
-
-
-def __getattr__(name):
-    if name == "fixed_base_mul":
-        from .fixed_base import fixed_base_mul
-        return fixed_base_mul
-    raise AttributeError(name)
+__all__ = ["Point", "Points"]

@@ -125,7 +125,6 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     median_s, upload_times_s, upload_median_s (GPU with ``upload``), checked
     (every run equal to the exact result).
     """
-    from .api import msm, scalar_limbs  # noqa: F401
     log2_size = check_log2_size(log2_size)
     check_backend(backend)
     if group not in ("g1", "g2"):

@@ -1,0 +1,69 @@
+"""The ``cuzklab bench`` command and the MSM benchmark on the CPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cuzklab import bench
+from cuzklab.cli import main
+from cuzklab.msm import bench as MB
+
+
+def test_bench_msm_cpu_json(capsys):
+    assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "3", "--repeats", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (r,) = report["results"]
+    assert report["device"] and r["n"] == 8 and r["checked"] is True
+    assert r["group"] == "g1" and len(r["times_s"]) == 1 and r["median_s"] > 0
+
+
+def test_bench_msm_table_g2(capsys):
+    assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "1", "--repeats", "1",
+                 "--group", "g2", "--window", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "g2" in out and "True" in out
+
+
+def test_bench_field_and_ntt(capsys):
+    pytest.importorskip("cuzklab.field.bench")
+    assert main(["bench", "field", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
+    assert "fp" in capsys.readouterr().out
+    try:
+        import cuzklab.ntt.bench  # noqa: F401
+    except ModuleNotFoundError:
+        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4"]) == 2
+        assert "NTT is not available" in capsys.readouterr().err
+    else:
+        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
+
+
+def test_ntt_unavailable(monkeypatch):
+    def missing(module, what):
+        raise bench.BenchUnavailable(f"{what} is not available in this cuzklab")
+    monkeypatch.setattr(bench, "_import", missing)
+    with pytest.raises(bench.BenchUnavailable, match="NTT is not available"):
+        bench.run_bench("ntt", "cpu", 4)
+
+
+def test_bad_arguments(capsys):
+    with pytest.raises(SystemExit):
+        main(["bench", "msm", "--repeats", "0"])
+    with pytest.raises(SystemExit):
+        main(["bench", "fft"])
+    with pytest.raises(ValueError):
+        MB.bench_msm(30, "cpu")
+    with pytest.raises(ValueError, match="group"):
+        MB.bench_msm(2, "cpu", group="g3")
+    with pytest.raises(ValueError):
+        bench.run_bench("fft", "cpu", 2)
+
+
+def test_bench_points_exact_oracle():
+    pts = MB.bench_points("g1", 16, "cpu")
+    assert len(pts) == 16 and len({p for p in pts.to_ints()}) == 16
+    limbs = MB.bench_scalars(16, 2)
+    from cuzklab.msm import msm_naive
+    from cuzklab.msm import digits as D
+    assert MB.expected("g1", limbs) == msm_naive(pts, D.limbs_to_ints(limbs))
