@@ -44,8 +44,8 @@ def main(argv=None) -> int:
     ap.add_argument("--windows", default=None,
                     help="comma-separated window sizes to try at every size (default: chosen from n)")
     ap.add_argument("--no-upload", action="store_true", help="skip the timings with upload from host")
-    ap.add_argument("--prefetch", choices=["on", "off", "both"], default="on",
-                    help="GPU accumulate loads the next point early (default on)")
+    ap.add_argument("--prefetch", choices=["on", "off", "both"], default=None,
+                    help="GPU accumulate loads the next point early (default: the library's setting)")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
@@ -53,10 +53,10 @@ def main(argv=None) -> int:
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
-        pfs = {"on": [True], "off": [False], "both": [True, False]}[args.prefetch]
+        from cuzklab.msm import gpu
+        pfs = {"on": [True], "off": [False], "both": [True, False], None: [gpu.PREFETCH]}[args.prefetch]
         for k, window, pf in [(k, w, pf) for k in _sizes(given or DEFAULTS[(backend, g)])
                               for w in (_sizes(args.windows) if args.windows else [None]) for pf in pfs]:
-            from cuzklab.msm import gpu
             gpu.PREFETCH = pf
             try:
                 r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
