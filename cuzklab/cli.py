@@ -2,8 +2,9 @@
 
 Each sub-package contributes its sub-commands through a small module with a
 ``register(subparsers)`` function that adds parsers and sets ``func`` on them;
-this file only lists those modules. A module that is not present yet is
-skipped, so the command works while parts of the workbench are missing.
+this file only lists those modules. A module whose third-party dependency is
+not installed (e.g. plotly on a bare GPU host) is left out, and ``--help``
+says which package would bring it back, so the other commands still work.
 """
 
 from __future__ import annotations
@@ -34,14 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     parser.add_argument("--version", action="version", version=f"cuzklab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    missing = []
     for name in COMMAND_MODULES:
         try:
             mod = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name is not None and name.startswith(exc.name):
-                continue  # that part of the workbench is not installed yet
-            raise
+            if exc.name is None or exc.name.split(".")[0] == "cuzklab":
+                if exc.name is not None and name.startswith(exc.name):
+                    continue  # that part of the workbench is not present
+                raise
+            missing.append(f"{name.split('.')[1]} (needs {exc.name.split('.')[0]})")
+            continue
         mod.register(sub)
+    if missing:
+        parser.epilog = ("unavailable here: " + ", ".join(missing)
+                         + "; install cuzklab with its dependencies (pip install -e .)")
     return parser
 
 
