@@ -63,6 +63,18 @@ class PipelineConfig:
         return tuple(f.name for f in fields(cls))
 
     @classmethod
+    def coerce(cls, config: "PipelineConfig | dict | None") -> "PipelineConfig":
+        """Return ``config`` as a PipelineConfig (a dict of keys, or None for the defaults)."""
+        if config is None:
+            return cls()
+        if isinstance(config, dict):
+            return cls.from_dict(config)
+        if not isinstance(config, cls):
+            raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
+                            f"{type(config).__name__}")
+        return config
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any] | None = None, **overrides) -> "PipelineConfig":
         """Return a config from a dict of keys (unknown keys are an error)."""
         merged = {**(data or {}), **overrides}

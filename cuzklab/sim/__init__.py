@@ -14,13 +14,7 @@ def simulate(config: PipelineConfig | dict | None = None,
     ``config`` may be a PipelineConfig, a dict of its keys, or None for the
     documented 32 GiB PoRep node; keyword overrides are applied on top.
     """
-    if config is None:
-        config = PipelineConfig()
-    elif isinstance(config, dict):
-        config = PipelineConfig.from_dict(config)
-    elif not isinstance(config, PipelineConfig):
-        raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
-                        f"{type(config).__name__}")
+    config = PipelineConfig.coerce(config)
     if overrides:
         config = config.replace(**overrides)
     prof = Profile.load(profile)

@@ -71,13 +71,7 @@ class Explorer:
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
                  profiles: list[str] | None = None, report_path: str = "explorer-report.html",
                  width: int | None = DEFAULT_WIDTH_PX):
-        if config is None:
-            config = PipelineConfig()
-        elif isinstance(config, dict):
-            config = PipelineConfig.from_dict(config)
-        elif not isinstance(config, PipelineConfig):
-            raise TypeError(f"config must be a PipelineConfig, a dict or None, got "
-                            f"{type(config).__name__}")
+        config = PipelineConfig.coerce(config)
         get_source(source)  # fails early, naming the registered sources
         if width is not None and (not isinstance(width, int) or isinstance(width, bool)
                                   or width < 300):
