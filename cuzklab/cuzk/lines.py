@@ -68,7 +68,7 @@ _SPAN_FIELDS_RE = re.compile(r"\{(?P<f>[^{}]*)\}")
 _TARGET_RE = re.compile(r"^(?P<target>[A-Za-z_]\w*(?:::\w+)*): ")
 _FIELD = r"[A-Za-z_][\w.]*=(?:\"(?:[^\"\\]|\\.)*\"|\S*)"
 _MSG_FIELDS_RE = re.compile(rf"^(?P<msg>.*?)(?P<fields>(?:\s+{_FIELD})*)\s*$")
-_FIELD_RE = re.compile(rf"(?P<k>[A-Za-z_][\w.]*)=(?P<v>\"(?:[^\"\\]|\\.)*\"|\S*)")
+_FIELD_RE = re.compile(r"(?P<k>[A-Za-z_][\w.]*)=(?P<v>\"(?:[^\"\\]|\\.)*\"|\S*)")
 
 # Messages the builder uses, with the fields each must carry (engine.rs,
 # memory.rs, srs_manager.rs, cuzk-daemon main.rs). Matched as message prefixes.

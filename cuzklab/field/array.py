@@ -8,7 +8,6 @@ both backends give bit-identical results. See docs/field.md.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from ..backend import check_backend, to_numpy, xp
 from ..errors import FieldError
 from . import _cpu
 from .constants import FP, FR, FieldConstants
+from .container import LimbContainer, _is_int
 
 
 class InverseOfZeroError(FieldError, ZeroDivisionError):
@@ -33,15 +33,13 @@ def _ops(backend: str):
     return _gpu
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
 
 
 def _backend_of(arr) -> str:
     return "cpu" if isinstance(arr, np.ndarray) else "gpu"
 
 
-class FieldArray:
+class FieldArray(LimbContainer):
     """Base class of ``Fr`` and ``Fp``; use those."""
 
     FC: FieldConstants = None  # set by subclasses
@@ -277,70 +275,6 @@ class FieldArray:
         return _cpu.limbs_to_ints(to_numpy(self.to_canonical_limbs()))
 
     # ---- container protocol ----
-    def __len__(self) -> int:
-        return int(self._limbs.shape[0])
-
-    def __getitem__(self, key):
-        if _is_int(key):
-            n = len(self)
-            k = int(key)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} out of range for {self._desc()} of length {n}")
-            k %= n
-            return self._wrap(self._limbs[k:k + 1].copy(), self._backend)
-        if isinstance(key, tuple):
-            raise TypeError(f"{type(self).__name__} indices must be an int, a slice or a 1-d index/mask array")
-        if isinstance(key, slice):
-            return self._wrap(self._limbs[key].copy(), self._backend)
-        idx = self._index_array(key)
-        return self._wrap(self._limbs[idx], self._backend)
-
-    def _index_array(self, key):
-        mod = xp(self._backend)
-        if isinstance(key, (list, range)):
-            key = np.asarray(key)
-        if not hasattr(key, "dtype"):
-            raise TypeError(f"{type(self).__name__} indices must be an int, a slice or a 1-d index/mask array, "
-                            f"got {type(key).__name__}")
-        if key.dtype.kind not in "iub" or key.ndim != 1:
-            raise TypeError(f"index array must be 1-d of ints or bools, got dtype {key.dtype}, ndim {key.ndim}")
-        if key.dtype.kind == "b" and key.shape[0] != len(self):
-            raise IndexError(f"boolean mask of length {key.shape[0]} for an array of length {len(self)}")
-        return mod.asarray(key)
-
-    def __setitem__(self, key, value):
-        value = self._coerce(value, "assign")
-        if _is_int(key):
-            n = len(self)
-            if not -n <= int(key) < n:
-                raise IndexError(f"index {key} out of range for length {n}")
-            if len(value) != 1:
-                raise ValueError(f"cannot assign {len(value)} elements to one index")
-            self._limbs[int(key)] = value._limbs[0]
-            return
-        if not isinstance(key, slice):
-            key = self._index_array(key)
-        self._limbs[key] = value._limbs
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    @classmethod
-    def concat(cls, arrays):
-        """Concatenate arrays of this class on one backend."""
-        arrays = list(arrays)
-        if not arrays:
-            raise ValueError("concat: need at least one array")
-        first = arrays[0]
-        for i, a in enumerate(arrays):
-            if type(a) is not cls:
-                raise TypeError(f"arrays[{i}]: expected {cls.__name__}, got {type(a).__name__}")
-            if a.backend != first.backend:
-                raise TypeError(f"arrays[{i}]: backend {a.backend!r} differs from {first.backend!r}")
-        mod = xp(first.backend)
-        return cls._wrap(mod.concatenate([a._limbs for a in arrays], axis=0), first.backend)
-
     # ---- arithmetic ----
     def _desc(self) -> str:
         return f"{type(self).__name__}({self._backend})"

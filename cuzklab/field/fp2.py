@@ -14,7 +14,8 @@ import numpy as np
 from ..backend import check_backend, to_numpy, xp
 from ..errors import FieldError
 from . import _cpu
-from .array import Fp, InverseOfZeroError, _is_int
+from .array import Fp, InverseOfZeroError
+from .container import LimbContainer, _is_int
 from .constants import FP
 
 _L = FP.limbs
@@ -27,7 +28,7 @@ def _ops(backend):
     return _gpu
 
 
-class Fp2:
+class Fp2(LimbContainer):
     """Batched Fp2 elements c0 + c1*u with u^2 = -1."""
 
     __slots__ = ("_limbs", "_backend")
@@ -160,51 +161,6 @@ class Fp2:
 
     def to_bytes(self) -> bytes:
         return self.to_bytes_array().tobytes()
-
-    # ---- container ----
-    def __len__(self):
-        return int(self._limbs.shape[0])
-
-    def __getitem__(self, key):
-        if _is_int(key):
-            n = len(self)
-            if not -n <= int(key) < n:
-                raise IndexError(f"index {key} out of range for Fp2 of length {n}")
-            k = int(key) % n
-            return self._wrap(self._limbs[k:k + 1].copy(), self._backend)
-        if isinstance(key, slice):
-            return self._wrap(self._limbs[key].copy(), self._backend)
-        idx = self._flat()._index_array(key) if not isinstance(key, tuple) else None
-        if idx is None:
-            raise TypeError("Fp2 indices must be an int, a slice or a 1-d index/mask array")
-        if idx.dtype.kind == "b" and idx.shape[0] != len(self):
-            raise IndexError(f"boolean mask of length {idx.shape[0]} for an array of length {len(self)}")
-        return self._wrap(self._limbs[idx], self._backend)
-
-    def __setitem__(self, key, value):
-        value = self._coerce(value, "assign")
-        if _is_int(key):
-            self._limbs[int(key)] = value._limbs[0]
-            return
-        if not isinstance(key, slice):
-            key = xp(self._backend).asarray(np.asarray(key) if isinstance(key, (list, range)) else key)
-        self._limbs[key] = value._limbs
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    @classmethod
-    def concat(cls, arrays):
-        arrays = list(arrays)
-        if not arrays:
-            raise ValueError("concat: need at least one array")
-        for i, a in enumerate(arrays):
-            if type(a) is not cls:
-                raise TypeError(f"arrays[{i}]: expected Fp2, got {type(a).__name__}")
-            if a.backend != arrays[0].backend:
-                raise TypeError(f"arrays[{i}]: backend {a.backend!r} differs from {arrays[0].backend!r}")
-        return cls._wrap(xp(arrays[0].backend).concatenate([a._limbs for a in arrays]), arrays[0].backend)
 
     # ---- arithmetic ----
     def _desc(self):

@@ -9,7 +9,7 @@ PoRep node at cuzk's newest phase (split GPU API, ``gpu_threads=32``).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import ConfigError

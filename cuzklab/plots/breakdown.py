@@ -62,7 +62,6 @@ def breakdown_traces(traces, labels=None) -> list:
     """Return the breakdown bar specs (plain dicts): one per (stage, run), STAGES order."""
     traces, labels = _as_runs(traces, labels)
     tables = [stage_table(t) for t in traces]
-    present = [st for st in STAGES if any(st in tb for tb in tables)]
     multi = len(traces) > 1
     # Explicit bar width and offset per run (instead of barmode="group"), so
     # the bars stay side by side in any figure they are placed in.

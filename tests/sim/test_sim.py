@@ -1,13 +1,11 @@
 """The daemon model: every lock strategy and admission rule, memory and failures."""
 
-import math
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from cuzklab.errors import ConfigError
-from cuzklab.model import ADMISSIONS, LOCKS, PipelineConfig, Profile
+from cuzklab.model import LOCKS, PipelineConfig, Profile
 from cuzklab.sim import simulate
 from cuzklab.trace import GPU_STAGES, Trace
 
