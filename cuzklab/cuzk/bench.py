@@ -67,7 +67,7 @@ def _value(key: str, value: str, section: str | None) -> dict:
     if key == "proof type":
         return {"proof_type": value}
     if key in ("count", "concurrency", "completed", "failed"):
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise Malformed("bench", f"{key}: expected an integer, got {value!r}")
         return {key: int(value)}
     if key == "total time":

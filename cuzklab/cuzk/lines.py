@@ -159,7 +159,7 @@ def parse_timeline(line: str) -> dict:
         kv = _DETAIL_KV.match(part)
         if kv:
             v = kv.group("v")
-            detail[kv.group("k")] = int(v) if v.isdigit() else v
+            detail[kv.group("k")] = int(v) if v.isascii() and v.isdigit() else v
         elif _DETAIL_WORD.match(part):
             detail[part] = True           # e.g. "monolithic"
         else:

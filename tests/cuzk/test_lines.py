@@ -188,3 +188,11 @@ def test_unknown_lines_are_not_records():
 def test_numbers_that_are_not_numbers_are_malformed(line):
     with pytest.raises(Malformed):
         classify(line, 1)
+
+
+def test_unicode_digits_that_int_rejects_are_kept_as_text():
+    # '²' is a digit to str.isdigit() but not to int(): a malformed line, not a crash.
+    import pytest
+    from cuzklab.cuzk.lines import Malformed, parse_timeline
+    with pytest.raises(Malformed, match="partition must be integers"):
+        parse_timeline("TIMELINE,12,SYNTH_START,job-1,partition=²")
