@@ -238,7 +238,10 @@ def summarize(trace) -> dict:
         "proofs": completed,
         "failed": failed,
         "wall_s": round(wall, 4),
-        "seconds_per_proof": round(wall / completed, 4) if completed else None,
+        # A run that failed (e.g. out of memory) has no throughput: the proofs it
+        # finished before failing would flatter it.
+        "seconds_per_proof": (round(wall / completed, 4)
+                              if completed and not trace.failed else None),
         "proof_latency_s_mean": round(float(lat.mean()), 4) if len(lat) else None,
         "prove_s_mean": round(float(prove.mean()), 4) if len(prove) else None,
         "peak_rss_gib": round(float(rss["value"].max()), 3) if len(rss) else None,
