@@ -190,6 +190,24 @@ def bottleneck(trace) -> dict:
     return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
 
 
+def gpu_prove_per_proof(spans) -> "pd.Series":
+    """Return, per proof, the summed seconds GPU workers held its partitions.
+
+    A partition is held from its first span on a worker lane (``gpu<g>.w<w>`` or
+    its ``.cpu`` lane) to its last; finalizer lanes are not counted. This is the
+    figure cuzk-bench prints as ``prove=`` (the daemon's gpu_compute_ms, the sum
+    of its partitions' GPU_START..GPU_END), which grows when workers wait on each
+    other's CUDA region.
+    """
+    lanes = spans["lane"].astype(str)
+    mask = lanes.str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+    sub = spans[mask & (spans["proof"] >= 0)]
+    if sub.empty:
+        return pd.Series(dtype=float)
+    held = sub.groupby(["proof", "partition"]).agg(a=("start", "min"), b=("end", "max"))
+    return (held["b"] - held["a"]).groupby(level=0).sum()
+
+
 def _worker_occupancy(spans, wall: float) -> float | None:
     """Return the mean fraction of the run each GPU worker holds a partition.
 
@@ -244,6 +262,8 @@ def summarize(trace) -> dict:
                               if completed and not trace.failed else None),
         "proof_latency_s_mean": round(float(lat.mean()), 4) if len(lat) else None,
         "prove_s_mean": round(float(prove.mean()), 4) if len(prove) else None,
+        "gpu_prove_s_mean": _round_or_none(gpu_prove_per_proof(
+            s[s["proof"].isin(ok["proof"])] if completed else s.iloc[0:0]).mean()),
         "peak_rss_gib": round(float(rss["value"].max()), 3) if len(rss) else None,
         "gpu_busy_fraction": None if math.isnan(gpu_busy) else round(gpu_busy, 4),
         "stage_s": stage_s,
@@ -253,6 +273,10 @@ def summarize(trace) -> dict:
         "failure_reason": failure.get("reason"),
     }
     return _jsonable(out)
+
+
+def _round_or_none(v, nd: int = 4):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), nd)
 
 
 def _jsonable(obj):

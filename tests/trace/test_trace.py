@@ -137,3 +137,15 @@ def test_perfetto_export(tmp_path):
     for spans in by_tid.values():
         spans.sort()
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_gpu_prove_sums_the_time_workers_hold_each_partition():
+    b = TraceBuilder(source="sim")
+    # partition 0: held 1.0..4.0 across the worker's GPU and CPU lanes; partition 1: 2.0..3.5
+    b.span(0, 0, "mutex_wait", "gpu0.w0", 1.0, 1.5, gpu=0)
+    b.span(0, 0, "ntt_h", "gpu0.w0", 1.5, 3.0, gpu=0)
+    b.span(0, 0, "b_g2_msm", "gpu0.w0.cpu", 3.0, 4.0)
+    b.span(0, 1, "ntt_h", "gpu0.w1", 2.0, 3.5, gpu=0)
+    b.span(0, 1, "b_g2_msm", "final.0", 3.5, 9.0)      # finalizers are not counted
+    tr = b.build(proofs=[{"proof": 0, "submitted": 0.0, "started": 0.0, "completed": 9.0}])
+    assert tr.summary()["gpu_prove_s_mean"] == pytest.approx(3.0 + 1.5)
