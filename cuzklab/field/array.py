@@ -245,27 +245,6 @@ class FieldArray(LimbContainer):
         return self.to_bytes_array().tobytes()
 
     # ---- conversions ----
-    @property
-    def limbs(self):
-        """(n, L) uint32 Montgomery limbs (numpy or cupy array); do not write to it."""
-        return self._limbs
-
-    @property
-    def backend(self) -> str:
-        return self._backend
-
-    def to(self, backend: str):
-        """This array on ``backend`` (self if already there)."""
-        check_backend(backend)
-        if backend == self._backend:
-            return self
-        if backend == "cpu":
-            return self._wrap(to_numpy(self._limbs).copy(), "cpu")
-        return self._wrap(xp("gpu").asarray(self._limbs), "gpu")
-
-    def copy(self):
-        return self._wrap(self._limbs.copy(), self._backend)
-
     def to_canonical_limbs(self):
         """(n, L) uint32 canonical limbs (x itself, not x*R), on this backend."""
         return _ops(self._backend).from_mont(self._limbs, self.FC)

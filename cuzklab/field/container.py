@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..backend import xp
+from ..backend import check_backend, to_numpy, xp
 
 
 def _is_int(v) -> bool:
@@ -23,6 +23,29 @@ class LimbContainer:
     """Sequence behaviour over ``self._limbs`` for the field array types."""
 
     __slots__ = ()
+
+    @property
+    def limbs(self):
+        """The Montgomery limbs (numpy or cupy array, elements first); do not write to it."""
+        return self._limbs
+
+    @property
+    def backend(self) -> str:
+        """Return "cpu" or "gpu"."""
+        return self._backend
+
+    def to(self, backend: str):
+        """Return this array on ``backend`` (self if already there)."""
+        check_backend(backend)
+        if backend == self._backend:
+            return self
+        if backend == "cpu":
+            return self._wrap(to_numpy(self._limbs).copy(), "cpu")
+        return self._wrap(xp("gpu").asarray(self._limbs), "gpu")
+
+    def copy(self):
+        """Return a copy on the same backend."""
+        return self._wrap(self._limbs.copy(), self._backend)
 
     def __len__(self) -> int:
         return int(self._limbs.shape[0])

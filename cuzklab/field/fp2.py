@@ -122,14 +122,6 @@ class Fp2(LimbContainer):
 
     # ---- views and conversions ----
     @property
-    def limbs(self):
-        return self._limbs
-
-    @property
-    def backend(self) -> str:
-        return self._backend
-
-    @property
     def c0(self) -> Fp:
         return Fp._wrap(self._limbs[:, 0, :].copy(), self._backend)
 
@@ -139,17 +131,6 @@ class Fp2(LimbContainer):
 
     def _flat(self) -> Fp:
         return Fp._wrap(self._limbs.reshape(-1, _L), self._backend)
-
-    def to(self, backend: str):
-        check_backend(backend)
-        if backend == self._backend:
-            return self
-        if backend == "cpu":
-            return self._wrap(to_numpy(self._limbs).copy(), "cpu")
-        return self._wrap(xp("gpu").asarray(self._limbs), "gpu")
-
-    def copy(self):
-        return self._wrap(self._limbs.copy(), self._backend)
 
     def to_ints(self) -> list[tuple[int, int]]:
         flat = self._flat().to_ints()
