@@ -66,8 +66,9 @@ def format_summary(s: dict, config=None, profile: str = "") -> str:
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
         f"  throughput       {f(s['seconds_per_proof'], ' s/proof')}",
         f"  wall             {f(s['wall_s'], ' s')}",
-        f"  proof latency    {f(s['proof_latency_s_mean'], ' s')} mean "
-        f"(prove {f(s.get('prove_s_mean'), ' s')})",
+        f"  proof latency    {f(s['proof_latency_s_mean'], ' s')} mean from submit, "
+        f"{f(s.get('prove_s_mean'), ' s')} from first synthesis",
+        f"  GPU time/proof   {f(s.get('gpu_prove_s_mean'), ' s')} (cuzk-bench prove=)",
         f"  peak RSS         {f(s['peak_rss_gib'], ' GiB')}",
         f"  GPU busy         {f(None if s['gpu_busy_fraction'] is None else 100 * s['gpu_busy_fraction'], ' %', 0)}",
     ]
