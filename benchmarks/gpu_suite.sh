@@ -14,7 +14,7 @@ py="${PYTHON:-python3}"
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
 export PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-$out/cupy-cache}"
+export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-${TMPDIR:-/tmp}/cuzklab-cupy-cache}"
 if [ "$quick" = "--quick" ]; then
   g1=16,20; g2=16; ntt=20,24; prove=16,20
 else
