@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
+from cuzklab.backend import device_name  # noqa: E402
 from cuzklab.model import PipelineConfig  # noqa: E402
 from cuzklab.plots import timeline  # noqa: E402
 from cuzklab.trace import TraceBuilder  # noqa: E402
@@ -31,16 +32,6 @@ from cuzklab.widgets import Explorer  # noqa: E402
 
 LOCKS = ("interlock", "split_async")
 
-
-def cpu_name() -> str:
-    """Return the CPU model name (from /proc/cpuinfo where there is one)."""
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _stats(values: list[float]) -> dict:
@@ -118,7 +109,7 @@ def main(argv=None) -> int:
     pinned = bench_changes(ex, args.repeats)
     build = bench_timeline_build((1_000, 10_000, 100_000))
     result = {
-        "benchmark": "explorer_redraw", "device": cpu_name(), "cores": os.cpu_count(),
+        "benchmark": "explorer_redraw", "device": device_name("cpu"), "cores": os.cpu_count(),
         "python": platform.python_version(),
         "config": {"proofs": cfg.proofs, "concurrency": cfg.concurrency,
                    "partitions": cfg.partitions, "spans": spans},
@@ -126,7 +117,7 @@ def main(argv=None) -> int:
         "change": plain, "change_pinned": pinned, "timeline_build": build,
     }
     print(f"explorer redraw, {cfg.proofs} proofs x {cfg.partitions} partitions "
-          f"({spans} spans), {os.cpu_count()} cores, {cpu_name()}")
+          f"({spans} spans), {os.cpu_count()} cores, {device_name('cpu')}")
     for name, stats in (("control change", plain), ("with a pinned run", pinned)):
         print(f"  {name:18s} total {stats['total']['median_ms']:7.1f} ms median "
               f"(p90 {stats['total']['p90_ms']:.1f}) = source {stats['source']['median_ms']:.1f}"

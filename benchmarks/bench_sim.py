@@ -16,6 +16,7 @@ import sys
 import time
 
 from cuzklab.atomic import write_text
+from cuzklab.backend import device_name
 from cuzklab.model import PipelineConfig
 from cuzklab.sim import simulate
 
@@ -56,7 +57,7 @@ def main(argv=None) -> int:
         print(f"{name:45s} wall median {statistics.median(times) * 1e3:7.1f} ms "
               f"(min {min(times) * 1e3:.1f}), CPU median {statistics.median(cpu) * 1e3:7.1f} ms, "
               f"{len(tr.spans)} spans")
-    out = {"benchmark": "simulate", "machine": platform.processor() or platform.machine(),
+    out = {"benchmark": "simulate", "machine": device_name("cpu"),
            "python": platform.python_version(), "cpus_allowed": len(os.sched_getaffinity(0))
            if hasattr(os, "sched_getaffinity") else os.cpu_count(), "results": results}
     if args.json:

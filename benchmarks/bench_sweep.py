@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import platform
 import statistics
@@ -34,6 +33,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cuzklab.backend import device_name  # noqa: E402
 from cuzklab.sweep import run_sweep  # noqa: E402
 from cuzklab.sweep.executors import usable_cores  # noqa: E402
 
@@ -49,15 +49,6 @@ def _cells_s(nb_path: pathlib.Path) -> float:
     return sum(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0
                for c in nb["cells"])
 
-
-def _cpu_name() -> str:
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def bench_papermill(points: int, tmp: pathlib.Path) -> dict:
@@ -121,7 +112,7 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-baseline", action="store_true", help="skip the papermill baseline")
     ap.add_argument("--json", default="bench_sweep.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
-    report = {"host": platform.node(), "cpu": _cpu_name(), "cores": usable_cores(),
+    report = {"host": platform.node(), "cpu": device_name("cpu"), "cores": usable_cores(),
               "python": platform.python_version(), "notebook": NOTEBOOK.name,
               "point_config": TINY, "per_point": {}, "demo": {}}
     with tempfile.TemporaryDirectory(prefix="bench-sweep-") as d:

@@ -72,4 +72,17 @@ def device_name(backend: str = "cpu") -> str:
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         name = props["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
-    return platform.processor() or platform.machine() or "cpu"
+    return _cpu_model() or platform.processor() or platform.machine() or "cpu"
+
+
+@functools.lru_cache(maxsize=None)
+def _cpu_model() -> str:
+    """Return the CPU model name from /proc/cpuinfo, or "" where there is none."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""

@@ -54,13 +54,6 @@ class FieldArray(LimbContainer):
         self._backend = backend
 
     @classmethod
-    def _wrap(cls, limbs, backend):
-        obj = cls.__new__(cls)
-        obj._limbs = limbs
-        obj._backend = backend
-        return obj
-
-    @classmethod
     def _canon_to_array(cls, canon: np.ndarray, backend: str):
         """(n, L) uint32 canonical limbs on the host (< m, checked) -> array."""
         ops = _ops(backend)

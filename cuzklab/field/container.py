@@ -1,8 +1,8 @@
 """The container behaviour shared by every limb-array type (Fr, Fp, Fp2).
 
 A subclass stores its elements in ``_limbs`` (first axis = elements) on
-``_backend`` and provides ``_wrap(limbs, backend)``, ``_coerce(value, opname)``
-and ``_desc()``; this mixin gives it length, indexing by int, slice, index
+``_backend`` and provides ``_coerce(value, opname)`` and ``_desc()``; this mixin
+gives it unchecked wrapping (``_wrap``), length, indexing by int, slice, index
 array or boolean mask, assignment, iteration and concatenation.
 """
 
@@ -23,6 +23,14 @@ class LimbContainer:
     """Sequence behaviour over ``self._limbs`` for the field array types."""
 
     __slots__ = ()
+
+    @classmethod
+    def _wrap(cls, limbs, backend):
+        """Return an instance over ``limbs`` on ``backend`` without checks."""
+        obj = cls.__new__(cls)
+        obj._limbs = limbs
+        obj._backend = backend
+        return obj
 
     @property
     def limbs(self):

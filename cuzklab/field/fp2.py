@@ -36,13 +36,6 @@ class Fp2(LimbContainer):
     __array_priority__ = 1000
     FC = FP
 
-    @classmethod
-    def _wrap(cls, limbs, backend):
-        obj = cls.__new__(cls)
-        obj._limbs = limbs
-        obj._backend = backend
-        return obj
-
     # ---- construction ----
     @classmethod
     def from_fp(cls, c0: Fp, c1: Fp):

@@ -190,6 +190,11 @@ def bottleneck(trace) -> dict:
     return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
 
 
+def _worker_lane_mask(spans) -> "pd.Series":
+    """Return the rows on a GPU worker's lanes (``gpu<g>.w<w>`` and its ``.cpu`` lane)."""
+    return spans["lane"].astype(str).str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+
+
 def gpu_prove_per_proof(spans) -> "pd.Series":
     """Return, per proof, the summed seconds GPU workers held its partitions.
 
@@ -199,8 +204,7 @@ def gpu_prove_per_proof(spans) -> "pd.Series":
     of its partitions' GPU_START..GPU_END), which grows when workers wait on each
     other's CUDA region.
     """
-    lanes = spans["lane"].astype(str)
-    mask = lanes.str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+    mask = _worker_lane_mask(spans)
     sub = spans[mask & (spans["proof"] >= 0)]
     if sub.empty:
         return pd.Series(dtype=float)
@@ -214,12 +218,11 @@ def _worker_occupancy(spans, wall: float) -> float | None:
     A worker is a lane ``gpu<g>.w<w>``; its CPU-side lane ``gpu<g>.w<w>.cpu``
     counts as the same worker. None when the trace has no such lanes.
     """
-    lanes = spans["lane"].astype(str)
-    mask = lanes.str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+    mask = _worker_lane_mask(spans)
     if not mask.any():
         return None
     sub = spans[mask]
-    base = lanes[mask].str.replace(r"\.cpu$", "", regex=True)
+    base = sub["lane"].astype(str).str.replace(r"\.cpu$", "", regex=True)
     occ = [union_length(g["start"].to_numpy(), g["end"].to_numpy()) / wall
            for _, g in sub.groupby(base)]
     return min(1.0, float(np.mean(occ)))
@@ -241,14 +244,9 @@ def summarize(trace) -> dict:
         if len(d):
             stage_s[st] = round(float((d["end"] - d["start"]).mean()), 4)
     rss = trace.counter("rss_gib")
-    gpu_spans = s[s["stage"].isin(GPU_STAGES)]
-    res = _resources(trace)
-    if len(gpu_spans) and wall > 0:
-        busy = sum(union_length(g["start"].to_numpy(), g["end"].to_numpy())
-                   for _, g in gpu_spans.groupby("gpu"))
-        gpu_busy = min(1.0, busy / (wall * max(res["gpus"], 1)))
-    else:
-        gpu_busy = math.nan
+    verdict = bottleneck(trace)
+    # the GPU's busy fraction is the bottleneck's GPU utilization (same window, same rounding)
+    gpu_busy = verdict["evidence"]["utilization"].get("gpu") if wall > 0 else None
     failure = trace.meta.get("failure") or {}
     oom = bool(trace.failed and failure.get("reason") == "oom")
     out = {
@@ -265,9 +263,9 @@ def summarize(trace) -> dict:
         "gpu_prove_s_mean": _round_or_none(gpu_prove_per_proof(
             s[s["proof"].isin(ok["proof"])] if completed else s.iloc[0:0]).mean()),
         "peak_rss_gib": round(float(rss["value"].max()), 3) if len(rss) else None,
-        "gpu_busy_fraction": None if math.isnan(gpu_busy) else round(gpu_busy, 4),
+        "gpu_busy_fraction": gpu_busy,
         "stage_s": stage_s,
-        "bottleneck": bottleneck(trace),
+        "bottleneck": verdict,
         "oom": oom,
         "run_failed": trace.failed,
         "failure_reason": failure.get("reason"),
