@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import ConfigError
 
 
 def register(sub) -> None:
@@ -81,7 +80,3 @@ def format_summary(s: dict, config=None, profile: str = "") -> str:
         lines.append("  stage mean (s)   " + ", ".join(f"{k} {v:.2f}" for k, v in s["stage_s"].items()))
     return "\n".join(lines)
 
-
-def parse_error_hint(exc: ConfigError) -> str:  # pragma: no cover - used by callers
-    """Return a one-line hint for a configuration error."""
-    return f"{exc}; see `cuzklab simulate --help`"

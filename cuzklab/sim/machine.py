@@ -27,7 +27,7 @@ solo duration.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import simpy
 
@@ -53,7 +53,6 @@ class Job:
     threads: float = 0.0
     demand: float = 0.0
     share: float = 0.0
-    info: dict = field(default_factory=dict)
 
 
 def waterfill(total: float, caps: list[float], weights: list[float] | None = None) -> list[float]:
@@ -109,8 +108,8 @@ class Machine:
 
     # -- public ----------------------------------------------------------------
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
-            mem_bound: float = 0.0, pressure_k: float = 0.0, solo_rate: float | None = None,
-            **info) -> simpy.Event:
+            mem_bound: float = 0.0, pressure_k: float = 0.0,
+            solo_rate: float | None = None) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -119,8 +118,7 @@ class Machine:
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
                   pressure_k=pressure_k,
-                  order=next(self._order), start=self.env.now, remaining=max(work, 1e-12),
-                  info=info)
+                  order=next(self._order), start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
         self._by_event[id(ev)] = job

@@ -22,7 +22,6 @@ class HostMemory:
         self.env = env
         self.ram_gib = float(ram_gib)
         self.rss = float(base_gib)
-        self.peak = self.rss
         self.pressure_start = pressure_start
         self._on_change = on_change
         self._on_oom = on_oom
@@ -40,7 +39,6 @@ class HostMemory:
         if gib <= 0 or self.oom:
             return
         self.rss += gib
-        self.peak = max(self.peak, self.rss)
         self._on_change(self)
         if self.rss > self.ram_gib:
             self.oom = True

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 from ..atomic import write_text
 
 _US = 1e6
@@ -74,14 +76,9 @@ def _overlapping_lanes(spans) -> set:
         g = g.sort_values("start", kind="stable")
         ends = g["end"].to_numpy()
         starts = g["start"].to_numpy()
-        if len(g) > 1 and bool((starts[1:] < _cummax(ends)[:-1] - 1e-12).any()):
+        if len(g) > 1 and bool((starts[1:] < np.maximum.accumulate(ends)[:-1] - 1e-12).any()):
             out.add(lane)
     return out
-
-
-def _cummax(a):
-    import numpy as np
-    return np.maximum.accumulate(a)
 
 
 def write_chrome_trace(trace, path) -> dict:
