@@ -21,6 +21,8 @@ _SOURCE = Path(__file__).with_name("cuda") / "ntt.cu"
 _THREADS = 256
 #: Split of exponents for two-level power tables: x^j = hi[j >> 12] * lo[j & 4095].
 _SPLIT = 12
+#: log2 of the side of the tiles of ``bit_reverse_tiles`` (BR_BITS in ntt.cu).
+_BR_BITS = 4
 
 
 @functools.lru_cache(maxsize=None)
@@ -65,10 +67,17 @@ def gpu_twiddles(log2_size: int) -> Fr:
     return _wrap(out)
 
 
-def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None):
-    """Run the DIF (natural in, bit-reversed out) or DIT passes over the (n, 8) device array ``x`` in place."""
+#: Shared memory a block may use without opting in.
+_SMEM_DEFAULT = 48 * 1024
+
+
+def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None, passes=None):
+    """Run the DIF (natural in, bit-reversed out) or DIT passes over the (n, 8) device array ``x`` in place.
+
+    ``passes``: the DIF plan (default ``plan_passes(log_n)``).
+    """
     W = gpu_twiddles(log_n).limbs
-    passes = plan_passes(log_n)
+    passes = plan_passes(log_n) if passes is None else list(passes)
     if dit:
         passes = passes[::-1]
     kernel = _fn("ntt_dit_pass" if dit else "ntt_dif_pass")
@@ -80,6 +89,8 @@ def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None):
         last = i == len(passes) - 1
         # the scale (one Montgomery element) is applied by the last pass; 0 is a null pointer
         sc = scale if (last and scale is not None) else np.uint64(0)
+        if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
+            kernel.max_dynamic_shared_size_bytes = shared
         kernel((n // tile,), (threads,),
                (x, W, sc, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
                 np.int32(1 if inverse else 0)),
@@ -105,7 +116,12 @@ def dit(a: Fr, *, inverse: bool = False) -> Fr:
 def bit_reverse_inplace(x, log_n: int) -> None:
     """Permute the (2^log_n, 8) device array ``x`` into bit-reversed order in place."""
     n = 1 << log_n
-    _fn("bit_reverse_permute")(_grid(n), (_THREADS,), (x, np.int32(log_n)))
+    if log_n >= 2 * _BR_BITS:
+        # tiles of 16 x 16 elements: coalesced reads and writes
+        _fn("bit_reverse_tiles")((1 << (log_n - 2 * _BR_BITS),), (1 << _BR_BITS, 1 << _BR_BITS),
+                                 (x, np.int32(log_n)))
+    else:
+        _fn("bit_reverse_permute")(_grid(n), (_THREADS,), (x, np.int32(log_n)))
 
 
 def bit_reverse(a: Fr) -> Fr:

@@ -36,22 +36,27 @@ class Pass:
         return 1 << (self.b + self.c)
 
 
-def plan_passes(log2_size: int) -> list[Pass]:
+def plan_passes(log2_size: int, *, tile_bits: int | None = None, low_bits: int | None = None,
+                upper_bits: int | None = None) -> list[Pass]:
     """Return the passes of a decimation-in-frequency transform, top bits first.
 
     The decimation-in-time transform runs the same passes in reverse order.
+    ``tile_bits``, ``low_bits``, ``upper_bits`` default to the module's constants.
     """
+    tile_bits = TILE_BITS if tile_bits is None else tile_bits
+    low_bits = LOW_BITS if low_bits is None else low_bits
+    upper_bits = UPPER_BITS if upper_bits is None else upper_bits
     if log2_size <= 0:
         return []
-    if log2_size <= LOW_BITS:
+    if log2_size <= low_bits:
         return [Pass(lo=0, b=log2_size, c=0)]
-    upper = log2_size - LOW_BITS
-    count = -(-upper // UPPER_BITS)
+    upper = log2_size - low_bits
+    count = -(-upper // upper_bits)
     sizes = [upper // count + (1 if i < upper % count else 0) for i in range(count)]
     passes, hi = [], log2_size
     for b in sizes:
         lo = hi - b
-        passes.append(Pass(lo=lo, b=b, c=min(lo, TILE_BITS - b)))
+        passes.append(Pass(lo=lo, b=b, c=max(0, min(lo, tile_bits - b))))
         hi = lo
-    passes.append(Pass(lo=0, b=LOW_BITS, c=0))
+    passes.append(Pass(lo=0, b=low_bits, c=0))
     return passes

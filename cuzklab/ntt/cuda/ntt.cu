@@ -117,7 +117,8 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
             const fr_t wa = sh_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
             const fr_t wb = sh_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
             if (!DIT) {
-                fr_t t0 = e0 + e2, t2 = (e0 - e2) * wa;
+                // at s = 1, j = 0 and wa = omega^0 = 1: skip the multiply
+                fr_t t0 = e0 + e2, t2 = (s > 1) ? (e0 - e2) * wa : e0 - e2;
                 fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
                 e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
                 if (s > 1) {
@@ -130,7 +131,8 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
                     e1 = e1 * wc; e3 = e3 * wc;
                 }
                 fr_t t0 = e0 + e1, t1 = e0 - e1, t2 = e2 + e3, t3 = e2 - e3;
-                t2 = t2 * wa; t3 = t3 * wb;
+                if (s > 1) t2 = t2 * wa;  // wa = 1 at s = 1
+                t3 = t3 * wb;
                 e0 = t0 + t2; e2 = t0 - t2; e1 = t1 + t3; e3 = t1 - t3;
             }
             sh_store(tile, i0, T, e0); sh_store(tile, i1, T, e1);
@@ -178,6 +180,44 @@ extern "C" __global__ void bit_reverse_permute(u32* data, int log_n)
         fr_t a = load<FrTraits>(data, i), b = load<FrTraits>(data, j);
         store<FrTraits>(data, i, b);
         store<FrTraits>(data, j, a);
+    }
+}
+
+// In-place bit reversal by tiles, for log_n >= 2 * BR_BITS. An index is
+// (a, m, b): a its top BR_BITS bits, b its low BR_BITS bits, m the middle;
+// its reverse is (rev b, rev m, rev a). The block of middle value m loads the
+// 16 x 16 tiles of m and of m' = rev m (rows a, contiguous columns b), and
+// writes each to the other's place transposed, so that reads and writes both
+// run along 16 contiguous elements. Blocks with m > m' have nothing to do.
+#define BR_BITS 4
+#define BR_SIDE (1 << BR_BITS)
+#define BR_PITCH (BR_SIDE + 1)  // padded rows: fewer shared-memory bank conflicts
+extern "C" __global__ void bit_reverse_tiles(u32* data, int log_n)
+{
+    __shared__ uint4 tiles[2][2][BR_SIDE * BR_PITCH];  // [tile][half of the element][slot]
+    const int mbits = log_n - 2 * BR_BITS;
+    const usize m = blockIdx.x;
+    const usize mr = bit_reverse(m, mbits);
+    if (m > mr) return;
+    const int a = threadIdx.y, b = threadIdx.x;  // blockDim = (16, 16)
+    const int ntiles = (m == mr) ? 1 : 2;
+    const usize mid[2] = {m, mr};
+    for (int t = 0; t < ntiles; t++) {
+        const usize g = (((usize)a << mbits | mid[t]) << BR_BITS) | (usize)b;
+        const uint4* p = reinterpret_cast<const uint4*>(data + g * 8);
+        tiles[t][0][a * BR_PITCH + b] = p[0];
+        tiles[t][1][a * BR_PITCH + b] = p[1];
+    }
+    __syncthreads();
+    // output (row a, column b) of tile t's destination holds the element at
+    // (rev b, rev a) of the other tile (or of itself when m == m')
+    const int ra = (int)bit_reverse((usize)b, BR_BITS), rb = (int)bit_reverse((usize)a, BR_BITS);
+    for (int t = 0; t < ntiles; t++) {
+        const int src = ntiles == 1 ? 0 : 1 - t;
+        const usize g = (((usize)a << mbits | mid[t]) << BR_BITS) | (usize)b;
+        uint4* p = reinterpret_cast<uint4*>(data + g * 8);
+        p[0] = tiles[src][0][ra * BR_PITCH + rb];
+        p[1] = tiles[src][1][ra * BR_PITCH + rb];
     }
 }
 
