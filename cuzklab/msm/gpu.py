@@ -52,9 +52,10 @@ GROUP = 32
 
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
-    "msm_count": ("ptr", "u32", "u32", "u32", "ptr"),
-    "msm_scatter": ("ptr", "u32", "u32", "u32", "ptr", "ptr"),
-    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
+    "msm_count": ("ptr", "u32", "u32", "u32", "u32", "ptr"),
+    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "ptr", "ptr"),
+    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr"),
+    "msm_chunk_pieces": ("ptr", "u32", "u32", "ptr"),
     "msm_piece_map": ("ptr", "u32", "ptr"),
     "msm_sum_pieces": ("ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bucket_sums": ("ptr", "ptr", "u32", "ptr"),
@@ -90,7 +91,7 @@ def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
     for k in TEMPLATED:
         table = CURVES if k in HOT else COLD_CURVES
         if k == "msm_accumulate":
-            names += [f"{k}<{c}, {pf}>" for c in table.values() for pf in (0, 1)]
+            names += [f"{k}<{c}, {ACC_MIN_BLOCKS}>" for c in table.values()]
         else:
             names += [f"{k}<{c}>" for c in table.values()]
     return tuple(k for k in names if filename is None or file_of(k) == filename)
@@ -118,9 +119,13 @@ class CupyRunner:
         self.xp = xp("gpu")
 
     @staticmethod
-    @functools.lru_cache(maxsize=None)
     def module(filename: str, group: str):
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
+        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS)
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def _module(filename: str, group: str, acc_min_blocks: int):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
@@ -156,17 +161,16 @@ def _u(v) -> np.uint32:
     return np.uint32(v)
 
 
-#: Whether msm_accumulate loads the next point while adding the current one.
-#: Off: on an H200 the extra registers (166 against 128 per thread) cost more
-#: occupancy than the early loads gain (2^20: 24.3 ms off, 27.7 ms on; 2^24:
-#: 250 ms off, 284 ms on; benchmarks/bench_msm.py --prefetch both).
-PREFETCH = False
+#: Register budget of msm_accumulate: at least this many blocks of 128 threads
+#: per SM (``__launch_bounds__``; 4 gives 128 registers). On an H200, 2^20
+#: points: 14.0 ms with 4, 21.7 ms with 1 (more registers, fewer warps).
+ACC_MIN_BLOCKS = 4
 
 
 def _kname(base: str, group: str) -> str:
     curve = (CURVES if base in HOT else COLD_CURVES)[group]
     if base == "msm_accumulate":
-        return f"{base}<{curve}, {int(PREFETCH)}>"
+        return f"{base}<{curve}, {ACC_MIN_BLOCKS}>"
     return f"{base}<{curve}>"
 
 
@@ -197,15 +201,15 @@ def segment_length(nwin: int, nb: int) -> int:
 MIN_PIECES = 1 << 18
 
 
-def piece_size(n: int, nb: int, nwin: int = 1) -> int:
-    """Return the most entries one accumulate thread takes.
+def chunk_size(entries: int) -> int:
+    """Return the entries per accumulate thread: at least 8, and about MIN_PIECES threads.
 
-    Twice the mean bucket, so that most buckets are one piece, but small
-    enough that the W * n entries make at least MIN_PIECES pieces (no
-    half-empty last wave of long threads); at least 8.
+    Every thread adds the same number of entries (a chunk may span several
+    buckets, and a large bucket several chunks), so no warp waits on one long
+    bucket: on an H200 this took 2^20 points from 17.6 to 14.0 ms and 2^24
+    from 232 to 208 ms, against one thread per bucket (or per piece of one).
     """
-    mean = -(-n // nb)
-    return max(8, min(2 * mean, -(-n * nwin // MIN_PIECES)))
+    return max(8, -(-entries // MIN_PIECES))
 
 
 class _Marks:
@@ -234,29 +238,41 @@ def phase_times(marks) -> dict:
             for (_, a), (name, b) in zip(marks[:-1], marks[1:])}
 
 
-def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
-    """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device."""
+def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False):
+    """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device.
+
+    ``shared``: ``points`` are precomputed bases (W n points, 2^(c w) P_i at
+    w n + i; see ``cuzklab.msm.precompute``): every window's digits go to one
+    set of buckets and the result is a single sum (W = 1), with nothing left
+    to combine.
+    """
     run = runner or default_runner()
     mp = run.xp
     mark = _Marks(marks, mp)
     g = points.group
-    n = len(points)
+    n = int(limbs.shape[0])
     nwin = D.windows(c)
     nb = 1 << (c - 1)
-    nbt = nwin * nb
+    nbt = nb if shared else nwin * nb
+    if len(points) != (nwin * n if shared else n):
+        raise ValueError(f"points: expected {nwin * n if shared else n} points for {n} scalars"
+                         f"{' (precomputed, window ' + str(c) + ')' if shared else ''}, got {len(points)}")
+    if nwin * n >= 1 << 31:
+        raise ValueError(f"too many entries for one MSM: {nwin} windows x {n} points >= 2^31")
     words = WORDS[g]
     limbs = mp.ascontiguousarray(mp.asarray(limbs, dtype=mp.uint32))
     xs = mp.ascontiguousarray(points.x.limbs)
     ys = mp.ascontiguousarray(points.y.limbs)
     counts = mp.zeros(nbt, dtype=mp.uint32)
-    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), counts))
+    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), counts))
     offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
     offsets[1:] = mp.cumsum(counts)
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
-    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), cursor, entries))
-    K = piece_size(n, nb, nwin)
-    pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
+    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), cursor, entries))
+    K = chunk_size(n * nwin)
+    pcount = mp.empty(nbt, dtype=mp.uint32)
+    run.launch("msm_chunk_pieces", nbt, (offsets, _u(nbt), _u(K), pcount))
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
     npieces = int(pieceoff[-1])
@@ -264,9 +280,9 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
     mark("sort")
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
     pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
+    run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
+               (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials))
     run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
-    run.launch(_kname("msm_accumulate", g), npieces,
-               (xs, ys, entries, offsets, pieceoff, pmap, _u(npieces), _u(K), partials))
     del entries
     mark("accumulate")
     # pieces of one bucket summed GROUP at a time until each bucket has at most one
@@ -287,6 +303,8 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
     mark("bucket_sums")
+    if shared:
+        nwin = 1
     L = segment_length(nwin, nb)
     S = nb // L
     cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
@@ -302,16 +320,17 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None):
     return cur
 
 
-def msm_gpu(points, limbs, c: int, runner=None, marks=None) -> Point:
+def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False) -> Point:
     """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c.
 
     ``marks``: a list that receives (phase, CUDA event) pairs; see :func:`phase_times`.
+    ``shared``: ``points`` is a precomputed table (see :func:`window_sums_gpu`).
     """
     run = runner or default_runner()
     g = points.group
-    if len(points) == 0:
+    if len(points) == 0 or int(limbs.shape[0]) == 0:
         return Point.infinity(g)
-    win = window_sums_gpu(points, limbs, c, run, marks)
+    win = window_sums_gpu(points, limbs, c, run, marks, shared=shared)
     pt = combine_windows(g, _xyzz_to_points(g, win), c)
     _Marks(marks, run.xp, start=False)("combine")
     return pt

@@ -69,21 +69,43 @@ def test_emulated_bench_points(runner):
     assert got.equals(want)
 
 
-def test_emulated_skewed_buckets_split_into_pieces(runner):
-    # equal scalars put every point of a window into one bucket: many pieces per bucket
+def test_emulated_skewed_buckets_span_many_chunks(runner):
+    # equal scalars put every point of a window into one bucket: it spans many
+    # accumulate chunks, whose partial sums are then summed level by level
     n = 45
     pts = B.bench_points("g1", n, "cpu")
     for k in (5, 2**200 + 3):
         limbs = D.ints_to_limbs([k] * n)
         want = B.expected("g1", limbs)
         for c in (4, 11):
-            assert gpu.piece_size(n, 1 << (c - 1)) < n
+            assert gpu.chunk_size(n * D.windows(c)) < n
             assert gpu.msm_gpu(pts, limbs, c, runner=runner) == want
 
 
-def test_emulated_accumulate_without_prefetch(runner, monkeypatch):
-    monkeypatch.setattr(gpu, "PREFETCH", False)
+def test_emulated_chunks_cross_empty_buckets(runner, monkeypatch):
+    # a large window leaves most buckets empty: chunks walk over runs of them
+    monkeypatch.setattr(gpu, "MIN_PIECES", 64)
     n = 30
     pts = B.bench_points("g2", n, "cpu")
     limbs = D.ints_to_limbs([(7 * i + 1) ** 9 % R for i in range(n)])
-    assert gpu.msm_gpu(pts, limbs, 5, runner=runner) == B.expected("g2", limbs)
+    for c in (5, 12):
+        assert gpu.msm_gpu(pts, limbs, c, runner=runner) == B.expected("g2", limbs)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_emulated_precomputed_bases(runner, group):
+    from cuzklab.msm import precompute
+    rng = random.Random(3)
+    n = 23
+    pts = B.bench_points(group, n, "cpu")
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0], ks[1], ks[2] = 0, 1, R - 1
+    limbs = D.ints_to_limbs(ks)
+    want = B.expected(group, limbs)
+    for c in (3, 8, 14):
+        table = precompute(pts, window=c).table
+        assert gpu.msm_gpu(table, limbs, c, runner=runner, shared=True) == want, (group, c)
+    zero = D.ints_to_limbs([0] * n)
+    assert gpu.msm_gpu(precompute(pts, window=5).table, zero, 5, runner=runner, shared=True).is_infinity
+    with pytest.raises(ValueError, match="points: expected"):
+        gpu.msm_gpu(pts, limbs, 5, runner=runner, shared=True)
