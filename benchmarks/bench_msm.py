@@ -3,7 +3,7 @@
 
     python benchmarks/bench_msm.py [--backend gpu|cpu] [--group g1|g2|both]
         [--g1-sizes 16,18,20,22,24] [--g2-sizes 16,18,20] [--repeats R]
-        [--window C] [--json out.json]
+        [--windows C,...] [--precomputed off|on|both] [--json out.json]
 
 Distinct points, random scalars below 2^254; every timed run is checked
 against the exact result (see cuzklab/msm/bench.py). GPU timings are CUDA-event
@@ -23,7 +23,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
 from cuzklab.backend import device_name, gpu_available  # noqa: E402
-from cuzklab.msm.bench import bench_msm, format_table  # noqa: E402
+from cuzklab.msm.bench import bench_msm, bench_msm_precomputed, format_table  # noqa: E402
 
 DEFAULTS = {("gpu", "g1"): "16,18,20,22,24", ("gpu", "g2"): "16,18,20",
             ("cpu", "g1"): "6,8,10", ("cpu", "g2"): "4,6"}
@@ -44,8 +44,8 @@ def main(argv=None) -> int:
     ap.add_argument("--windows", default=None,
                     help="comma-separated window sizes to try at every size (default: chosen from n)")
     ap.add_argument("--no-upload", action="store_true", help="skip the timings with upload from host")
-    ap.add_argument("--prefetch", choices=["on", "off", "both"], default=None,
-                    help="GPU accumulate loads the next point early (default: the library's setting)")
+    ap.add_argument("--precomputed", choices=["off", "on", "both"], default="off",
+                    help="also (or only) time MSMs over bases precomputed for every window")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
@@ -53,19 +53,20 @@ def main(argv=None) -> int:
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
-        from cuzklab.msm import gpu
-        pfs = {"on": [True], "off": [False], "both": [True, False], None: [gpu.PREFETCH]}[args.prefetch]
-        for k, window, pf in [(k, w, pf) for k in _sizes(given or DEFAULTS[(backend, g)])
-                              for w in (_sizes(args.windows) if args.windows else [None]) for pf in pfs]:
-            gpu.PREFETCH = pf
+        pres = {"off": [False], "on": [True], "both": [False, True]}[args.precomputed]
+        for k, window, pre in [(k, w, pre) for k in _sizes(given or DEFAULTS[(backend, g)])
+                               for w in (_sizes(args.windows) if args.windows else [None]) for pre in pres]:
             try:
-                r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
-                              upload=not args.no_upload)
-                r["prefetch"] = pf
+                if pre:
+                    r = bench_msm_precomputed(k, backend, group=g, repeats=args.repeats, window=window)
+                else:
+                    r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
+                                  upload=not args.no_upload)
                 report["results"].append(r)
                 up = r.get("upload_median_s")
                 phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
-                print(f"{g} 2^{k}: window {r['window']}{'' if pf else ' (no prefetch)'}, median {r['median_s'] * 1e3:.3f} ms"
+                kind = f" precomputed ({r['precompute_s']:.2f} s to build)" if pre else ""
+                print(f"{g} 2^{k}: window {r['window']}{kind}, median {r['median_s'] * 1e3:.3f} ms"
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed

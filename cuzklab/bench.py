@@ -2,6 +2,7 @@
 
     cuzklab bench field --backend gpu --log2-size 20
     cuzklab bench msm --backend gpu --log2-size 20 --group g1 --repeats 5 --json
+    cuzklab bench msm --backend gpu --log2-size 20 --precomputed
     cuzklab bench ntt --backend cpu --log2-size 12
 
 ``field`` runs ``cuzklab.field.bench.bench_field``, ``msm``
@@ -41,7 +42,7 @@ def _import(module: str, what: str):
 
 
 def run_bench(kernel: str, backend: str, log2_size: int, *, repeats: int = 5,
-              group: str = "g1", window=None) -> dict:
+              group: str = "g1", window=None, precomputed: bool = False) -> dict:
     """Return the benchmark report of ``kernel`` (a JSON-able dict with ``device``)."""
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
@@ -50,7 +51,8 @@ def run_bench(kernel: str, backend: str, log2_size: int, *, repeats: int = 5,
         return mod.bench_field(backend, log2_size, repeats)
     if kernel == "msm":
         from .msm.bench import bench_msm_sizes
-        return bench_msm_sizes([log2_size], backend, group=group, repeats=repeats, window=window)
+        return bench_msm_sizes([log2_size], backend, group=group, repeats=repeats, window=window,
+                               precomputed=precomputed)
     mod = _import("cuzklab.ntt.bench", "NTT")
     fn = getattr(mod, "bench_ntt", None)
     if fn is None:
@@ -79,8 +81,10 @@ def _handler(args) -> int:
     from .backend import gpu_available
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
     log2 = args.log2_size if args.log2_size is not None else DEFAULT_LOG2[(args.kernel, backend)]
+    if args.precomputed and args.kernel != "msm":
+        raise ValueError(f"--precomputed applies to msm only, not {args.kernel}")
     report = run_bench(args.kernel, backend, log2, repeats=args.repeats, group=args.group,
-                       window=args.window)
+                       window=args.window, precomputed=args.precomputed)
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -108,5 +112,7 @@ def register(subparsers) -> None:
     p.add_argument("--repeats", type=_positive, default=5, metavar="N", help="timed runs (median reported)")
     p.add_argument("--group", choices=("g1", "g2"), default="g1", help="MSM group")
     p.add_argument("--window", type=int, default=None, metavar="C", help="MSM window bits (default: from n)")
+    p.add_argument("--precomputed", action="store_true",
+                   help="MSM over bases precomputed once for every window (cuzklab.msm.precompute)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_handler)

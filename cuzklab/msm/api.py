@@ -7,6 +7,10 @@ same point, since every point has order r). The CPU path is the vectorized
 Pippenger of :mod:`.pippenger`; the GPU path the CUDA kernels of :mod:`.gpu`.
 Both return the same point.
 
+``msm(precompute(points), scalars)`` runs over bases prepared once (see
+:mod:`.precompute`): one set of buckets for every window, no window
+combination.
+
 ``msm_split`` is the split SupraSeal C2 makes with Groth16's skewed scalars:
 scalars 0 are skipped, the bases of scalars 1 are summed (``batch_add``), and
 the rest (the tail) goes through Pippenger, but only when the tail is at most
@@ -28,6 +32,7 @@ from ..field.constants import R
 from . import digits as D
 from .combine import combine_windows
 from .pippenger import segmented_sum, window_sums
+from .precompute import PrecomputedBases
 
 
 def _resolve(points, group, backend):
@@ -83,13 +88,44 @@ def _msm_cpu(points: Points, limbs: np.ndarray, c: int) -> Point:
     return combine_windows(points.group, xyzz_to_ref(w), c)
 
 
+def _msm_precomputed(bases: PrecomputedBases, scalars, group, backend, window) -> Point:
+    if group is not None and group != bases.group:
+        raise ValueError(f"group={group!r} but the bases are {bases.group!r} points")
+    if window is not None and D.check_window(window) != bases.window:
+        raise ValueError(f"window={window} but the bases were precomputed for window {bases.window}")
+    backend = bases.backend if backend is None else check_backend(backend)
+    if bases.backend != backend:
+        bases = bases.to(backend)
+    limbs = scalar_limbs(scalars, bases.n, backend)
+    return msm_precomputed_limbs(bases, limbs)
+
+
+def msm_precomputed_limbs(bases: PrecomputedBases, limbs) -> Point:
+    """Return the MSM of precomputed ``bases`` with canonical (n, 8) scalar limbs on their backend."""
+    n, c = bases.n, bases.window
+    if n == 0:
+        return Point.infinity(bases.group)
+    if bases.backend == "cpu":
+        # every window's digits over the table, as one window of W n digits
+        digits = D.signed_digits(limbs, c).reshape(1, -1)
+        ops = X.XYZZOps(bases.group, "cpu")
+        w = window_sums(ops, X.from_affine(bases.table), digits, c)
+        return Point(bases.group, ref.xyzz_to_affine(bases.group, xyzz_to_ref(w)[0]))
+    from . import gpu
+    return gpu.msm_gpu(bases.table, limbs, c, shared=True)
+
+
 def msm(points, scalars, *, group: str | None = None, backend: str | None = None, window=None) -> Point:
     """Return sum_i scalars[i] * points[i] as a ``Point`` (Pippenger, signed windows).
 
+    ``points``: ``Points``, or ``PrecomputedBases`` from :func:`precompute`
+    (then ``window`` must be None or the table's window).
     ``group`` defaults to the points' group (a mismatch raises ValueError);
     ``backend`` to where the points are (other: they are copied there);
     ``window`` (bits) to a choice from n and the backend.
     """
+    if isinstance(points, PrecomputedBases):
+        return _msm_precomputed(points, scalars, group, backend, window)
     points, backend = _resolve(points, group, backend)
     n = len(points)
     limbs = scalar_limbs(scalars, n, backend)

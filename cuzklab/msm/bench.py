@@ -188,20 +188,90 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     return out
 
 
+def bench_msm_precomputed(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
+                          seed: int = 1, window=None) -> dict:
+    """Return MSM timings over precomputed bases (``cuzklab.msm.precompute``) at n = 2^log2_size.
+
+    The table is built once (``precompute_s``, wall clock) and stays on the
+    device; ``median_s`` is the MSM alone, as a prover with its bases loaded
+    runs it. Keys as :func:`bench_msm`, plus precomputed (True), windows and
+    table_bytes.
+    """
+    from .api import msm_precomputed_limbs
+    from .precompute import default_precomputed_window, precompute
+    log2_size = check_log2_size(log2_size)
+    check_backend(backend)
+    if group not in ("g1", "g2"):
+        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    n = 1 << log2_size
+    c = default_precomputed_window(n) if window is None else D.check_window(window)
+    host_limbs = bench_scalars(n, seed)
+    want = expected(group, host_limbs, seed)
+    pts = bench_points(group, n, backend, seed)
+    mod = xp(backend)
+    limbs = mod.asarray(host_limbs)
+    sync = (lambda: mod.cuda.Device().synchronize()) if backend == "gpu" else (lambda: None)
+    sync()
+    t0 = time.perf_counter()
+    pb = precompute(pts, window=c)
+    sync()
+    pre_s = time.perf_counter() - t0
+    del pts
+    ok = msm_precomputed_limbs(pb, limbs) == want  # warm-up (compiles the kernels on the GPU)
+    times = []
+    for _ in range(repeats):
+        sync()
+        if backend == "gpu":
+            start, stop = mod.cuda.Event(), mod.cuda.Event()
+            start.record()
+            got = msm_precomputed_limbs(pb, limbs)
+            stop.record()
+            stop.synchronize()
+            times.append(mod.cuda.get_elapsed_time(start, stop) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            got = msm_precomputed_limbs(pb, limbs)
+            times.append(time.perf_counter() - t0)
+        ok &= got == want
+    out = {"op": "msm", "group": group, "backend": backend, "device": device_name(backend),
+           "log2_size": log2_size, "n": n, "window": c, "windows": pb.windows, "precomputed": True,
+           "precompute_s": pre_s, "table_bytes": int(len(pb.table)) * 2 * 4 * (12 if group == "g1" else 24),
+           "repeats": repeats, "times_s": times, "median_s": statistics.median(times)}
+    if backend == "gpu":
+        from . import gpu
+        marks: list = []
+        got = gpu.msm_gpu(pb.table, limbs, c, marks=marks, shared=True)
+        out["phases_s"] = gpu.phase_times(marks)
+        ok &= got == want
+    out["checked"] = bool(ok)
+    return out
+
+
 def bench_msm_sizes(log2_sizes, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
-                    window=None, upload: bool = True) -> dict:
-    """Return ``{"device", "results": [bench_msm(...) per size]}``."""
-    res = [bench_msm(k, backend, group=group, repeats=repeats, window=window, upload=upload)
-           for k in log2_sizes]
+                    window=None, upload: bool = True, precomputed: bool = False) -> dict:
+    """Return ``{"device", "results": [bench_msm(...) per size]}``.
+
+    ``precomputed``: time MSMs over precomputed bases (:func:`bench_msm_precomputed`).
+    """
+    if precomputed:
+        res = [bench_msm_precomputed(k, backend, group=group, repeats=repeats, window=window)
+               for k in log2_sizes]
+    else:
+        res = [bench_msm(k, backend, group=group, repeats=repeats, window=window, upload=upload)
+               for k in log2_sizes]
     return {"device": device_name(backend), "backend": backend, "results": res}
 
 
 def format_table(report: dict) -> str:
     """Return a text table of a ``bench_msm_sizes`` report."""
     lines = [f"device: {report['device']} ({report['backend']})",
-             f"{'group':<6}{'log2 n':>7}{'window':>7}{'median ms':>12}{'upload ms':>12}{'checked':>9}"]
+             f"{'group':<6}{'log2 n':>7}{'window':>7}{'bases':>12}{'median ms':>12}{'upload ms':>12}"
+             f"{'checked':>9}"]
     for r in report["results"]:
         up = r.get("upload_median_s")
-        lines.append(f"{r['group']:<6}{r['log2_size']:>7}{r['window']:>7}{r['median_s'] * 1e3:>12.3f}"
+        bases = "precomputed" if r.get("precomputed") else "plain"
+        lines.append(f"{r['group']:<6}{r['log2_size']:>7}{r['window']:>7}{bases:>12}{r['median_s'] * 1e3:>12.3f}"
                      f"{(up * 1e3 if up is not None else float('nan')):>12.3f}{str(r['checked']):>9}")
     return "\n".join(lines)
