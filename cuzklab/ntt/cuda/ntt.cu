@@ -158,14 +158,17 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
     }
 }
 
-extern "C" __global__ void ntt_dif_pass(u32* data, const u32* W, const u32* scale,
-                                        int log_n, int lo, int b, int c, int inverse)
+// The pass kernels. Blocks have at most 256 threads; the register budget of
+// three resident blocks per SM (80 registers instead of the compiler's 92)
+// was 4 % faster at 2^24 and 2^27 on an H200, with no spills.
+extern "C" __global__ void __launch_bounds__(256, 3)
+ntt_dif_pass(u32* data, const u32* W, const u32* scale, int log_n, int lo, int b, int c, int inverse)
 {
     ntt_pass<false>(data, W, scale, log_n, lo, b, c, inverse);
 }
 
-extern "C" __global__ void ntt_dit_pass(u32* data, const u32* W, const u32* scale,
-                                        int log_n, int lo, int b, int c, int inverse)
+extern "C" __global__ void __launch_bounds__(256, 3)
+ntt_dit_pass(u32* data, const u32* W, const u32* scale, int log_n, int lo, int b, int c, int inverse)
 {
     ntt_pass<true>(data, W, scale, log_n, lo, b, c, inverse);
 }
