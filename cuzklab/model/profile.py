@@ -100,6 +100,10 @@ class Profile:
                 if not lo <= v <= hi:
                     raise ProfileError(f"profile {self.name}: {table}.{key} = {v} is outside "
                                        f"[{lo}, {hi}]")
+        wf = self.data["synth"].get("witness_fraction", 0.0)
+        if isinstance(wf, bool) or not isinstance(wf, (int, float)) or not 0 <= wf < 1:
+            raise ProfileError(f"profile {self.name}: synth.witness_fraction must be a number in "
+                               f"[0, 1), got {wf!r}")
         fa = self.data["partition"].get("free_abc_after", "finalize")
         if fa not in ("gpu", "finalize"):
             raise ProfileError(f"profile {self.name}: partition.free_abc_after must be 'gpu' or "

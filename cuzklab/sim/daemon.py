@@ -228,12 +228,22 @@ class DaemonModel:
 
         Its scratch and a first share of its output are allocated at the start; the
         rest of the output grows with the synthesis's progress (sampled four times
-        a solo duration); the scratch is freed at the end.
+        a solo duration); the scratch is freed at the end. With
+        ``witness_fraction`` w > 0 the growth follows cuzk's two steps: the witness
+        (aux) grows over the first w of the work, the a/b/c vectors (the MatVec's
+        output) over the rest; with w = 0 the whole output grows evenly.
         """
         s = self.prof["synth"]
         part = self.prof["partition"]
         total = part["abc_gib"] + part["aux_gib"]
         scratch = s.get("scratch_gib", 0.0)
+        w = s.get("witness_fraction", 0.0)
+
+        def grown(x: float) -> float:  # share of the output touched at progress x
+            if w <= 0 or total <= 0:
+                return x
+            return (part["aux_gib"] * min(1.0, x / w)
+                    + part["abc_gib"] * max(0.0, (x - w) / (1 - w))) / total
         what = f"synthesis of proof {p.proof} partition {k}"
         held = total * s["alloc_at_start"]
         self.memory.alloc(held + scratch, what)
@@ -250,7 +260,7 @@ class DaemonModel:
             if ev.triggered:
                 break
             want = total * (s["alloc_at_start"] + (1 - s["alloc_at_start"])
-                            * self.machine.progress(ev))
+                            * grown(self.machine.progress(ev)))
             if want > held:
                 self.memory.alloc(want - held, what)
                 held = want

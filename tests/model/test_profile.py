@@ -57,6 +57,9 @@ def test_errors(tmp_path):
     bad.write_text('extends = "porep-32g"\n[synth]\nwork_core_s = -1\n')
     with pytest.raises(ProfileError, match="synth.work_core_s = -1 is outside"):
         Profile.load(bad)
+    bad.write_text('extends = "porep-32g"\n[synth]\nwitness_fraction = 1.0\n')
+    with pytest.raises(ProfileError, match="synth.witness_fraction must be a number in"):
+        Profile.load(bad)
     bad.write_text('extends = "porep-32g"\n[gpu]\nntt_h_s = "fast"\n')
     with pytest.raises(ProfileError, match="gpu.ntt_h_s must be a number"):
         Profile.load(bad)

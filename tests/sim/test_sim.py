@@ -206,6 +206,23 @@ def test_synthesis_threads_bound_synthesis():
     assert few["seconds_per_proof"] > 1.5 * all_["seconds_per_proof"]
 
 
+def test_witness_fraction_touches_a_b_c_last():
+    # a/b/c written by the MatVec at the end of synthesis: less memory held while
+    # the syntheses run, all of it by their end
+    base = Profile.load("porep-32g")
+    even = base.replace(synth={"witness_fraction": 0.0})
+    late = base.replace(synth={"witness_fraction": 0.75})
+    cfg = PipelineConfig(proofs=1, concurrency=1, partition_workers=10)
+
+    def rss_at(trace, t):
+        c = trace.counters
+        c = c[(c["name"] == "rss_gib") & (c["t"] <= t)]
+        return float(c["value"].iloc[-1])
+    a, b = simulate(cfg, even), simulate(cfg, late)
+    half = 0.5 * float(a.spans.loc[a.spans["stage"] == "synth", "end"].min())
+    assert rss_at(b, half) < rss_at(a, half) - 25  # ten syntheses, half way
+
+
 def test_concurrency_one_runs_proofs_one_after_another():
     tr = simulate(PipelineConfig(proofs=3, concurrency=1))
     p = tr.proofs().sort_values("proof")
