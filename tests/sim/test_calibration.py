@@ -26,13 +26,17 @@ def test_calibration_case(case, rows):
 @pytest.mark.parametrize("case", [c.name for c in cal.FURTHER_CASES])
 def test_further_published_measurements(case, further_rows):
     row = further_rows[case]
+    if case in cal.KNOWN_DEVIATIONS:
+        pytest.xfail(cal.KNOWN_DEVIATIONS[case])
     assert row["ok"], f"{case}: model {row['model']} vs measured {row['measured']} ({row['error']})"
 
 
-def test_known_deviations_still_deviate(rows):
+def test_known_deviations_still_deviate(rows, further_rows):
     # If the model starts reproducing one, move it out of KNOWN_DEVIATIONS.
+    both = {**rows, **further_rows}
     for case in cal.KNOWN_DEVIATIONS:
-        assert not rows[case]["ok"], f"{case} now passes: update KNOWN_DEVIATIONS and the README"
+        assert case in both, f"{case} is not a calibration case"
+        assert not both[case]["ok"], f"{case} now passes: update KNOWN_DEVIATIONS and the README"
 
 
 def test_every_case_names_its_source():
@@ -41,9 +45,11 @@ def test_every_case_names_its_source():
         case.pipeline_config()  # valid config
 
 
-def test_table_formats(rows):
+def test_table_formats(rows, further_rows):
     text = cal.format_table(list(rows.values()))
-    assert text.startswith("| case |") and "phase 8" in text and "(see below)" in text
+    assert text.startswith("| case |") and "phase 8" in text
+    marked = cal.format_table(list(further_rows.values()))
+    assert ("(see below)" in marked) == any(c in further_rows for c in cal.KNOWN_DEVIATIONS)
 
 
 def test_main_prints_the_table(capsys):
