@@ -220,7 +220,7 @@ KNOWN_DEVIATIONS = {
         "ten finished partitions); cuzk's pre-fix run held ~46 GiB (about three partitions) more "
         "than its fixed one (367 vs 321 GiB). In the model the pre-fix run differs only by the "
         "a/b/c of the one or two partitions between the kernels and the end of finalize, and its "
-        "synthesis keeps pace with the GPU side at pw=10 without piling up (37.4 s/proof; cuzk "
+        "synthesis keeps pace with the GPU side at pw=10 without piling up (37.5 s/proof; cuzk "
         "37.1), so nothing holds those extra partitions."),
 }
 
