@@ -46,9 +46,12 @@ HOT = ("msm_accumulate",)
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
 #: Target number of threads of the bucket reduction (sets the segment length).
-INTEGRATE_THREADS = 1 << 15
-#: Segments folded per thread in msm_sum_groups.
+INTEGRATE_THREADS = 1 << 16
+#: Points folded per thread in msm_sum_groups / msm_sum_pieces / msm_sum_affine.
 GROUP = 32
+#: Segment sums folded per thread in the last steps of the bucket reduction:
+#: few threads each, so a short chain (8 dependent additions, not 32) per step.
+REDUCE_GROUP = 8
 
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
@@ -312,7 +315,7 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     del buckets
     per, m = S, nwin * S
     while per > 1:
-        G = min(per, GROUP)
+        G = min(per, REDUCE_GROUP)
         out = mp.empty((m // G, 4, words), dtype=mp.uint32)
         run.launch(_kname("msm_sum_groups", g), m // G, (cur, _u(m), _u(G), out))
         cur, per, m = out, per // G, m // G
