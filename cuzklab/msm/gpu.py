@@ -42,7 +42,7 @@ BLOCK = 128
 #: out-of-line ones for the others (they compile several times faster).
 CURVES = {"g1": "cuzk::G1", "g2": "cuzk::G2"}
 COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
-HOT = ("msm_accumulate",)
+HOT = ("msm_accumulate", "msm_accumulate_pieces")
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
 #: Target number of threads of the bucket reduction (sets the segment length).
@@ -58,6 +58,7 @@ SIGNATURES = {
     "msm_count": ("ptr", "u32", "u32", "u32", "u32", "ptr"),
     "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "ptr", "ptr"),
     "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr"),
+    "msm_accumulate_pieces": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_chunk_pieces": ("ptr", "u32", "u32", "ptr"),
     "msm_piece_map": ("ptr", "u32", "ptr"),
     "msm_sum_pieces": ("ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
@@ -67,7 +68,7 @@ SIGNATURES = {
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
 }
-TEMPLATED = ("msm_accumulate", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
+TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
              "msm_sum_affine", "msm_bench_points")
 #: Which source file holds each kernel (each file is one module, built on first use).
 FILES = {"msm_bench_points": "bench_points.cu"}
@@ -94,7 +95,10 @@ def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
     for k in TEMPLATED:
         table = CURVES if k in HOT else COLD_CURVES
         if k == "msm_accumulate":
-            names += [f"{k}<{c}, {ACC_MIN_BLOCKS}>" for c in table.values()]
+            names += [f"{k}<{c}, {ACC_MIN_BLOCKS[g]}>" for g, c in table.items()
+                      if ACCUMULATE[g] == "chunks"]
+        elif k == "msm_accumulate_pieces":
+            names += [f"{k}<{c}>" for g, c in table.items() if ACCUMULATE[g] == "pieces"]
         else:
             names += [f"{k}<{c}>" for c in table.values()]
     return tuple(k for k in names if filename is None or file_of(k) == filename)
@@ -124,11 +128,11 @@ class CupyRunner:
     @staticmethod
     def module(filename: str, group: str):
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
-        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS)
+        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group])
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
-    def _module(filename: str, group: str, acc_min_blocks: int):
+    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
@@ -164,16 +168,18 @@ def _u(v) -> np.uint32:
     return np.uint32(v)
 
 
-#: Register budget of msm_accumulate: at least this many blocks of 128 threads
-#: per SM (``__launch_bounds__``; 4 gives 128 registers). On an H200, 2^20
-#: points: 14.0 ms with 4, 21.7 ms with 1 (more registers, fewer warps).
-ACC_MIN_BLOCKS = 4
+#: Register budget of msm_accumulate per group: at least this many blocks of
+#: 128 threads per SM (``__launch_bounds__``). G1: 4 (128 registers); on an
+#: H200, 2^20 points: 14.0 ms with 4, 21.7 ms with 1 (the compiler then takes
+#: more registers and fewer warps fit). G2: 1 (up to 255 registers): its
+#: accumulator alone is 96 words, and capped at 128 registers it spills.
+ACC_MIN_BLOCKS = {"g1": 4, "g2": 1}
 
 
 def _kname(base: str, group: str) -> str:
     curve = (CURVES if base in HOT else COLD_CURVES)[group]
     if base == "msm_accumulate":
-        return f"{base}<{curve}, {ACC_MIN_BLOCKS}>"
+        return f"{base}<{curve}, {ACC_MIN_BLOCKS[group]}>"
     return f"{base}<{curve}>"
 
 
@@ -202,6 +208,18 @@ def segment_length(nwin: int, nb: int) -> int:
 #: Enough accumulate threads to fill the GPU several times over (H200: 132 SMs
 #: x 384-512 resident threads of this kernel, about 2^16).
 MIN_PIECES = 1 << 18
+
+
+#: How msm_accumulate splits the work, per group: "chunks" (equal runs of
+#: sorted entries per thread, across bucket boundaries) or "pieces" (a thread
+#: per bucket, or per piece of at most K entries of a large one).
+ACCUMULATE = {"g1": "chunks", "g2": "pieces"}
+
+
+def piece_size(entries: int, nbuckets: int) -> int:
+    """Return the most entries of one piece: twice the mean bucket, at least 8, about MIN_PIECES pieces."""
+    mean = -(-entries // max(nbuckets, 1))
+    return max(8, min(2 * mean, -(-entries // MIN_PIECES)))
 
 
 def chunk_size(entries: int) -> int:
@@ -273,9 +291,14 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
     run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), cursor, entries))
-    K = chunk_size(n * nwin)
-    pcount = mp.empty(nbt, dtype=mp.uint32)
-    run.launch("msm_chunk_pieces", nbt, (offsets, _u(nbt), _u(K), pcount))
+    chunks = ACCUMULATE[g] == "chunks"
+    if chunks:
+        K = chunk_size(n * nwin)
+        pcount = mp.empty(nbt, dtype=mp.uint32)
+        run.launch("msm_chunk_pieces", nbt, (offsets, _u(nbt), _u(K), pcount))
+    else:
+        K = piece_size(n * nwin, nbt)
+        pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
     npieces = int(pieceoff[-1])
@@ -283,9 +306,13 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     mark("sort")
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
     pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
-    run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
-               (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials))
+    if chunks:
+        run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
+                   (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials))
     run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
+    if not chunks:
+        run.launch(_kname("msm_accumulate_pieces", g), npieces,
+                   (xs, ys, entries, offsets, pieceoff, pmap, _u(npieces), _u(K), partials))
     del entries
     mark("accumulate")
     # pieces of one bucket summed GROUP at a time until each bucket has at most one

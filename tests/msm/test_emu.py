@@ -69,16 +69,19 @@ def test_emulated_bench_points(runner):
     assert got.equals(want)
 
 
-def test_emulated_skewed_buckets_span_many_chunks(runner):
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_emulated_skewed_buckets_span_many_chunks_or_pieces(runner, group):
     # equal scalars put every point of a window into one bucket: it spans many
-    # accumulate chunks, whose partial sums are then summed level by level
+    # accumulate chunks (G1) or pieces (G2), whose partial sums are then
+    # summed level by level
     n = 45
-    pts = B.bench_points("g1", n, "cpu")
+    pts = B.bench_points(group, n, "cpu")
     for k in (5, 2**200 + 3):
         limbs = D.ints_to_limbs([k] * n)
-        want = B.expected("g1", limbs)
+        want = B.expected(group, limbs)
         for c in (4, 11):
             assert gpu.chunk_size(n * D.windows(c)) < n
+            assert gpu.piece_size(n * D.windows(c), D.windows(c) << (c - 1)) < n
             assert gpu.msm_gpu(pts, limbs, c, runner=runner) == want
 
 
@@ -86,10 +89,10 @@ def test_emulated_chunks_cross_empty_buckets(runner, monkeypatch):
     # a large window leaves most buckets empty: chunks walk over runs of them
     monkeypatch.setattr(gpu, "MIN_PIECES", 64)
     n = 30
-    pts = B.bench_points("g2", n, "cpu")
+    pts = B.bench_points("g1", n, "cpu")
     limbs = D.ints_to_limbs([(7 * i + 1) ** 9 % R for i in range(n)])
     for c in (5, 12):
-        assert gpu.msm_gpu(pts, limbs, c, runner=runner) == B.expected("g2", limbs)
+        assert gpu.msm_gpu(pts, limbs, c, runner=runner) == B.expected("g1", limbs)
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])

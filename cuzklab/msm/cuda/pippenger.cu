@@ -158,6 +158,27 @@ extern "C" __global__ void msm_chunk_pieces(const u32* offsets, u32 nbuckets, u3
   piece_count[b] = end > beg ? (end - 1) / K - beg / K + 1 : 0u;
 }
 
+// Accumulation by pieces (G2): thread p sums piece p, at most K entries of one
+// bucket (pieces of bucket b: pieceoff[b] .. pieceoff[b + 1]).
+template <class C>
+__global__ void msm_accumulate_pieces(const u32* xs, const u32* ys, const u32* entries,
+                                      const u32* offsets, const u32* pieceoff,
+                                      const u32* piece_bucket, u32 npieces, u32 K, u32* partials) {
+  const usize p = CUZK_TID;
+  if (p >= npieces) return;
+  const u32 b = piece_bucket[p];
+  const u32 beg = offsets[b] + ((u32)p - pieceoff[b]) * K;
+  const u32 stop = offsets[b + 1], end = beg + K < stop ? beg + K : stop;
+  xyzz<C> acc = xyzz_inf<C>();
+  for (u32 k = beg; k < end; k++) {
+    const u32 e = entries[k];
+    affine<C> q = affine_load<C>(xs, ys, e & 0x7fffffffu);
+    if (e >> 31) q.y = -q.y;
+    acc = xyzz_add_mixed(acc, q);
+  }
+  xyzz_store(partials, p, acc);
+}
+
 // piece_bucket[q] = b for the pieces q of bucket b (thread per bucket).
 extern "C" __global__ void msm_piece_map(const u32* pieceoff, u32 nbuckets, u32* piece_bucket) {
   const usize b = CUZK_TID;
