@@ -1,7 +1,7 @@
 """Windows combined on the host: sum_w 2^(c w) W_w by Horner's rule, in Python ints.
 
 About 255 dependent doublings: latency-bound work, which Python ints do in
-about a millisecond (G1) while one GPU thread needs several. G1 uses XYZZ
+about 2 ms (G1) while one GPU thread needs several. G1 uses XYZZ
 doubling (dbl-2008-s-1) written out on ints; G2 the reference formulas.
 """
 
