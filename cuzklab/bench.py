@@ -31,6 +31,30 @@ class BenchUnavailable(CuzklabError):
     """The kernel's benchmark is not part of this cuzklab installation."""
 
 
+class BenchArgumentError(CuzklabError, ValueError):
+    """A ``cuzklab bench`` option that the kernel does not take or allow (named in the message)."""
+
+
+def check_args(kernel: str, log2_size: int, *, window=None, precomputed: bool = False) -> None:
+    """Raise BenchArgumentError, naming the option, before any work when an option is out of range."""
+    if precomputed and kernel != "msm":
+        raise BenchArgumentError(f"--precomputed applies to msm only, not {kernel}")
+    if window is not None:
+        if kernel != "msm":
+            raise BenchArgumentError(f"--window applies to msm only, not {kernel}")
+        from .msm import digits
+        if not digits.MIN_WINDOW <= window <= digits.MAX_WINDOW:
+            raise BenchArgumentError(f"--window must be in [{digits.MIN_WINDOW}, {digits.MAX_WINDOW}], "
+                                     f"got {window}")
+    module = {"field": "cuzklab.field.bench", "msm": "cuzklab.msm.bench", "ntt": "cuzklab.ntt.domain"}[kernel]
+    try:
+        hi = importlib.import_module(module).MAX_LOG2_SIZE
+    except ModuleNotFoundError:
+        hi = None  # that part is not installed: run_bench says so
+    if hi is not None and not 0 <= log2_size <= hi:
+        raise BenchArgumentError(f"--log2-size must be in [0, {hi}] for {kernel}, got {log2_size}")
+
+
 def _import(module: str, what: str):
     try:
         return importlib.import_module(module)
@@ -81,8 +105,7 @@ def _handler(args) -> int:
     from .backend import gpu_available
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
     log2 = args.log2_size if args.log2_size is not None else DEFAULT_LOG2[(args.kernel, backend)]
-    if args.precomputed and args.kernel != "msm":
-        raise ValueError(f"--precomputed applies to msm only, not {args.kernel}")
+    check_args(args.kernel, log2, window=args.window, precomputed=args.precomputed)
     report = run_bench(args.kernel, backend, log2, repeats=args.repeats, group=args.group,
                        window=args.window, precomputed=args.precomputed)
     if args.json:

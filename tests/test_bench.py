@@ -60,6 +60,28 @@ def test_bad_arguments(capsys):
         bench.run_bench("fft", "cpu", 2)
 
 
+@pytest.mark.parametrize("argv,message", [
+    (["bench", "field", "--precomputed"], "--precomputed applies to msm only, not field"),
+    (["bench", "ntt", "--window", "5"], "--window applies to msm only, not ntt"),
+    (["bench", "msm", "--window", "1"], r"--window must be in \[2, 24\], got 1"),
+    (["bench", "msm", "--log2-size", "40"], r"--log2-size must be in \[0, 27\] for msm, got 40"),
+    (["bench", "field", "--log2-size", "-3"], r"--log2-size must be in \[0, 28\] for field, got -3"),
+])
+def test_bad_options_get_a_clear_error_before_work(capsys, argv, message):
+    import re
+    assert main([*argv, "--backend", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cuzklab: error: ") and re.search(message, err) and "Traceback" not in err
+
+
+def test_bench_msm_precomputed_cpu(capsys):
+    assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "2", "--repeats", "1",
+                 "--precomputed", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)["results"]
+    assert r["precomputed"] is True and r["checked"] is True and r["precompute_s"] > 0
+    assert r["windows"] * r["n"] * 2 * 4 * 12 == r["table_bytes"]
+
+
 def test_bench_points_exact_oracle():
     pts = MB.bench_points("g1", 16, "cpu")
     assert len(pts) == 16 and len({p for p in pts.to_ints()}) == 16

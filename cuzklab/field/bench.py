@@ -28,6 +28,10 @@ def _nonzero_random(cls, n, seed, backend):
     return a.to(backend)
 
 
+#: Largest benchmark size: 2^28 elements (8 GiB of Fr operands per array on the GPU).
+MAX_LOG2_SIZE = 28
+
+
 def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repeats: int = 5,
               chain: int | None = None, check: int = 64, seed: int = 1) -> dict:
     """Measure Montgomery multiplications per second.
@@ -41,8 +45,8 @@ def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repe
     key = str(field).lower()
     if key not in FIELDS:
         raise ValueError(f"field must be one of {sorted(FIELDS)}, got {field!r}")
-    if not isinstance(log2_size, int) or not 0 <= log2_size <= 28:
-        raise ValueError(f"log2_size must be an int in [0, 28], got {log2_size!r}")
+    if not isinstance(log2_size, int) or not 0 <= log2_size <= MAX_LOG2_SIZE:
+        raise ValueError(f"log2_size must be an int in [0, {MAX_LOG2_SIZE}], got {log2_size!r}")
     if not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
     cls = FIELDS[key]
