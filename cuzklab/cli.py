@@ -27,9 +27,21 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes read like every other cuzklab error.
+
+    One line on stderr, ``cuzklab: error: argument --OPTION: ...``, then exit
+    code 2 (``SystemExit``, as argparse does); sub-command parsers are of this
+    class too, so every option of every command reports the same way.
+    """
+
+    def error(self, message: str):
+        self.exit(2, f"cuzklab: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every available sub-command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cuzklab",
         description="Workbench for the cuzk Groth16 proving pipeline.")
     from . import __version__

@@ -29,3 +29,27 @@ def pytest_collection_modifyitems(config, items):
 def backend(request):
     """Run a test once on the NumPy path and once on the CuPy path."""
     return request.param
+
+
+@pytest.fixture
+def cli_error(capsys):
+    """Return ``check(argv, *parts)``: run ``cuzklab argv`` and assert one clean error line.
+
+    The line starts ``cuzklab: error: ``, holds every one of ``parts`` (the
+    option's name, what is allowed), the exit code is 2 and no traceback is
+    printed; ``check`` returns the line.
+    """
+    def check(argv, *parts):
+        from cuzklab.cli import main
+        try:
+            rc = main(list(argv))
+        except SystemExit as exc:
+            rc = exc.code
+        err = capsys.readouterr().err
+        assert rc == 2, err
+        assert err.startswith("cuzklab: error: ") and err.count("\n") == 1, err
+        assert "Traceback" not in err, err
+        for part in parts:
+            assert part in err, (part, err)
+        return err
+    return check

@@ -36,3 +36,15 @@ def test_a_command_whose_dependency_is_missing_is_left_out(monkeypatch, capsys):
     parser = cli.build_parser()
     assert "plots (needs plotly)" in (parser.epilog or "")
     assert cli.main(["simulate", "--json", "--set", "proofs=1", "--set", "concurrency=1"]) == 0
+
+
+def test_parser_mistakes_are_one_error_line(cli_error):
+    cli_error(["nosuch"], "argument COMMAND: invalid choice: 'nosuch'", "(see 'cuzklab --help')")
+    cli_error(["logs", "parse"], "required: FILE", "(see 'cuzklab logs parse --help')")
+    cli_error(["bench", "msm", "--repeats", "x"], "argument --repeats", "'x'")
+
+
+def test_help_still_exits_0(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["prove", "--help"])
+    assert exc.value.code == 0 and "--log2-constraints" in capsys.readouterr().out
