@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from ..backend import BACKENDS, device_name
+from ..cliargs import int_at_least, require_backend
 
 #: Largest K accepted on the command line (the NTT domain limit of Fr is 2^32;
 #: beyond 2^28 the keys no longer fit in one H200's memory).
@@ -25,10 +26,10 @@ def _log2(text: str) -> int:
     try:
         k = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--log2-constraints must be an int, got {text!r}") from None
-    if not 2 <= k <= MAX_LOG2_CONSTRAINTS:
         raise argparse.ArgumentTypeError(
-            f"--log2-constraints must be in [2, {MAX_LOG2_CONSTRAINTS}], got {k}")
+            f"expected an integer in [2, {MAX_LOG2_CONSTRAINTS}], got {text!r}") from None
+    if not 2 <= k <= MAX_LOG2_CONSTRAINTS:
+        raise argparse.ArgumentTypeError(f"must be in [2, {MAX_LOG2_CONSTRAINTS}], got {k}")
     return k
 
 
@@ -40,8 +41,10 @@ def register(subparsers) -> None:
     p.add_argument("--log2-constraints", type=_log2, required=True, metavar="K",
                    help="NTT domain 2^K: constraints = 2^K minus the public inputs")
     p.add_argument("--backend", choices=BACKENDS, default="cpu")
-    p.add_argument("--seed", type=int, default=0, help="seed of the circuit, setup and blinding")
-    p.add_argument("--threads", type=int, default=None, help="b_g2_msm CPU threads (default: all)")
+    p.add_argument("--seed", type=int_at_least(0), default=0,
+                   help="seed of the circuit, setup and blinding (an integer >= 0)")
+    p.add_argument("--threads", type=int_at_least(1), default=None,
+                   help="b_g2_msm CPU threads, >= 1 (default: all)")
     p.add_argument("--b-g2-backend", choices=BACKENDS, default=None,
                    help="where b_g2_msm runs (default: cpu; gpu when --backend gpu and K >= 16)")
     p.add_argument("--cold", action="store_true",
@@ -99,6 +102,9 @@ def prove_once(log2_constraints: int, *, backend: str = "cpu", seed: int = 0,
 
 def run(args) -> int:
     """Handle ``cuzklab prove``; return 0 when the proof verified, 1 otherwise."""
+    require_backend(args.backend, "--backend")
+    if args.b_g2_backend is not None:
+        require_backend(args.b_g2_backend, "--b-g2-backend")
     out = prove_once(args.log2_constraints, backend=args.backend, seed=args.seed,
                      threads=args.threads, b_g2_backend=args.b_g2_backend, warm=not args.cold)
     if args.json:

@@ -1,0 +1,110 @@
+"""Checks of command-line values, shared by the ``cuzklab`` sub-commands.
+
+Every check runs before a command starts its work and names the option as
+the user typed it. The ``argparse`` type functions (:func:`int_at_least`,
+:func:`positive_seconds`) raise ``ArgumentTypeError``, which the parser
+reports as ``cuzklab: error: argument --OPTION: ...``; the path checks
+(:func:`input_file`, :func:`output_file`, :func:`output_dir`) and
+:func:`require_backend` raise :class:`OptionError`, which ``cuzklab.cli``
+prints as ``cuzklab: error: ...`` with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+from .errors import BackendError, CuzklabError
+
+
+class OptionError(CuzklabError, ValueError):
+    """A command-line value names a bad path or is out of range (the message names the option)."""
+
+
+def int_at_least(lo: int):
+    """Return an argparse type that accepts an integer >= ``lo``."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {lo}, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        return v
+    parse.__name__ = f"int >= {lo}"
+    return parse
+
+
+def positive_seconds(text: str) -> float:
+    """Argparse type: a finite number of seconds > 0."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}") from None
+    if not (x > 0 and math.isfinite(x)):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
+    return x
+
+
+def input_file(path, option: str, *, text: bool = False) -> Path:
+    """Return ``path`` as a Path if it is a readable file (UTF-8 text with ``text``), else raise."""
+    p = Path(path)
+    if not p.exists():
+        raise OptionError(f"{option} {path}: no such file")
+    if p.is_dir():
+        raise OptionError(f"{option} {path}: is a folder, not a file")
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read() if text else fh.read(1)
+    except OSError as exc:
+        raise OptionError(f"{option} {path}: cannot be read ({exc.strerror})") from None
+    if text:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise OptionError(f"{option} {path}: not UTF-8 text (bad byte at offset {exc.start})") \
+                from None
+    return p
+
+
+def _check_parents(p: Path, option: str, shown) -> None:
+    """Raise unless the nearest existing folder above ``p`` is a writable folder."""
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OptionError(f"{option} {shown}: {parent} is a file, not a folder")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise OptionError(f"{option} {shown}: the folder {parent} is not writable")
+            return
+
+
+def output_file(path, option: str) -> Path:
+    """Return ``path`` as a Path if a file can be written there (missing folders are made), else raise."""
+    p = Path(path)
+    if p.is_dir():
+        raise OptionError(f"{option} {path}: is a folder; give a file name")
+    _check_parents(p, option, path)
+    return p
+
+
+def output_dir(path, option: str) -> Path:
+    """Return ``path`` as a Path if it is a folder or one can be made there, else raise."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise OptionError(f"{option} {path}: is a file, not a folder")
+    if not p.exists():
+        _check_parents(p, option, path)
+    return p
+
+
+def require_backend(backend: str, option: str) -> str:
+    """Return ``backend`` if it can run here; for "gpu" without CuPy or a device, raise naming ``option``."""
+    if backend == "gpu":
+        from .backend import xp
+        try:
+            xp("gpu")
+        except BackendError as exc:
+            raise BackendError(f"{option} gpu: {exc}") from None
+    return backend
