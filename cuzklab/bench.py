@@ -14,11 +14,11 @@ name, sizes, every timing and the medians).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import sys
 
+from .cliargs import int_at_least, require_backend
 from .errors import CuzklabError
 
 KERNELS = ("field", "msm", "ntt")
@@ -104,6 +104,7 @@ def format_report(kernel: str, report: dict) -> str:
 def _handler(args) -> int:
     from .backend import gpu_available
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
+    require_backend(backend, "--backend")
     log2 = args.log2_size if args.log2_size is not None else DEFAULT_LOG2[(args.kernel, backend)]
     check_args(args.kernel, log2, window=args.window, precomputed=args.precomputed)
     report = run_bench(args.kernel, backend, log2, repeats=args.repeats, group=args.group,
@@ -116,13 +117,6 @@ def _handler(args) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
-
-
 def register(subparsers) -> None:
     """Add the ``bench`` sub-command."""
     p = subparsers.add_parser("bench", help="time a field, MSM or NTT kernel at one size",
@@ -132,7 +126,7 @@ def register(subparsers) -> None:
                    help="array backend (default: gpu when one is usable, else cpu)")
     p.add_argument("--log2-size", type=int, default=None, metavar="K",
                    help="problem size 2^K (default: 20 on a GPU, small on a CPU)")
-    p.add_argument("--repeats", type=_positive, default=5, metavar="N", help="timed runs (median reported)")
+    p.add_argument("--repeats", type=int_at_least(1), default=5, metavar="N", help="timed runs (median reported)")
     p.add_argument("--group", choices=("g1", "g2"), default="g1", help="MSM group")
     p.add_argument("--window", type=int, default=None, metavar="C", help="MSM window bits (default: from n)")
     p.add_argument("--precomputed", action="store_true",

@@ -74,6 +74,31 @@ def test_bad_options_get_a_clear_error_before_work(capsys, argv, message):
     assert err.startswith("cuzklab: error: ") and re.search(message, err) and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv,parts", [
+    (["bench", "msm", "--repeats", "x"], ["--repeats", "expected an integer >= 1, got 'x'"]),
+    (["bench", "msm", "--repeats", "0"], ["--repeats", "must be >= 1, got 0"]),
+    (["bench", "msm", "--log2-size", "x"], ["--log2-size", "invalid int value: 'x'"]),
+    (["bench", "msm", "--group", "g3"], ["--group", "invalid choice: 'g3'"]),
+    (["bench", "fft"], ["kernel", "invalid choice: 'fft'"]),
+])
+def test_bad_option_values_are_one_error_line(cli_error, argv, parts):
+    cli_error(argv, *parts)
+
+
+def test_a_gpu_backend_without_a_gpu_is_named_before_work(cli_error, monkeypatch):
+    import cuzklab.backend as B
+    from cuzklab.errors import BackendError
+
+    def no_cupy():
+        raise BackendError("the 'gpu' backend needs CuPy")
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the benchmark started before the options were checked")
+    monkeypatch.setattr(B, "_cupy", no_cupy)
+    monkeypatch.setattr(bench, "run_bench", fail)
+    cli_error(["bench", "msm", "--backend", "gpu", "--log2-size", "4"], "--backend gpu: ", "needs CuPy")
+
+
 def test_bench_msm_precomputed_cpu(capsys):
     assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "2", "--repeats", "1",
                  "--precomputed", "--json"]) == 0
