@@ -108,3 +108,14 @@ def require_backend(backend: str, option: str) -> str:
         except BackendError as exc:
             raise BackendError(f"{option} gpu: {exc}") from None
     return backend
+
+
+def cuzk_config(path, option: str = "--config"):
+    """Return the PipelineConfig of the cuzk daemon TOML at ``path``; errors name ``option``."""
+    from .errors import ConfigError
+    from .model import PipelineConfig
+    p = input_file(path, option, text=True)
+    try:
+        return PipelineConfig.from_cuzk_toml(p)
+    except ConfigError as exc:
+        raise ConfigError(f"{option} {path}", str(exc)) from None

@@ -48,3 +48,57 @@ def test_help_still_exits_0(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["prove", "--help"])
     assert exc.value.code == 0 and "--log2-constraints" in capsys.readouterr().out
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    """A folder of bad inputs: a folder, an empty file, malformed TOML, bytes that are not UTF-8."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "empty.toml").write_text("")
+    (tmp_path / "bad.toml").write_text("a = [\n")
+    (tmp_path / "bin.toml").write_bytes(b"\x00\xff\xfe binary")
+    return tmp_path
+
+
+@pytest.fixture
+def no_simulation(monkeypatch):
+    import cuzklab.sim
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the simulation started before the options were checked")
+    monkeypatch.setattr(cuzklab.sim, "simulate", fail)
+
+
+@pytest.mark.parametrize("argv,parts", [
+    (["--profile", "nosuch"], ["--profile nosuch: unknown profile 'nosuch'; known profiles: "]),
+    (["--profile", "{d}/missing.toml"], ["--profile ", "profile file not found"]),
+    (["--profile", "{d}/adir"], ["--profile ", "adir: is a folder, not a file"]),
+    (["--profile", "{d}/bin.toml"], ["--profile ", "bin.toml: not UTF-8 text"]),
+    (["--profile", "{d}/bad.toml"], ["--profile ", "not valid TOML"]),
+    (["--profile", "{d}/empty.toml"], ["--profile ", "missing table"]),
+    (["--config", "{d}/missing.toml"], ["--config ", "missing.toml: no such file"]),
+    (["--config", "{d}/missing"], ["--config ", "missing: no such file"]),
+    (["--config", "{d}/adir"], ["--config ", "adir: is a folder, not a file"]),
+    (["--config", "{d}/bin.toml"], ["--config ", "bin.toml: not UTF-8 text"]),
+    (["--config", "{d}/bad.toml"], ["--config ", "bad.toml: toml: not valid TOML"]),
+    (["--set", "proofs"], ["--set: proofs: expected key=value"]),
+    (["--set", "nope=1"], ["--set: nope: unknown key; allowed keys: proofs"]),
+    (["--set", "proofs=x"], ["--set: proofs: expected an integer, got 'x'"]),
+    (["--set", "proofs=0"], ["--set: proofs: must be >= 1"]),
+    (["--set", "proofs=1"], ["--set: concurrency: must be <= proofs (1)"]),
+    (["--set", "lock=bogus"], ["--set: lock: must be one of"]),
+    (["--trace", "{d}/adir"], ["--trace ", "adir: is a folder; give a file name"]),
+    (["--perfetto", "{d}/adir"], ["--perfetto ", "adir: is a folder; give a file name"]),
+    (["--trace", "{d}/empty.toml/t.parquet"], ["--trace ", "empty.toml is a file, not a folder"]),
+])
+def test_simulate_bad_options_get_a_clear_error_before_work(cli_error, bad_files, no_simulation,
+                                                              argv, parts):
+    argv = [a.format(d=bad_files) for a in argv]
+    cli_error(["simulate", "--json", *argv], *parts)
+
+
+def test_simulate_writes_into_a_missing_folder(tmp_path, capsys):
+    out = tmp_path / "new" / "sub"
+    assert cli.main(["simulate", "--json", "--set", "proofs=1", "--set", "concurrency=1",
+                     "--trace", str(out / "t.parquet"), "--perfetto", str(out / "t.json")]) == 0
+    assert (out / "t.parquet").is_file() and (out / "t.json").is_file()

@@ -27,11 +27,26 @@ def register(sub) -> None:
 
 def run(args) -> int:
     """Simulate, print the summary and write the requested files."""
+    from pathlib import Path
+
+    from ..cliargs import cuzk_config, input_file, output_file
+    from ..errors import ConfigError, ProfileError
     from ..model import PipelineConfig, Profile
     from . import simulate
-    config = (PipelineConfig.from_cuzk_toml(args.config) if args.config else PipelineConfig())
-    config = config.with_overrides(args.sets)
-    profile = Profile.load(args.profile)
+    config = cuzk_config(args.config, "--config") if args.config else PipelineConfig()
+    try:
+        config = config.with_overrides(args.sets)
+    except ConfigError as exc:
+        raise ConfigError("--set", str(exc)) from None
+    if args.profile is not None and Path(args.profile).exists():
+        input_file(args.profile, "--profile", text=True)
+    try:
+        profile = Profile.load(args.profile)
+    except ProfileError as exc:
+        raise ProfileError(f"--profile {args.profile}: {exc}") from None
+    for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
+        if path:
+            output_file(path, option)
     trace = simulate(config, profile)
     if args.trace:
         trace.save(args.trace)
