@@ -53,3 +53,13 @@ def cli_error(capsys):
             assert part in err, (part, err)
         return err
     return check
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    """A folder of bad inputs: a folder, an empty file, malformed TOML, bytes that are not UTF-8."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "empty.toml").write_text("")
+    (tmp_path / "bad.toml").write_text("a = [\n")
+    (tmp_path / "bin.toml").write_bytes(b"\x00\xff\xfe binary")
+    return tmp_path

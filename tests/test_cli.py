@@ -51,16 +51,6 @@ def test_help_still_exits_0(capsys):
 
 
 @pytest.fixture
-def bad_files(tmp_path):
-    """A folder of bad inputs: a folder, an empty file, malformed TOML, bytes that are not UTF-8."""
-    (tmp_path / "adir").mkdir()
-    (tmp_path / "empty.toml").write_text("")
-    (tmp_path / "bad.toml").write_text("a = [\n")
-    (tmp_path / "bin.toml").write_bytes(b"\x00\xff\xfe binary")
-    return tmp_path
-
-
-@pytest.fixture
 def no_simulation(monkeypatch):
     import cuzklab.sim
 

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from ..cliargs import int_at_least
+
 
 def register(subparsers) -> None:
     """Add the ``logs`` command and its ``parse`` sub-command."""
@@ -26,20 +28,21 @@ def register(subparsers) -> None:
                    help="write the trace as Chrome-trace JSON for Perfetto")
     p.add_argument("--config", metavar="FILE.toml",
                    help="the daemon's TOML (worker->GPU map, partitions, synthesis slots)")
-    p.add_argument("--gpu-workers-per-device", type=int, default=None, metavar="GW",
-                   help="GPU workers per GPU when the logs do not say")
-    p.add_argument("--partitions", type=int, default=None, metavar="N",
-                   help="partitions per proof (default: the most seen in one proof)")
+    p.add_argument("--gpu-workers-per-device", type=int_at_least(1), default=None, metavar="GW",
+                   help="GPU workers per GPU (>= 1) when the logs do not say")
+    p.add_argument("--partitions", type=int_at_least(1), default=None, metavar="N",
+                   help="partitions per proof, >= 1 (default: the most seen in one proof)")
     p.set_defaults(func=_parse)
     logs.set_defaults(func=lambda args: (logs.print_help(), 2)[1])
 
 
 def _parse(args: argparse.Namespace) -> int:
+    from ..cliargs import cuzk_config, output_file
     from .logs import parse_logs
-    config = None
-    if args.config:
-        from ..model import PipelineConfig
-        config = PipelineConfig.from_cuzk_toml(args.config)
+    config = cuzk_config(args.config, "--config") if args.config else None
+    for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
+        if path:
+            output_file(path, option)
     result = parse_logs(args.files, config=config,
                         gpu_workers_per_device=args.gpu_workers_per_device,
                         partitions=args.partitions)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cuzklab.cli import main
 from cuzklab.trace import Trace
 
@@ -44,3 +46,26 @@ def test_missing_file_is_a_clean_error(capsys, tmp_path):
     rc = main(["logs", "parse", str(tmp_path / "none.log"), "--json"])
     assert rc == 2
     assert "not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,parts", [
+    (["--config", "{d}/missing.toml"], ["--config ", "missing.toml: no such file"]),
+    (["--config", "{d}/missing"], ["--config ", "missing: no such file"]),
+    (["--config", "{d}/adir"], ["--config ", "adir: is a folder, not a file"]),
+    (["--config", "{d}/bin.toml"], ["--config ", "bin.toml: not UTF-8 text"]),
+    (["--config", "{d}/bad.toml"], ["--config ", "bad.toml: toml: not valid TOML"]),
+    (["--gpu-workers-per-device", "0"], ["argument --gpu-workers-per-device: must be >= 1, got 0"]),
+    (["--gpu-workers-per-device", "x"], ["--gpu-workers-per-device: expected an integer >= 1"]),
+    (["--partitions", "-1"], ["argument --partitions: must be >= 1, got -1"]),
+    (["--trace", "{d}/adir"], ["--trace ", "adir: is a folder; give a file name"]),
+    (["--perfetto", "{d}/adir"], ["--perfetto ", "adir: is a folder; give a file name"]),
+    (["--trace", "{d}/empty.toml/t.parquet"], ["--trace ", "empty.toml is a file, not a folder"]),
+])
+def test_bad_options_get_a_clear_error_before_work(cli_error, bad_files, monkeypatch, argv, parts):
+    import cuzklab.cuzk.logs as L
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the logs were parsed before the options were checked")
+    monkeypatch.setattr(L, "parse_logs", fail)
+    argv = [a.format(d=bad_files) for a in argv]
+    cli_error(["logs", "parse", str(SAMPLES / "cuzk-daemon.log"), *argv], *parts)
