@@ -216,12 +216,26 @@ FURTHER_CASES: tuple[Case, ...] = (
 # Measurements the model does not reproduce, and why. They stay in their table.
 KNOWN_DEVIATIONS = {
     "phase 12 pre-fix, pw=10 j=20: peak RSS": (
-        "The model peaks at ~300 GiB in this run and in the fixed one alike (its first waves of "
-        "ten finished partitions); cuzk's pre-fix run held ~46 GiB (about three partitions) more "
-        "than its fixed one (367 vs 321 GiB). In the model the pre-fix run differs only by the "
-        "a/b/c of the one or two partitions between the kernels and the end of finalize, and its "
-        "synthesis keeps pace with the GPU side at pw=10 without piling up (37.5 s/proof; cuzk "
-        "37.1), so nothing holds those extra partitions."),
+        "cuzk's fix commit 98a52b33 gives 'pw=10: 38.5s/proof, 321 GiB peak RSS (was 367 GiB)'; "
+        "the model peaks at ~300 GiB in both runs, at its first wave of ten finished partitions. "
+        "The fix changed no C++ code (only bellperson's supraseal.rs and cuzk's engine.rs and "
+        "pipeline.rs) and three things: (1) prove_start clears prover.a/b/c ('~12 GiB per "
+        "partition') instead of leaving them to finish_pending_proof's serialized dealloc thread; "
+        "(2) the synthesis-to-GPU channel grows from 1 slot to max(synthesis_lookahead, pw); "
+        "(3) the partition permit is held until the send succeeds (before: 'let _permit = "
+        "permit; // held until synth complete' inside the synthesis closure). (2) and (3) bind "
+        "only once more than ten finished partitions wait for the GPU: the model's queue peaks "
+        "at 7-8 (seeds 0-5), and cuzk reports a pile-up only at pw=12 (28 partitions; its "
+        "pre-fix pw=10 run: 37.1 s/proof at c=20 j=15, model 37.5). That leaves (1): 12 GiB for each partition between prove_start's return and the "
+        "munmap, i.e. b_g2_msm (~1.7 s at gt=32), the epilogue and ~1 s of munmap ('~10s of "
+        "munmap() overhead' for ~130 GB, ten partitions): about one partition at the ~3.7 s GPU "
+        "cadence. The model holds the same (a/b/c ~2.4 s past the kernels, at most one partition "
+        "at a time, ~0.7 on average). 46 GiB would need about four partitions' a/b/c held at "
+        "once (~14 s past the kernels) or three more finished partitions waiting (16 GiB each); "
+        "the sources publish neither a dealloc time (async_dealloc_ms) nor a queue depth for "
+        "these runs. cuzk's fixed daemon alone spreads as much at pw=10 gw=2 (271 GiB at j=5, "
+        "321 GiB at j=20), which the model, peaking at its first wave (300 GiB in both), does "
+        "not reproduce either."),
 }
 
 
