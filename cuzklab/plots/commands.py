@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def register(subparsers) -> None:
@@ -26,13 +25,17 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report described by ``args``; return the exit code."""
+    from ..cliargs import OptionError, input_file, output_file
     if not args.html and not args.png:
-        print("cuzklab report: give --html OUT.html, --png OUT.png or both", file=sys.stderr)
-        return 2
+        raise OptionError("cuzklab report needs --html OUT.html, --png OUT.png or both")
     if args.label and len(args.label) != len(args.traces):
-        print(f"cuzklab report: --label given {len(args.label)} times for "
-              f"{len(args.traces)} traces", file=sys.stderr)
-        return 2
+        raise OptionError(f"--label must be given once per trace: {len(args.label)} times for "
+                          f"{len(args.traces)} traces")
+    for path in args.traces:
+        input_file(path, "trace")
+    for option, path in (("--html", args.html), ("--png", args.png)):
+        if path:
+            output_file(path, option)
     from ..trace import Trace
     from .export import find_chrome
     from .report import write_report

@@ -71,3 +71,27 @@ def test_cli_png_without_chrome(traces, tmp_path, monkeypatch, capsys):
     assert "needs Chrome or Chromium" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing.parquet"), "--html",
                  str(tmp_path / "r.html")]) == 2
+
+
+@pytest.mark.parametrize("argv,parts", [
+    (["{t}"], ["needs --html OUT.html, --png OUT.png or both"]),
+    (["{t}", "{t}", "--html", "{d}/r.html", "--label", "one"],
+     ["--label must be given once per trace: 1 times for 2 traces"]),
+    (["{d}/missing.parquet", "--html", "{d}/r.html"], ["trace ", "missing.parquet: no such file"]),
+    (["{d}/adir", "--html", "{d}/r.html"], ["trace ", "adir: is a folder, not a file"]),
+    (["{d}/empty.toml", "--html", "{d}/r.html"], ["empty.toml is not a readable Parquet trace"]),
+    (["{d}/bad.toml", "--html", "{d}/r.html"], ["bad.toml is not a readable Parquet trace"]),
+    (["{t}", "--html", "{d}/adir"], ["--html ", "adir: is a folder; give a file name"]),
+    (["{t}", "--html", "{d}/empty.toml/r.html"], ["--html ", "empty.toml is a file, not a folder"]),
+    (["{t}", "--png", "{d}/adir"], ["--png ", "adir: is a folder; give a file name"]),
+])
+def test_cli_bad_options_get_a_clear_error_before_work(traces, bad_files, cli_error, monkeypatch,
+                                                      argv, parts):
+    import cuzklab.plots.report as R
+    t = bad_files / "run.parquet"
+    traces[1].save(t)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the report was written before the options were checked")
+    monkeypatch.setattr(R, "write_report", fail)
+    cli_error(["report", *(a.format(t=t, d=bad_files) for a in argv)], *parts)
