@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from pathlib import Path
 
@@ -22,9 +24,21 @@ def _positive_float(text: str) -> float:
         x = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {x}")
+    if not (x > 0 and math.isfinite(x)):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
     return x
+
+
+_ADDRESS_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})$")
+
+
+def _scheduler_address(text: str) -> str:
+    m = _ADDRESS_RE.match(text)
+    if not m or not 0 < int(m.group(1)) < 65536:
+        raise argparse.ArgumentTypeError(
+            f"expected a Dask scheduler address [PROTOCOL://]HOST:PORT such as "
+            f"tcp://10.0.0.5:8786, got {text!r}")
+    return text
 
 
 def register(subparsers) -> None:
@@ -35,7 +49,7 @@ def register(subparsers) -> None:
         description="Run every point of a sweep grid (TOML) as an executed notebook, several "
                     "at once, and write papermill_runs/<name>/ with the notebooks, "
                     "results.csv/.parquet and report.html.")
-    p.add_argument("grid", type=Path, help="grid file, e.g. data/sweeps/concurrency.toml")
+    p.add_argument("grid", type=Path, metavar="GRID", help="grid file, e.g. data/sweeps/concurrency.toml")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None,
                    help="points at once (default: the number of cores)")
     p.add_argument("--resume", action="store_true",
@@ -44,7 +58,7 @@ def register(subparsers) -> None:
                    help="sweep folder (default: papermill_runs/<name>)")
     p.add_argument("--executor", default="local", choices=available_executors(),
                    help="where points run (default: local process pool)")
-    p.add_argument("--scheduler", default=None,
+    p.add_argument("--scheduler", type=_scheduler_address, default=None,
                    help="Dask scheduler address for --executor dask (tcp://host:8786)")
     p.add_argument("--timeout-s", type=_positive_float, default=None,
                    help="per-cell and per-point time limit, overriding the grid's timeout_s")
@@ -58,13 +72,17 @@ def register(subparsers) -> None:
         "sweep-report", help="(re)build report.html of a finished or partial sweep",
         description="Rebuild results.csv/.parquet and report.html of a sweep folder from its "
                     "point sidecars.")
-    r.add_argument("dir", type=Path, help="sweep folder, e.g. papermill_runs/concurrency")
+    r.add_argument("dir", type=Path, metavar="DIR", help="sweep folder, e.g. papermill_runs/concurrency")
     r.add_argument("--html", type=Path, default=None, help="where to write (default: DIR/report.html)")
     r.set_defaults(func=_report)
 
 
 def _sweep(args) -> int:
+    from ..cliargs import input_file, output_dir
     from .run import run_sweep
+    input_file(args.grid, "GRID", text=True)
+    if args.out is not None:
+        output_dir(args.out, "--out")
     try:
         result = run_sweep(args.grid, out=args.out, jobs=args.jobs, resume=args.resume,
                            executor=args.executor, scheduler=args.scheduler,
@@ -84,11 +102,14 @@ def _sweep(args) -> int:
 
 
 def _report(args) -> int:
+    from ..cliargs import OptionError, output_file
     from .report import write_report
     from .results import write_table
     if not args.dir.is_dir():
-        print(f"cuzklab: error: not a folder: {args.dir}", file=sys.stderr)
-        return 2
+        raise OptionError(f"DIR {args.dir}: " + ("is a file, not a sweep folder"
+                                                 if args.dir.exists() else "no such folder"))
+    if args.html is not None:
+        output_file(args.html, "--html")
     path = write_report(args.dir, args.html)
     write_table(args.dir)
     print(f"report: {path}")

@@ -29,6 +29,7 @@ before anything runs.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -137,6 +138,8 @@ def load_grid(source, *, check_notebook: bool = True, **overrides) -> Grid:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise SweepError(f"{path}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise SweepError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
         base = path.resolve().parent
     elif isinstance(source, str):
         path = None
@@ -196,8 +199,10 @@ def _from_dict(data: dict[str, Any], where: str, base: Path | None, path: Path |
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not 1 <= repeats <= 1000:
         raise SweepError(f"{where}: repeats must be an integer from 1 to 1000, got {repeats!r}")
     timeout = data.get("timeout_s", DEFAULT_TIMEOUT_S)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise SweepError(f"{where}: timeout_s must be a number of seconds > 0, got {timeout!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 \
+            or not math.isfinite(timeout):
+        raise SweepError(f"{where}: timeout_s must be a number of seconds > 0 and finite, "
+                         f"got {timeout!r}")
     kernel = data.get("kernel", DEFAULT_KERNEL)
     if not isinstance(kernel, str) or not kernel:
         raise SweepError(f"{where}: kernel must be a kernel name such as 'python3', got {kernel!r}")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_bytes, write_text
+from ..errors import SweepError
 from .outcome import error_text
 from .points import SweepPoint
 
@@ -100,7 +101,16 @@ def read_plan(out: str | os.PathLike) -> dict[str, Any] | None:
     p = Path(out) / SWEEP_FILE
     if not p.is_file():
         return None
-    return json.loads(p.read_text(encoding="utf-8"))
+    try:
+        plan = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SweepError(f"{p} is not valid JSON ({exc}); run `cuzklab sweep` again "
+                         f"to rewrite it") from None
+    points = plan.get("points") if isinstance(plan, dict) else None
+    if not isinstance(points, list) or not all(isinstance(q, dict) and "id" in q for q in points):
+        raise SweepError(f"{p} is not a sweep plan (an object whose points each have an id); "
+                         f"run `cuzklab sweep` again to rewrite it")
+    return plan
 
 
 def write_plan(out: str | os.PathLike, plan: dict[str, Any]) -> Path:

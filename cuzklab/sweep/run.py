@@ -9,6 +9,7 @@ sidecar), so an interrupted sweep keeps every finished point, and
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -99,8 +100,9 @@ def run_sweep(grid, *, out: str | os.PathLike | None = None, jobs: int | None = 
     ``KeyboardInterrupt`` is raised again.
     """
     t0 = time.perf_counter()
-    if timeout_s is not None and not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
-        raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
+    if timeout_s is not None and not (isinstance(timeout_s, (int, float)) and timeout_s > 0
+                                      and math.isfinite(timeout_s)):
+        raise ValueError(f"timeout_s must be a number of seconds > 0 and finite, got {timeout_s!r}")
     if grace_s is not None and not (isinstance(grace_s, (int, float)) and grace_s >= 0):
         raise ValueError(f"grace_s must be a number of seconds >= 0, got {grace_s!r}")
     grid = load_grid(grid, timeout_s=timeout_s)

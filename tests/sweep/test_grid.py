@@ -86,6 +86,7 @@ def test_a_value_that_cannot_be_injected_marks_only_its_point():
     ('repeats = 0\n', "repeats must be an integer from 1"),
     ('timeout_s = -1\n', "timeout_s must be a number of seconds > 0"),
     ('timeout_s = "long"\n', "timeout_s must be a number"),
+    ('timeout_s = inf\n', "timeout_s must be a number of seconds > 0 and finite, got inf"),
     ('[[points]]\n', "is empty"),
     ('points = [1, 2]\n', "points must be an array of tables"),
     ('[grid]\ncolour = ["red"]\n', "does not declare parameter colour; it declares: mode, value, block_file"),
@@ -114,6 +115,10 @@ def test_bad_name_and_bad_toml_and_missing_files(tmp_path):
         load_grid(bad)
     with pytest.raises(SweepError, match="grid file not found"):
         load_grid(tmp_path / "missing.toml")
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\x00\xff\xfe")
+    with pytest.raises(SweepError, match="not UTF-8 text"):
+        load_grid(binary)
     with pytest.raises(SweepError, match="notebook 'nope.ipynb' not found"):
         load_grid('notebook = "nope.ipynb"\nname = "x"\n')
     with pytest.raises(TypeError, match="source must be"):
@@ -217,3 +222,42 @@ def test_cli_reports_grid_errors_before_running(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["sweep", str(bad), "--jobs", "0"])
     assert "expected a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,parts", [
+    (["{d}/missing.toml"], ["GRID ", "missing.toml: no such file"]),
+    (["{d}/adir"], ["GRID ", "adir: is a folder, not a file"]),
+    (["{d}/bin.toml"], ["GRID ", "bin.toml: not UTF-8 text"]),
+    (["{d}/bad.toml"], ["bad.toml: not valid TOML"]),
+    (["{g}", "--jobs", "0"], ["argument --jobs/-j: expected a positive integer, got 0"]),
+    (["{g}", "--timeout-s", "0"], ["argument --timeout-s: expected a finite number of seconds > 0"]),
+    (["{g}", "--timeout-s", "inf"], ["argument --timeout-s: ", "finite", "got inf"]),
+    (["{g}", "--timeout-s", "nan"], ["argument --timeout-s: ", "got nan"]),
+    (["{g}", "--out", "{d}/empty.toml"], ["--out ", "empty.toml: is a file, not a folder"]),
+    (["{g}", "--out", "{d}/empty.toml/sub"], ["--out ", "empty.toml is a file, not a folder"]),
+    (["{g}", "--executor", "nope"], ["argument --executor: invalid choice: 'nope'"]),
+    (["{g}", "--executor", "dask"], ["--executor dask needs --scheduler"]),
+    (["{g}", "--scheduler", "tcp://10.0.0.5:8786"], ["--scheduler only applies to --executor dask"]),
+    (["{g}", "--executor", "dask", "--scheduler", "nonsense"],
+     ["argument --scheduler: expected a Dask scheduler address [PROTOCOL://]HOST:PORT"]),
+    (["{g}", "--executor", "dask", "--scheduler", "tcp://host:99999"], ["argument --scheduler: "]),
+])
+def test_cli_bad_options_get_a_clear_error_before_work(cli_error, bad_files, monkeypatch, argv,
+                                                       parts):
+    import cuzklab.sweep.run as R
+    grid = bad_files / "grid.toml"
+    grid.write_text(grid_text("[grid]\nvalue = [1, 2]\n"))
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a point started before the options were checked")
+    monkeypatch.setattr(R, "run_point", fail)
+    monkeypatch.chdir(bad_files)  # the default --out, papermill_runs/t, would be made here
+    cli_error(["sweep", *(a.format(d=bad_files, g=grid) for a in argv)], *parts)
+    assert not (bad_files / "papermill_runs").exists()
+
+
+@pytest.mark.parametrize("address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://[::1]:8786",
+                                     "scheduler.local:8786"])
+def test_scheduler_addresses_that_parse(address):
+    from cuzklab.sweep.commands import _scheduler_address
+    assert _scheduler_address(address) == address

@@ -120,3 +120,24 @@ def test_report_when_points_set_different_parameters(tmp_path):
                                                               "tags": [1, 2]}})
     text = _text(write_report(tmp_path).read_text())
     assert "Best seconds_per_proof: 38 at a=2 (lowest of 3 usable points; worst 41 at a=3, b=x" in text
+
+
+@pytest.mark.parametrize("argv,parts", [
+    (["{d}/missing"], ["DIR ", "missing: no such folder"]),
+    (["{d}/empty.toml"], ["DIR ", "empty.toml: is a file, not a sweep folder"]),
+    (["{s}", "--html", "{d}/adir"], ["--html ", "adir: is a folder; give a file name"]),
+    (["{s}", "--html", "{d}/empty.toml/r.html"], ["--html ", "empty.toml is a file, not a folder"]),
+])
+def test_sweep_report_bad_options_get_a_clear_error(sweep_dir, bad_files, cli_error, argv, parts):
+    cli_error(["sweep-report", *(a.format(d=bad_files, s=sweep_dir) for a in argv)], *parts)
+    assert not (sweep_dir / "report.html").exists()
+
+
+@pytest.mark.parametrize("text,message", [
+    ("{bad", "sweep.json is not valid JSON"),
+    ("[1, 2]", "sweep.json is not a sweep plan"),
+    ('{"points": [{"label": "x"}]}', "sweep.json is not a sweep plan"),
+])
+def test_a_broken_sweep_json_is_a_clear_error(sweep_dir, cli_error, text, message):
+    (sweep_dir / "sweep.json").write_text(text)
+    cli_error(["sweep-report", str(sweep_dir)], message, "run `cuzklab sweep` again")
