@@ -116,6 +116,16 @@ def cuzk_config(path, option: str = "--config"):
     from .model import PipelineConfig
     p = input_file(path, option, text=True)
     try:
-        return PipelineConfig.from_cuzk_toml(p)
+        config = PipelineConfig.from_cuzk_toml(p)
     except ConfigError as exc:
         raise ConfigError(f"{option} {path}", str(exc)) from None
+    return finite_config(config, f"{option} {path}")
+
+
+def finite_config(config, option: str):
+    """Return ``config`` (a PipelineConfig) if none of its numbers is NaN or infinite, else raise."""
+    from .errors import ConfigError
+    for key, value in config.to_dict().items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(option, f"{key}: must be a finite number, got {value}")
+    return config

@@ -57,9 +57,10 @@ def cli_error(capsys):
 
 @pytest.fixture
 def bad_files(tmp_path):
-    """A folder of bad inputs: a folder, an empty file, malformed TOML, bytes that are not UTF-8."""
+    """A folder of bad inputs: a folder, an empty file, malformed TOML, non-UTF-8 bytes, an infinity."""
     (tmp_path / "adir").mkdir()
     (tmp_path / "empty.toml").write_text("")
     (tmp_path / "bad.toml").write_text("a = [\n")
     (tmp_path / "bin.toml").write_bytes(b"\x00\xff\xfe binary")
+    (tmp_path / "inf.toml").write_text("# cuzklab: memory_gib = inf\n")  # a cuzk TOML, not finite
     return tmp_path

@@ -29,7 +29,7 @@ def run(args) -> int:
     """Simulate, print the summary and write the requested files."""
     from pathlib import Path
 
-    from ..cliargs import cuzk_config, input_file, output_file
+    from ..cliargs import cuzk_config, finite_config, input_file, output_file
     from ..errors import ConfigError, ProfileError
     from ..model import PipelineConfig, Profile
     from . import simulate
@@ -38,6 +38,7 @@ def run(args) -> int:
         config = config.with_overrides(args.sets)
     except ConfigError as exc:
         raise ConfigError("--set", str(exc)) from None
+    finite_config(config, "--set")
     if args.profile is not None and Path(args.profile).exists():
         input_file(args.profile, "--profile", text=True)
     try:

@@ -54,6 +54,7 @@ def test_missing_file_is_a_clean_error(capsys, tmp_path):
     (["--config", "{d}/adir"], ["--config ", "adir: is a folder, not a file"]),
     (["--config", "{d}/bin.toml"], ["--config ", "bin.toml: not UTF-8 text"]),
     (["--config", "{d}/bad.toml"], ["--config ", "bad.toml: toml: not valid TOML"]),
+    (["--config", "{d}/inf.toml"], ["--config ", "inf.toml: memory_gib: must be a finite number"]),
     (["--gpu-workers-per-device", "0"], ["argument --gpu-workers-per-device: must be >= 1, got 0"]),
     (["--gpu-workers-per-device", "x"], ["--gpu-workers-per-device: expected an integer >= 1"]),
     (["--partitions", "-1"], ["argument --partitions: must be >= 1, got -1"]),
