@@ -117,6 +117,23 @@ def expected(group: str, limbs: np.ndarray, seed: int = 1) -> Point:
     return Point(group, ref.jacobian_to_affine(group, total))
 
 
+def _check_bench(log2_size, backend: str, group: str, repeats) -> int:
+    """Check a benchmark's arguments before any work; return n = 2^log2_size."""
+    log2_size = check_log2_size(log2_size)
+    check_backend(backend)
+    if group not in ("g1", "g2"):
+        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    return 1 << log2_size
+
+
+def _inputs(group: str, n: int, backend: str, seed: int):
+    """Return (host scalar limbs, the exact result, the points on ``backend``) of a benchmark."""
+    host_limbs = bench_scalars(n, seed)
+    return host_limbs, expected(group, host_limbs, seed), bench_points(group, n, backend, seed)
+
+
 def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
               seed: int = 1, window=None, upload: bool = True) -> dict:
     """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
@@ -125,17 +142,9 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     median_s, upload_times_s, upload_median_s (GPU with ``upload``), checked
     (every run equal to the exact result).
     """
-    log2_size = check_log2_size(log2_size)
-    check_backend(backend)
-    if group not in ("g1", "g2"):
-        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
-    n = 1 << log2_size
+    n = _check_bench(log2_size, backend, group, repeats)
     c = D.default_window(n, backend) if window is None else D.check_window(window)
-    host_limbs = bench_scalars(n, seed)
-    want = expected(group, host_limbs, seed)
-    pts = bench_points(group, n, backend, seed)
+    host_limbs, want, pts = _inputs(group, n, backend, seed)
     times, up_times, ok = [], [], True
     if backend == "gpu":
         from . import gpu
@@ -199,17 +208,9 @@ def bench_msm_precomputed(log2_size: int, backend: str = "gpu", *, group: str = 
     """
     from .api import msm_precomputed_limbs
     from .precompute import default_precomputed_window, precompute
-    log2_size = check_log2_size(log2_size)
-    check_backend(backend)
-    if group not in ("g1", "g2"):
-        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
-    n = 1 << log2_size
+    n = _check_bench(log2_size, backend, group, repeats)
     c = default_precomputed_window(n) if window is None else D.check_window(window)
-    host_limbs = bench_scalars(n, seed)
-    want = expected(group, host_limbs, seed)
-    pts = bench_points(group, n, backend, seed)
+    host_limbs, want, pts = _inputs(group, n, backend, seed)
     mod = xp(backend)
     limbs = mod.asarray(host_limbs)
     sync = (lambda: mod.cuda.Device().synchronize()) if backend == "gpu" else (lambda: None)

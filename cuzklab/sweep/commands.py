@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 from pathlib import Path
+
+from ..cliargs import positive_seconds
 
 
 def _positive_int(text: str) -> int:
@@ -17,16 +18,6 @@ def _positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
     return n
-
-
-def _positive_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (x > 0 and math.isfinite(x)):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
-    return x
 
 
 _ADDRESS_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})$")
@@ -60,7 +51,7 @@ def register(subparsers) -> None:
                    help="where points run (default: local process pool)")
     p.add_argument("--scheduler", type=_scheduler_address, default=None,
                    help="Dask scheduler address for --executor dask (tcp://host:8786)")
-    p.add_argument("--timeout-s", type=_positive_float, default=None,
+    p.add_argument("--timeout-s", type=positive_seconds, default=None,
                    help="per-cell and per-point time limit, overriding the grid's timeout_s")
     p.add_argument("--fresh-kernels", action="store_true",
                    help="start a new kernel for every point instead of reusing a warm one")
