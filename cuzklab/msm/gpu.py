@@ -305,14 +305,15 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     del cursor, counts
     mark("sort")
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
-    pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
     if chunks:
         run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
                    (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials))
-    run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
-    if not chunks:
+    else:  # a thread per piece needs the bucket of each piece
+        pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
+        run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
         run.launch(_kname("msm_accumulate_pieces", g), npieces,
                    (xs, ys, entries, offsets, pieceoff, pmap, _u(npieces), _u(K), partials))
+        del pmap
     del entries
     mark("accumulate")
     # pieces of one bucket summed GROUP at a time until each bucket has at most one
@@ -328,7 +329,6 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
         run.launch(_kname("msm_sum_pieces", g), nnew,
                    (partials, pieceoff, newoff, pmap, _u(nnew), _u(GROUP), out))
         partials, pieceoff, most = out, newoff, -(-most // GROUP)
-    del pmap
     buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
