@@ -69,6 +69,26 @@ def gpu_twiddles(log2_size: int) -> Fr:
 
 #: Shared memory a block may use without opting in.
 _SMEM_DEFAULT = 48 * 1024
+#: log2 of the rows the last pass takes per block when it writes in natural
+#: order: 2^LAST_COLS consecutive elements per store run.
+LAST_COLS = 0
+_NULL = np.uint64(0)
+
+
+def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
+    threads = max(1, min(_THREADS, tile // 2))
+    shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
+    if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
+        kernel.max_dynamic_shared_size_bytes = shared
+    kernel((blocks,), (threads,), args, shared_mem=shared)
+
+
+def _tables(powers):
+    """Return the kernel arguments (lo, hi, shift) of optional power tables."""
+    if powers is None:
+        return _NULL, _NULL, np.int32(0)
+    lo, hi, shift = powers
+    return lo, hi, np.int32(shift)
 
 
 def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None, passes=None):
@@ -80,21 +100,69 @@ def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None, passes=None)
     passes = plan_passes(log_n) if passes is None else list(passes)
     if dit:
         passes = passes[::-1]
-    kernel = _fn("ntt_dit_pass" if dit else "ntt_dif_pass")
     n = 1 << log_n
     for i, p in enumerate(passes):
-        tile = p.tile
-        threads = max(1, min(_THREADS, tile // 2))
-        shared = (tile + (1 << p.b) // 2) * 32
         last = i == len(passes) - 1
         # the scale (one Montgomery element) is applied by the last pass; 0 is a null pointer
-        sc = scale if (last and scale is not None) else np.uint64(0)
-        if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
-            kernel.max_dynamic_shared_size_bytes = shared
-        kernel((n // tile,), (threads,),
-               (x, W, sc, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
-                np.int32(1 if inverse else 0)),
-               shared_mem=shared)
+        sc = scale if (last and scale is not None) else _NULL
+        common = (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
+                  np.int32(1 if inverse else 0))
+        if dit:
+            _launch(_fn("ntt_dit_pass"), n // p.tile, p.tile, p.b, (x, x, W, sc) + common)
+        else:
+            _launch(_fn("ntt_dif_pass"), n // p.tile, p.tile, p.b,
+                    (x, x, W, sc) + _tables(None) + common)
+
+
+def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
+                post_powers=None, scale=None, passes=None, last_cols: int | None = None) -> None:
+    """Run a DIF transform over the natural-order device array ``x``, with its pointwise factors fused.
+
+    ``pre_powers``: power tables (lo, hi, shift) multiplied into the input
+    (element i by x^i) by the first pass; ``post_powers`` or ``scale`` (one
+    Montgomery element) multiplied into output k (its natural index) by the
+    last. With ``natural_output`` the last pass also writes the output in
+    natural order: the passes before it then run out of place into a scratch
+    array of the size of ``x`` (when that memory is not free, in place
+    followed by a separate bit reversal). Otherwise the output stays
+    bit-reversed and everything runs in place.
+    """
+    passes = plan_passes(log_n) if passes is None else list(passes)
+    if not passes:  # n = 1: the transform is the identity; only the factors apply
+        for tables in (pre_powers, post_powers):
+            if tables is not None:
+                scale_inplace_tables(x, tables, reversed_order=False)
+        if scale is not None:
+            x[...] = (_wrap(x) * Fr.from_mont_limbs(scale, check=False)).limbs
+        return
+    W = gpu_twiddles(log_n).limbs
+    n = 1 << log_n
+    inv = np.int32(1 if inverse else 0)
+    last = passes[-1]
+    cols = LAST_COLS if last_cols is None else last_cols
+    cols = max(0, min(cols, log_n - last.b)) if natural_output else 0
+    src = x
+    fused = natural_output
+    if natural_output and len(passes) > 1:
+        cp = xp("gpu")
+        try:
+            src = cp.empty_like(x)
+        except cp.cuda.memory.OutOfMemoryError:
+            src, fused, cols = x, False, 0
+    if len(passes) == 1 and pre_powers is not None:
+        scale_inplace_tables(x, pre_powers, reversed_order=False)
+    for i, p in enumerate(passes[:-1]):
+        pre = pre_powers if i == 0 else None
+        _launch(_fn("ntt_dif_pass"), n // p.tile, p.tile, p.b,
+                (x if i == 0 else src, src, W, _NULL) + _tables(pre)
+                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv))
+    tile = (1 << last.b) << cols
+    _launch(_fn("ntt_dif_last"), n // tile, tile, last.b,
+            (src, x, W, scale if scale is not None else _NULL) + _tables(post_powers)
+            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv,
+               np.int32(1 if fused else 0)))
+    if natural_output and not fused:
+        bit_reverse_inplace(x, log_n)
 
 
 def dif(a: Fr, *, inverse: bool = False) -> Fr:
@@ -131,13 +199,24 @@ def bit_reverse(a: Fr) -> Fr:
     return _wrap(x)
 
 
-def scale_inplace(x, base: int, factor: int, *, reversed_order: bool) -> None:
-    """Multiply the device array ``x`` in place: x[p] *= factor * base^i (i = p or bitrev(p))."""
+def power_tables(base: int, n: int, factor: int = 1):
+    """Return device tables (lo, hi, shift) of factor * base^i for i < n (cached)."""
+    return _power_tables(base, n, factor)
+
+
+def scale_inplace_tables(x, tables, *, reversed_order: bool) -> None:
+    """Multiply the device array ``x`` in place by the powers of ``tables`` (see ``scale_inplace``)."""
     n = int(x.shape[0])
-    lo, hi, shift = _power_tables(base, n, factor)
+    lo, hi, shift = tables
     _fn("scale_by_powers")(_grid(n), (_THREADS,),
                            (x, lo, hi, np.int32(shift), np.int32(n.bit_length() - 1),
                             np.int32(1 if reversed_order else 0)))
+
+
+def scale_inplace(x, base: int, factor: int, *, reversed_order: bool) -> None:
+    """Multiply the device array ``x`` in place: x[p] *= factor * base^i (i = p or bitrev(p))."""
+    scale_inplace_tables(x, _power_tables(base, int(x.shape[0]), factor),
+                         reversed_order=reversed_order)
 
 
 def scale_by_powers(a: Fr, x: int, factor: int, *, reversed_order: bool) -> Fr:
@@ -154,20 +233,32 @@ def ab_minus_c_div_z(a, b, c, zinv: int) -> None:
     _fn("ab_minus_c_div_z")(_grid(n), (_THREADS,), (a, b, c, z, np.int64(n)))
 
 
+@functools.lru_cache(maxsize=64)
+def _constant(value: int):
+    """Return one Fr element on the device (cached)."""
+    return xp("gpu").asarray(Fr.from_ints([value]).limbs)
+
+
 def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
                       natural_output: bool = True) -> None:
-    """Transform the natural-order device array ``x`` in place (no allocation of data).
+    """Transform the natural-order device array ``x`` in place.
 
     Same result as ``transform`` with natural input; with ``natural_output``
-    False the output stays bit-reversed (one pass over memory saved).
+    False the output stays bit-reversed. The coset and 1/n factors ride in
+    the first and last passes (no pass of their own); natural output uses
+    a scratch array of the size of ``x`` when memory allows (see
+    ``dif_inplace``).
     """
     from .domain import COSET_GENERATOR
     n = 1 << log_n
+    pre = post = scale = None
     if coset and not inverse:
-        scale_inplace(x, COSET_GENERATOR, 1, reversed_order=False)
-    run_passes(x, log_n, inverse, dit=False)
+        pre = _power_tables(COSET_GENERATOR, n, 1)
     if inverse:
-        g = pow(COSET_GENERATOR, -1, Fr.FC.modulus) if coset else 1
-        scale_inplace(x, g, pow(n, -1, Fr.FC.modulus), reversed_order=True)
-    if natural_output:
-        bit_reverse_inplace(x, log_n)
+        n_inv = pow(n, -1, Fr.FC.modulus)
+        if coset:
+            post = _power_tables(pow(COSET_GENERATOR, -1, Fr.FC.modulus), n, n_inv)
+        else:
+            scale = _constant(n_inv)
+    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
+                post_powers=post, scale=scale)

@@ -48,6 +48,12 @@ def transform(a: Fr, *, direction: Direction = Direction.FORWARD, coset: bool = 
     n = len(a)
     if n == 1:
         return a.copy()
+    if a.backend == "gpu" and input_order is Order.NATURAL:
+        # one fused sequence of passes (factors and the reversal ride in them)
+        x = a.limbs.copy()
+        impl.transform_inplace(x, log_n, inverse=inverse, coset=coset,
+                               natural_output=output_order is Order.NATURAL)
+        return Fr.from_mont_limbs(x, check=False)
     if coset and not inverse:
         a = impl.scale_by_powers(a, COSET_GENERATOR, 1,
                                  reversed_order=input_order is Order.BIT_REVERSED)
@@ -62,7 +68,6 @@ def transform(a: Fr, *, direction: Direction = Direction.FORWARD, coset: bool = 
         y = impl.scale_by_powers(y, _G_INV if coset else 1, n_inv, reversed_order=out_reversed)
     if out_reversed != (output_order is Order.BIT_REVERSED):
         y = impl.bit_reverse(y)
-    del log_n
     return y
 
 

@@ -55,16 +55,16 @@ def _quotient_gpu(a: Fr, b: Fr, c: Fr, log_n: int, zinv: int) -> Fr:
     n_inv = pow(n, -1, FR.modulus)
     g_inv = pow(COSET_GENERATOR, -1, FR.modulus)
     bufs = [x.limbs.copy() for x in (a, b, c)]
+    to_coset = gpu.power_tables(COSET_GENERATOR, n, n_inv)
     for x in bufs:
-        gpu.run_passes(x, log_n, inverse=True, dit=False)        # n * coefficients, bit-reversed
-        gpu.scale_inplace(x, COSET_GENERATOR, n_inv, reversed_order=True)
-        gpu.run_passes(x, log_n, inverse=False, dit=True)        # coset evaluations, natural
+        # coefficients times g^i, bit-reversed; then the coset evaluations, natural
+        gpu.dif_inplace(x, log_n, inverse=True, natural_output=False, post_powers=to_coset)
+        gpu.run_passes(x, log_n, inverse=False, dit=True)
     gpu.ab_minus_c_div_z(bufs[0], bufs[1], bufs[2], zinv)
     q = bufs[0]
     del bufs
-    gpu.run_passes(q, log_n, inverse=True, dit=False)
-    gpu.scale_inplace(q, g_inv, n_inv, reversed_order=True)
-    gpu.bit_reverse_inplace(q, log_n)
+    gpu.dif_inplace(q, log_n, inverse=True, natural_output=True,
+                    post_powers=gpu.power_tables(g_inv, n, n_inv))
     return Fr.from_mont_limbs(q, check=False)
 
 

@@ -142,3 +142,47 @@ def test_gpu_bench_checks():
     from cuzklab.ntt.bench import bench_ntt
     r = bench_ntt(14, "gpu", coset=True, inverse=True, repeats=2)
     assert r["checked"] and r["median_s"] > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [1, 3, 8, 11, 13])
+@pytest.mark.parametrize("last_cols", [0, 1, 2])
+def test_gpu_fused_passes_match_cpu(tiny_plan, k, last_cols):
+    """The first and last passes carry the coset and 1/n factors and the reversal."""
+    from cuzklab.ntt import gpu
+    a = Fr.random(1 << k, 50 + k)
+    for inverse in (False, True):
+        for coset in (False, True):
+            d = Direction.INVERSE if inverse else Direction.FORWARD
+            for natural in (True, False):
+                order = Order.NATURAL if natural else Order.BIT_REVERSED
+                want = transform(a, direction=d, coset=coset, output_order=order)
+                x = a.to("gpu").limbs.copy()
+                n, g = 1 << k, 7
+                pre = post = scale = None
+                if coset and not inverse:
+                    pre = gpu.power_tables(g, n)
+                if inverse:
+                    n_inv = pow(n, -1, R)
+                    if coset:
+                        post = gpu.power_tables(pow(g, -1, R), n, n_inv)
+                    else:
+                        scale = Fr.from_ints([n_inv], backend="gpu").limbs
+                gpu.dif_inplace(x, k, inverse=inverse, natural_output=natural, pre_powers=pre,
+                                post_powers=post, scale=scale, last_cols=last_cols)
+                got = Fr.from_mont_limbs(x, check=False).to("cpu")
+                assert got.equals(want), (inverse, coset, natural)
+
+
+@pytest.mark.gpu
+def test_gpu_natural_output_without_scratch_memory(monkeypatch):
+    """With no memory for the scratch array the passes run in place, then a bit reversal."""
+    import cupy
+    a = Fr.random(1 << 13, 9)
+    want = coset_intt(a)
+
+    def no_memory(*args, **kwargs):
+        raise cupy.cuda.memory.OutOfMemoryError(1 << 30, 0, 0)
+
+    monkeypatch.setattr(cupy, "empty_like", no_memory)
+    assert coset_intt(a.to("gpu")).to("cpu").equals(want)

@@ -65,43 +65,19 @@ __device__ __forceinline__ void radix2_span1(uint4* tile, int T, int M, int C, i
     }
 }
 
-// Shared layout: the tile (M * C elements, two planes), then the M/2 internal
-// twiddles (two planes).
-// scale: optional (non-null) Montgomery element multiplied into every output.
+// The b radix-2 stages of the tile: M-point transforms of the C columns of a
+// tile in shared memory laid out as (mid << c) + col, with the M/2 internal
+// twiddles omega_M^j in wm.
+//
+// Stages run two at a time in registers (a radix-4 unit: four elements
+// m0 + k h, k < 4, through stages s and s - 1), so a block syncs once per
+// two stages; an odd b leaves one radix-2 stage of span 1 (twiddle 1).
+// DIF goes from the top stage down, DIT (the transpose) from the bottom up.
 template <bool DIT>
-__device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* scale,
-                                         int log_n, int lo, int b, int c, int inverse)
+__device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b, int c,
+                                            int tid, int nt)
 {
-    extern __shared__ uint4 smem[];
     const int M = 1 << b, C = 1 << c, T = M * C;
-    uint4* tile = smem;
-    uint4* wm = smem + 2 * T;  // after both planes of the tile
-    const usize chunks = ((usize)1 << lo) >> c;
-    const usize hi = blockIdx.x / chunks, ch = blockIdx.x % chunks;
-    const int tid = threadIdx.x, nt = blockDim.x;
-    const int ext_shift = log_n - lo - b;
-
-    // omega_M^j = omega^(j * n / M), j < M/2
-    for (int j = tid; j < M / 2; j += nt)
-        sh_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
-
-    for (int t = tid; t < T; t += nt) {
-        const int mid = t >> c, col = t & (C - 1);
-        const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
-        fr_t v = load<FrTraits>(data, g);
-        if (DIT && lo > 0) {
-            const usize low = (ch << c) + (usize)col;
-            const usize k1 = bit_reverse((usize)mid, b);
-            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
-        }
-        sh_store(tile, t, T, v);
-    }
-    __syncthreads();
-
-    // Stages run two at a time in registers (a radix-4 unit: four elements
-    // m0 + k h, k < 4, through stages s and s - 1), so a block syncs once per
-    // two stages; an odd b leaves one radix-2 stage of span 1 (twiddle 1).
-    // DIF goes from the top stage down, DIT (the transpose) from the bottom up.
     if (DIT && (b & 1)) { radix2_span1(tile, T, M, C, c, tid, nt); __syncthreads(); }
     const int first = DIT ? ((b & 1) ? 2 : 1) : b - 1;
     for (int s = first; DIT ? (s <= b - 1) : (s >= 1); s += DIT ? 2 : -2) {
@@ -141,6 +117,62 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
         __syncthreads();
     }
     if (!DIT && (b & 1)) { radix2_span1(tile, T, M, C, c, tid, nt); __syncthreads(); }
+}
+
+// omega_M^j = omega^(j * n / M) for j < M/2 into shared memory.
+__device__ __forceinline__ void load_internal_twiddles(uint4* wm, const u32* W, int log_n, int b,
+                                                       int inverse, int tid, int nt)
+{
+    const int M = 1 << b;
+    for (int j = tid; j < M / 2; j += nt)
+        sh_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
+}
+
+// x^i from two tables: hi[i >> shift] * lo[i & (2^shift - 1)].
+__device__ __forceinline__ fr_t table_power(const u32* lo, const u32* hi, int shift, usize i)
+{
+    return load<FrTraits>(hi, i >> shift) * load<FrTraits>(lo, i & (((usize)1 << shift) - 1));
+}
+
+// Shared layout: the tile (M * C elements, two planes), then the M/2 internal
+// twiddles (two planes).
+// src, dst: the pass reads its tiles from src and writes them to the same
+// places of dst (src == dst: in place).
+// scale: optional (non-null) Montgomery element multiplied into every output.
+// pw_lo, pw_hi (optional, DIF only, natural-order input): every input element
+// i is first multiplied by pw_hi[i >> pw_shift] * pw_lo[i & mask] (the powers
+// of a coset generator), so the first pass of a coset transform needs no
+// pass of its own.
+template <bool DIT>
+__device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W, const u32* scale,
+                                         const u32* pw_lo, const u32* pw_hi, int pw_shift,
+                                         int log_n, int lo, int b, int c, int inverse)
+{
+    extern __shared__ uint4 smem[];
+    const int M = 1 << b, C = 1 << c, T = M * C;
+    uint4* tile = smem;
+    uint4* wm = smem + 2 * T;  // after both planes of the tile
+    const usize chunks = ((usize)1 << lo) >> c;
+    const usize hi = blockIdx.x / chunks, ch = blockIdx.x % chunks;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int ext_shift = log_n - lo - b;
+
+    load_internal_twiddles(wm, W, log_n, b, inverse, tid, nt);
+    for (int t = tid; t < T; t += nt) {
+        const int mid = t >> c, col = t & (C - 1);
+        const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
+        fr_t v = load<FrTraits>(src, g);
+        if (!DIT && pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, g);
+        if (DIT && lo > 0) {
+            const usize low = (ch << c) + (usize)col;
+            const usize k1 = bit_reverse((usize)mid, b);
+            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
+        }
+        sh_store(tile, t, T, v);
+    }
+    __syncthreads();
+
+    tile_stages<DIT>(tile, wm, b, c, tid, nt);
 
     fr_t sc;
     if (scale) sc = load<FrTraits>(scale, 0);
@@ -154,7 +186,7 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
             v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
         }
         if (scale) v = v * sc;
-        store<FrTraits>(data, g, v);
+        store<FrTraits>(dst, g, v);
     }
 }
 
@@ -162,15 +194,74 @@ __device__ __forceinline__ void ntt_pass(u32* data, const u32* W, const u32* sca
 // three resident blocks per SM (80 registers instead of the compiler's 92)
 // was 4 % faster at 2^24 and 2^27 on an H200, with no spills.
 extern "C" __global__ void __launch_bounds__(256, 3)
-ntt_dif_pass(u32* data, const u32* W, const u32* scale, int log_n, int lo, int b, int c, int inverse)
+ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
+             const u32* pw_hi, int pw_shift, int log_n, int lo, int b, int c, int inverse)
 {
-    ntt_pass<false>(data, W, scale, log_n, lo, b, c, inverse);
+    ntt_pass<false>(src, dst, W, scale, pw_lo, pw_hi, pw_shift, log_n, lo, b, c, inverse);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 3)
-ntt_dit_pass(u32* data, const u32* W, const u32* scale, int log_n, int lo, int b, int c, int inverse)
+ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n, int lo, int b,
+             int c, int inverse)
 {
-    ntt_pass<true>(data, W, scale, log_n, lo, b, c, inverse);
+    ntt_pass<true>(src, dst, W, scale, nullptr, nullptr, 0, log_n, lo, b, c, inverse);
+}
+
+// The last DIF pass (the low b bits; H = log_n - b bits above them), with the
+// bit reversal of the whole transform folded into its stores when rev_out:
+// the element at position g = (row << b) + mid holds output k = rev(g) =
+// (rev_b(mid) << H) + rev_H(row) and is written to dst[k] (src != dst: the
+// reversal crosses blocks). A block takes the C = 2^c rows rb + k 2^(H-c),
+// k < C, whose reversed row numbers are C consecutive values, so that its
+// stores run along C contiguous elements. Without rev_out the output stays
+// bit-reversed (dst[g], in place allowed).
+// scale / pw_lo, pw_hi: output k (its natural index) is multiplied by *scale,
+// or by pw_hi[k >> pw_shift] * pw_lo[k & mask] (powers with a folded factor:
+// the 1/n and coset factors of an inverse transform).
+extern "C" __global__ void __launch_bounds__(256, 3)
+ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
+             const u32* pw_hi, int pw_shift, int log_n, int b, int c, int inverse, int rev_out)
+{
+    extern __shared__ uint4 smem[];
+    const int M = 1 << b, C = 1 << c, T = M * C, H = log_n - b;
+    uint4* tile = smem;
+    uint4* wm = smem + 2 * T;
+    const usize rb = blockIdx.x;  // rows rb + (k << (H - c))
+    const int tid = threadIdx.x, nt = blockDim.x;
+
+    load_internal_twiddles(wm, W, log_n, b, inverse, tid, nt);
+    for (int t = tid; t < T; t += nt) {
+        const int k = t >> b, mid = t & (M - 1);  // consecutive threads: consecutive elements
+        const usize g = ((rb + ((usize)k << (H - c))) << b) + (usize)mid;
+        sh_store(tile, (mid << c) + k, T, load<FrTraits>(src, g));
+    }
+    __syncthreads();
+
+    tile_stages<false>(tile, wm, b, c, tid, nt);
+
+    fr_t sc;
+    if (scale) sc = load<FrTraits>(scale, 0);
+    const usize rrb = bit_reverse(rb, H - c) << c;
+    for (int t = tid; t < T; t += nt) {
+        int k, mid;
+        usize out, nat;
+        if (rev_out) {
+            const int kk = t & (C - 1);
+            mid = t >> c;
+            k = (int)bit_reverse((usize)kk, c);
+            nat = (bit_reverse((usize)mid, b) << H) + rrb + (usize)kk;
+            out = nat;
+        } else {
+            k = t >> b;
+            mid = t & (M - 1);
+            out = ((rb + ((usize)k << (H - c))) << b) + (usize)mid;
+            nat = (bit_reverse((usize)mid, b) << H) + rrb + bit_reverse((usize)k, c);
+        }
+        fr_t v = sh_load(tile, (mid << c) + k, T);
+        if (pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, nat);
+        else if (scale) v = v * sc;
+        store<FrTraits>(dst, out, v);
+    }
 }
 
 // In-place bit-reversal permutation of n = 2^log_n elements.
@@ -231,8 +322,7 @@ extern "C" __global__ void powers_from_tables(u32* out, const u32* lo, const u32
 {
     const usize j = (usize)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= (usize)n) return;
-    const usize mask = ((usize)1 << shift) - 1;
-    store<FrTraits>(out, j, load<FrTraits>(hi, j >> shift) * load<FrTraits>(lo, j & mask));
+    store<FrTraits>(out, j, table_power(lo, hi, shift, j));
 }
 
 // data[p] *= hi[i >> shift] * lo[i & mask], i = p or bit_reverse(p): scaling
@@ -243,9 +333,7 @@ extern "C" __global__ void scale_by_powers(u32* data, const u32* lo, const u32* 
     const usize p = (usize)blockIdx.x * blockDim.x + threadIdx.x;
     if (p >> log_n) return;
     const usize i = reversed ? bit_reverse(p, log_n) : p;
-    const usize mask = ((usize)1 << shift) - 1;
-    fr_t f = load<FrTraits>(hi, i >> shift) * load<FrTraits>(lo, i & mask);
-    store<FrTraits>(data, p, load<FrTraits>(data, p) * f);
+    store<FrTraits>(data, p, load<FrTraits>(data, p) * table_power(lo, hi, shift, i));
 }
 
 // a[i] = (a[i] * b[i] - c[i]) * zinv: the quotient by the vanishing
