@@ -5,4 +5,5 @@
 #include "cuzk_types.cuh"
 #include "cuzk_traits.cuh"
 #include "cuzk_mont.cuh"
+#include "cuzk_mont_f64.cuh"
 #include "cuzk_fp2.cuh"

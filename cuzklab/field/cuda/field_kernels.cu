@@ -99,6 +99,23 @@ __global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k
   store<F>(out, i, acc);
 }
 
+// k_mul and k_mul_chain through mont_mul_f64 (partial products on the FP64 pipe).
+template <class F>
+__global__ void k_mul_f64(u32* out, const u32* a, const u32* b, usize n, usize sa, usize sb) {
+  usize i = CUZK_TID; if (i >= n) return;
+  store<F>(out, i, mont_mul_f64<F>(load<F>(a, i * sa), load<F>(b, i * sb)));
+}
+
+template <class F>
+__global__ void k_mul_chain_f64(u32* out, const u32* x, const u32* y, usize n, int k) {
+  usize i = CUZK_TID; if (i >= n) return;
+  fe<F> acc = load<F>(x, i);
+  const fe<F> b = load<F>(y, i);
+#pragma unroll 4
+  for (int j = 0; j < k; j++) acc = mont_mul_f64<F>(acc, b);
+  store<F>(out, i, acc);
+}
+
 // ---- Fp2 (24 words per element: c0 then c1) ----
 __global__ void k_fp2_mul(u32* out, const u32* a, const u32* b, usize n, usize sa, usize sb) {
   usize i = CUZK_TID; if (i >= n) return;

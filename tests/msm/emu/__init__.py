@@ -23,6 +23,8 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 CXX = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
+# -frounding-math: the FP64 stand-ins in host_cuda.h switch the rounding mode
+CXXFLAGS = ("-std=c++17", "-O1", "-w", "-frounding-math", "-ffp-contract=off")
 
 
 def _ctype(kind):
@@ -57,6 +59,7 @@ class EmuRunner:
         for d in include_dirs:
             incl += sorted(pathlib.Path(d).glob("*.cuh"))
         h = hashlib.sha256(code.encode())
+        h.update(" ".join(CXXFLAGS).encode())
         for p in incl + [HERE / "cuzk_types.cuh", HERE / "host_cuda.h"]:
             h.update(p.name.encode() + p.read_bytes())
         key = h.hexdigest()[:16]
@@ -73,7 +76,7 @@ class EmuRunner:
             src = work / "kernels.cpp"
             src.write_text('#include "host_cuda.h"\n' + code)
             tmp = work / f"kernels.{os.getpid()}.so"
-            subprocess.run([CXX, "-std=c++17", "-O1", "-w", "-shared", "-fPIC", f"-I{work}",
+            subprocess.run([CXX, *CXXFLAGS, "-shared", "-fPIC", f"-I{work}",
                             "-o", str(tmp), str(src)], check=True, capture_output=True, text=True)
             os.replace(tmp, lib)
         self.lib = ctypes.CDLL(str(lib))
