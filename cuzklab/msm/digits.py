@@ -149,11 +149,12 @@ def digits_value(digits, c: int) -> list[int]:
 
 
 #: GPU window sizes by log2(n) (sizes in between take the nearest entry below).
-#: From window sweeps on an H200 (benchmarks/bench_msm.py --windows): 2^16 best
-#: at c = 13 (7.5 ms; 11..16 within 25 %), 2^20 at c = 15 (24.3 ms; 13: 25.1,
-#: 16: 27.1), 2^24 at c = 17 (250 ms; 18: 281, 19: 294). Below 2^16 the
-#: entries follow the CPU cost model; 2^22 is interpolated.
-GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 15, 22: 16, 24: 17}
+#: From window sweeps on an H200 (benchmarks/bench_msm.py --windows) with the
+#: FP64-pipe multiply: 2^20 best at c = 16 (16.2 ms; 15: 17.3-18.8, 17: 18.2,
+#: 14: 19.5), 2^24 at c = 17 (178 ms; 16: 183). Earlier sweeps with the
+#: integer multiply: 2^16 best at c = 13 (11..16 within 25 %). Below 2^16 the
+#: entries follow the CPU cost model; 2^18 and 2^22 are interpolated.
+GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 24: 17}
 
 
 def default_window(n: int, backend: str = "cpu") -> int:

@@ -169,11 +169,12 @@ def _u(v) -> np.uint32:
 
 
 #: Register budget of msm_accumulate per group: at least this many blocks of
-#: 128 threads per SM (``__launch_bounds__``). G1: 4 (128 registers); on an
-#: H200, 2^20 points: 14.0 ms with 4, 21.7 ms with 1 (the compiler then takes
-#: more registers and fewer warps fit). G2: 1 (up to 255 registers): its
+#: 128 threads per SM (``__launch_bounds__``). G1: 2 (up to 255 registers):
+#: with the FP64-pipe multiply (72 registers on its own), 2^20 points on an
+#: H200 accumulate in 11.1 ms with 1 or 2, 12.7 ms with 3 and 19.8 ms with 4
+#: (spills); with the integer multiply 4 was best (14.2 ms). G2: 1: its
 #: accumulator alone is 96 words, and capped at 128 registers it spills.
-ACC_MIN_BLOCKS = {"g1": 4, "g2": 1}
+ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
 
 
 def _kname(base: str, group: str) -> str:

@@ -50,6 +50,6 @@ def test_default_window():
     cpu = [D.default_window(1 << k) for k in range(0, 16)]
     gpu = [D.default_window(1 << k, "gpu") for k in range(0, 28)]
     assert cpu == sorted(cpu) and gpu == sorted(gpu)
-    assert D.default_window(1 << 20, "gpu") == 15 and D.default_window(1 << 24, "gpu") == 17
+    assert D.default_window(1 << 20, "gpu") == 16 and D.default_window(1 << 24, "gpu") == 17
     with pytest.raises(ValueError):
         D.default_window(-1)

@@ -36,10 +36,39 @@ def headers_hash() -> str:
     return h.hexdigest()[:16]
 
 
+#: The Montgomery multipliers: "cios" (32-bit integer multiply-adds) or
+#: "f64" (partial products on the FP64 pipe, cuzk_mont_f64.cuh); the results
+#: are bit-identical, only the speed differs. Overridden by the environment
+#: variable CUZKLAB_MUL, e.g. ``CUZKLAB_MUL=fr=cios,fp=f64``.
+MULTIPLIERS = {"fr": "f64", "fp": "f64"}
+_MUL_KINDS = ("cios", "f64")
+
+
+def multipliers(spec: str | None = None) -> dict[str, str]:
+    """Return the multiplier per field: MULTIPLIERS updated by ``spec`` (default: $CUZKLAB_MUL).
+
+    ``spec`` is "field=kind[,field=kind]" with field in fr, fp and kind in
+    cios, f64; anything else is a ValueError naming CUZKLAB_MUL.
+    """
+    import os
+    spec = os.environ.get("CUZKLAB_MUL", "") if spec is None else spec
+    out = dict(MULTIPLIERS)
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        field, _, kind = part.partition("=")
+        field, kind = field.strip().lower(), kind.strip().lower()
+        if field not in out or kind not in _MUL_KINDS:
+            raise ValueError(f"CUZKLAB_MUL must be field=kind pairs with field in {sorted(out)} "
+                             f"and kind in {list(_MUL_KINDS)}, got {part!r}")
+        out[field] = kind
+    return out
+
+
 def compile_options(options: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Return NVRTC options: the include path, C++17, the header hash, then ``options``."""
+    """Return NVRTC options: the include path, C++17, the header hash, the multipliers, then ``options``."""
+    mul = multipliers()
     return ("-std=c++17", f"-I{include_dir()}", f"-DCUZK_FIELD_HASH=0x{headers_hash()}ULL",
-            *tuple(options))
+            f"-DCUZK_FR_MUL_F64={int(mul['fr'] == 'f64')}",
+            f"-DCUZK_FP_MUL_F64={int(mul['fp'] == 'f64')}", *tuple(options))
 
 
 def read_source(name: str) -> str:
@@ -54,14 +83,14 @@ def load_module(source: str, name_expressions=(), options=()):
     ``("my_kernel<cuzk::FrTraits>",)``; fetch them with ``mod.get_function(name)``.
     ``options``: extra NVRTC options (``-D...``, ``--use_fast_math`` ...).
     """
-    return _load_module(source, tuple(name_expressions), tuple(options))
+    return _load_module(source, tuple(name_expressions), compile_options(tuple(options)))
 
 
 @functools.lru_cache(maxsize=None)
 def _load_module(source: str, names: tuple[str, ...], options: tuple[str, ...]):
     from ...backend import xp
     cp = xp("gpu")
-    mod = cp.RawModule(code=source, options=compile_options(options),
+    mod = cp.RawModule(code=source, options=options,
                        name_expressions=names or None)
     mod.compile()
     return mod

@@ -115,9 +115,9 @@ __device__ __forceinline__ fe<F> neg(const fe<F>& a) {
 // by static_assert on the top limb), so N + 1 words hold t and no carry ever
 // leaves word N.
 template <class F>
-__device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
+__device__ __forceinline__ fe<F> mont_mul_cios(const fe<F>& a, const fe<F>& b) {
   constexpr int N = F::N;
-  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul needs m < 2^(32N-1)");
+  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul_cios needs m < 2^(32N-1)");
   u32 t[N + 1];
 #pragma unroll
   for (int j = 0; j < N + 1; j++) t[j] = 0;
@@ -149,6 +149,29 @@ __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
   }
   // t < 2m < 2^(32N): one conditional subtraction
   return detail::final_sub<F>(t, 0u);
+}
+
+// The FP64-pipe multiply of cuzk_mont_f64.cuh (same results).
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b);
+
+#ifndef CUZK_FR_MUL_F64
+#define CUZK_FR_MUL_F64 0
+#endif
+#ifndef CUZK_FP_MUL_F64
+#define CUZK_FP_MUL_F64 0
+#endif
+
+// The Montgomery multiply every other function (and operator*) uses: the
+// integer CIOS above, or mont_mul_f64 for a field built with
+// -DCUZK_FR_MUL_F64=1 or -DCUZK_FP_MUL_F64=1 (cuzklab.field.cuda sets these).
+// Both give bit-identical results.
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
+  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
+    return mont_mul_f64<F>(a, b);
+  else
+    return mont_mul_cios<F>(a, b);
 }
 
 template <class F>
