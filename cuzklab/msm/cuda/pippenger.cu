@@ -1,4 +1,5 @@
 // Pippenger MSM kernels (cuzklab.msm.gpu drives them, in this order):
+//   msm_glv_split   (G1, plain bases) k P = k1 P + k2 phi(P): 2n points, 127-bit scalars
 //   msm_count       signed digits of every scalar, bucket histogram (integer atomics)
 //   msm_scatter     point indices (sign in bit 31) sorted by bucket: counting sort
 //   msm_chunk_pieces how many K-entry chunks each bucket spans (its pieces)
