@@ -3,7 +3,7 @@
 
     python benchmarks/bench_msm.py [--backend gpu|cpu] [--group g1|g2|both]
         [--g1-sizes 16,18,20,22,24] [--g2-sizes 16,18,20] [--repeats R]
-        [--windows C,...] [--precomputed off|on|both] [--json out.json]
+        [--windows C,...] [--precomputed off|on|both] [--glv default|on|off|both] [--json out.json]
 
 Distinct points, random scalars below 2^254; every timed run is checked
 against the exact result (see cuzklab/msm/bench.py). GPU timings are CUDA-event
@@ -46,6 +46,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-upload", action="store_true", help="skip the timings with upload from host")
     ap.add_argument("--precomputed", choices=["off", "on", "both"], default="off",
                     help="also (or only) time MSMs over bases precomputed for every window")
+    ap.add_argument("--glv", choices=["default", "on", "off", "both"], default="default",
+                    help="GLV split of G1 scalars on plain bases (default: cuzklab.msm.gpu.GLV and its threshold)")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
@@ -54,18 +56,24 @@ def main(argv=None) -> int:
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
         pres = {"off": [False], "on": [True], "both": [False, True]}[args.precomputed]
-        for k, window, pre in [(k, w, pre) for k in _sizes(given or DEFAULTS[(backend, g)])
-                               for w in (_sizes(args.windows) if args.windows else [None]) for pre in pres]:
+        glvs = {"default": [None], "on": [True], "off": [False], "both": [False, True]}[args.glv]
+        if g != "g1":
+            glvs = [None]
+        runs = [(k, w, pre, gl) for k in _sizes(given or DEFAULTS[(backend, g)])
+                for w in (_sizes(args.windows) if args.windows else [None]) for pre in pres
+                for gl in ([None] if pre else glvs)]
+        for k, window, pre, gl in runs:
             try:
                 if pre:
                     r = bench_msm_precomputed(k, backend, group=g, repeats=args.repeats, window=window)
                 else:
                     r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
-                                  upload=not args.no_upload)
+                                  upload=not args.no_upload, glv=gl)
                 report["results"].append(r)
                 up = r.get("upload_median_s")
                 phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
                 kind = f" precomputed ({r['precompute_s']:.2f} s to build)" if pre else ""
+                kind += " glv" if r.get("glv") else ""
                 print(f"{g} 2^{k}: window {r['window']}{kind}, median {r['median_s'] * 1e3:.3f} ms"
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)

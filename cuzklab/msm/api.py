@@ -7,6 +7,10 @@ same point, since every point has order r). The CPU path is the vectorized
 Pippenger of :mod:`.pippenger`; the GPU path the CUDA kernels of :mod:`.gpu`.
 Both return the same point.
 
+G1 MSMs on the GPU split every scalar with the GLV endomorphism first
+(:mod:`.glv`; ``glv=False`` or ``gpu.GLV = False`` turns it off); on the CPU
+``glv=True`` asks for the same split.
+
 ``msm(precompute(points), scalars)`` runs over bases prepared once (see
 :mod:`.precompute`): one set of buckets for every window, no window
 combination.
@@ -77,11 +81,16 @@ def xyzz_to_ref(p) -> list:
     return list(zip(*cols))
 
 
-def _msm_cpu(points: Points, limbs: np.ndarray, c: int) -> Point:
+def _msm_cpu(points: Points, limbs: np.ndarray, c: int, glv: bool = False) -> Point:
     n = len(points)
     if n == 0:
         return Point.infinity(points.group)
-    digits = D.signed_digits(limbs, c)
+    bits = D.SCALAR_BITS
+    if glv:
+        from . import glv as G
+        points, limbs = G.split_points(points, limbs)
+        bits = G.SCALAR_BITS
+    digits = D.signed_digits(limbs, c, bits=bits)
     ops = X.XYZZOps(points.group, "cpu")
     bases = X.from_affine(points)
     w = window_sums(ops, bases, digits, c)
@@ -115,7 +124,8 @@ def msm_precomputed_limbs(bases: PrecomputedBases, limbs) -> Point:
     return gpu.msm_gpu(bases.table, limbs, c, shared=True)
 
 
-def msm(points, scalars, *, group: str | None = None, backend: str | None = None, window=None) -> Point:
+def msm(points, scalars, *, group: str | None = None, backend: str | None = None, window=None,
+        glv=None) -> Point:
     """Return sum_i scalars[i] * points[i] as a ``Point`` (Pippenger, signed windows).
 
     ``points``: ``Points``, or ``PrecomputedBases`` from :func:`precompute`
@@ -123,19 +133,29 @@ def msm(points, scalars, *, group: str | None = None, backend: str | None = None
     ``group`` defaults to the points' group (a mismatch raises ValueError);
     ``backend`` to where the points are (other: they are copied there);
     ``window`` (bits) to a choice from n and the backend.
+    ``glv``: split G1 scalars with the GLV endomorphism (2n points, 127-bit
+    scalars). None: on the GPU when ``gpu.GLV`` is set and n >=
+    ``gpu.GLV_MIN_POINTS``, never on the CPU. True for G2 or precomputed
+    bases raises ValueError.
     """
+    if glv is not None and not isinstance(glv, (bool, np.bool_)):
+        raise TypeError(f"glv must be None or a bool, got {type(glv).__name__}")
     if isinstance(points, PrecomputedBases):
+        if glv:
+            raise ValueError("GLV applies to G1 MSMs over plain bases only, not to precomputed bases")
         return _msm_precomputed(points, scalars, group, backend, window)
     points, backend = _resolve(points, group, backend)
     n = len(points)
     limbs = scalar_limbs(scalars, n, backend)
     c = _window(window, n, backend)
+    if glv and points.group != "g1":
+        raise ValueError(f"GLV applies to G1 MSMs only, not {points.group!r}")
     if n == 0:
         return Point.infinity(points.group)
     if backend == "cpu":
-        return _msm_cpu(points, limbs, c)
+        return _msm_cpu(points, limbs, c, bool(glv))
     from . import gpu
-    return gpu.msm_gpu(points, limbs, c)
+    return gpu.msm_gpu(points, limbs, c, glv=glv)
 
 
 def batch_sum(points, *, backend: str | None = None) -> Point:

@@ -135,28 +135,38 @@ def _inputs(group: str, n: int, backend: str, seed: int):
 
 
 def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
-              seed: int = 1, window=None, upload: bool = True) -> dict:
+              seed: int = 1, window=None, upload: bool = True, glv=None) -> dict:
     """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
 
-    Keys: op, group, backend, device, log2_size, n, window, repeats, times_s,
-    median_s, upload_times_s, upload_median_s (GPU with ``upload``), checked
-    (every run equal to the exact result).
+    Keys: op, group, backend, device, log2_size, n, window, glv, repeats,
+    times_s, median_s, upload_times_s, upload_median_s (GPU with ``upload``),
+    checked (every run equal to the exact result). ``glv``: as ``msm``'s
+    (None: the GPU default, off on the CPU); the report says whether it ran.
     """
     n = _check_bench(log2_size, backend, group, repeats)
     c = D.default_window(n, backend) if window is None else D.check_window(window)
+    if glv is not None and not isinstance(glv, bool):
+        raise TypeError(f"glv must be None or a bool, got {type(glv).__name__}")
+    if backend == "gpu":
+        from . import gpu
+        used_glv = gpu.use_glv(group, n, glv)
+    else:
+        if glv and group != "g1":
+            raise ValueError("GLV applies to G1 MSMs only")
+        used_glv = bool(glv)
     host_limbs, want, pts = _inputs(group, n, backend, seed)
     times, up_times, ok = [], [], True
     if backend == "gpu":
         from . import gpu
         cp = xp("gpu")
         dev_limbs = cp.asarray(host_limbs)
-        got = gpu.msm_gpu(pts, dev_limbs, c)  # warm-up: compiles the kernels
+        got = gpu.msm_gpu(pts, dev_limbs, c, glv=used_glv)  # warm-up: compiles the kernels
         ok &= got == want
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         for _ in range(repeats):
             cp.cuda.Device().synchronize()
             start.record()
-            got = gpu.msm_gpu(pts, dev_limbs, c)
+            got = gpu.msm_gpu(pts, dev_limbs, c, glv=used_glv)
             stop.record()
             stop.synchronize()
             times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
@@ -170,7 +180,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                 start.record()
                 dx, dy, dl = cp.asarray(hx), cp.asarray(hy), cp.asarray(host_limbs)
                 up = Points(group, FF.wrap(group, dx, "gpu"), FF.wrap(group, dy, "gpu"))
-                got = gpu.msm_gpu(up, dl, c)
+                got = gpu.msm_gpu(up, dl, c, glv=used_glv)
                 stop.record()
                 stop.synchronize()
                 up_times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
@@ -180,18 +190,18 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         from .api import _msm_cpu
         for _ in range(repeats):
             t0 = time.perf_counter()
-            got = _msm_cpu(pts, host_limbs, c)
+            got = _msm_cpu(pts, host_limbs, c, used_glv)
             times.append(time.perf_counter() - t0)
             ok &= got == want
     out = {"op": "msm", "group": group, "backend": backend, "device": device_name(backend),
-           "log2_size": log2_size, "n": n, "window": c, "repeats": repeats,
+           "log2_size": log2_size, "n": n, "window": c, "glv": used_glv, "repeats": repeats,
            "times_s": times, "median_s": statistics.median(times), "checked": bool(ok)}
     if up_times:
         out["upload_times_s"] = up_times
         out["upload_median_s"] = statistics.median(up_times)
     if backend == "gpu":
         marks: list = []
-        got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks)
+        got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks, glv=used_glv)
         out["phases_s"] = gpu.phase_times(marks)
         out["checked"] = bool(out["checked"] and got == want)
     return out
@@ -251,16 +261,17 @@ def bench_msm_precomputed(log2_size: int, backend: str = "gpu", *, group: str = 
 
 
 def bench_msm_sizes(log2_sizes, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
-                    window=None, upload: bool = True, precomputed: bool = False) -> dict:
+                    window=None, upload: bool = True, precomputed: bool = False, glv=None) -> dict:
     """Return ``{"device", "results": [bench_msm(...) per size]}``.
 
     ``precomputed``: time MSMs over precomputed bases (:func:`bench_msm_precomputed`).
+    ``glv``: passed to :func:`bench_msm` (plain bases only).
     """
     if precomputed:
         res = [bench_msm_precomputed(k, backend, group=group, repeats=repeats, window=window)
                for k in log2_sizes]
     else:
-        res = [bench_msm(k, backend, group=group, repeats=repeats, window=window, upload=upload)
+        res = [bench_msm(k, backend, group=group, repeats=repeats, window=window, upload=upload, glv=glv)
                for k in log2_sizes]
     return {"device": device_name(backend), "backend": backend, "results": res}
 
@@ -272,7 +283,7 @@ def format_table(report: dict) -> str:
              f"{'checked':>9}"]
     for r in report["results"]:
         up = r.get("upload_median_s")
-        bases = "precomputed" if r.get("precomputed") else "plain"
+        bases = "precomputed" if r.get("precomputed") else ("plain+glv" if r.get("glv") else "plain")
         lines.append(f"{r['group']:<6}{r['log2_size']:>7}{r['window']:>7}{bases:>12}{r['median_s'] * 1e3:>12.3f}"
                      f"{(up * 1e3 if up is not None else float('nan')):>12.3f}{str(r['checked']):>9}")
     return "\n".join(lines)

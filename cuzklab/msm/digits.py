@@ -34,9 +34,13 @@ MIN_WINDOW = 2
 MAX_WINDOW = 24
 
 
-def windows(c: int) -> int:
-    """Return the number of c-bit windows of a folded scalar (ceil(255 / c))."""
-    return -(-SCALAR_BITS // c)
+def windows(c: int, bits: int = SCALAR_BITS) -> int:
+    """Return the number of c-bit windows of a folded scalar: ceil(bits / c) (ceil(255 / c)).
+
+    ``bits``: the scalars' bit length plus one for the signed-digit carry
+    (255 for scalars mod r folded below 2^254; 128 for GLV halves below 2^127).
+    """
+    return -(-bits // c)
 
 
 def check_window(window) -> int:
@@ -97,12 +101,12 @@ def fold_half(limbs, xp=np):
     return folded, gt
 
 
-def window_chunks(limbs, c: int, xp=np):
-    """Return the unsigned c-bit chunks, shape (windows(c), n), of (n, 8) uint32 limbs."""
+def window_chunks(limbs, c: int, xp=np, bits: int = SCALAR_BITS):
+    """Return the unsigned c-bit chunks, shape (windows(c, bits), n), of (n, 8) uint32 limbs."""
     c = check_window(c)
     limbs = xp.asarray(limbs, dtype=xp.uint32)
     n = limbs.shape[0]
-    nwin = windows(c)
+    nwin = windows(c, bits)
     # pad with a zero limb so a chunk may straddle past the last limb
     wide = xp.concatenate([limbs, xp.zeros((n, 2), dtype=xp.uint32)], axis=1).astype(xp.uint64)
     chunks = xp.empty((nwin, n), dtype=xp.int64)
@@ -115,14 +119,16 @@ def window_chunks(limbs, c: int, xp=np):
     return chunks
 
 
-def signed_digits(limbs, c: int, xp=np):
-    """Return int32 signed digits, shape (windows(c), n), with sum_w d_w 2^(cw) = s mod r.
+def signed_digits(limbs, c: int, xp=np, bits: int = SCALAR_BITS):
+    """Return int32 signed digits, shape (windows(c, bits), n), with sum_w d_w 2^(cw) = s mod r.
 
     ``limbs`` are canonical (n, 8) uint32 scalars in [0, r). Each digit is in
     [-2^(c-1), 2^(c-1)]; the r - s fold is already applied (digits negated).
+    ``bits``: every folded scalar is below 2^(bits - 1) (the default holds for
+    any scalar mod r; GLV halves, below 2^127, take 128).
     """
     folded, negate = fold_half(limbs, xp)
-    chunks = window_chunks(folded, c, xp)
+    chunks = window_chunks(folded, c, xp, bits)
     half = 1 << (c - 1)
     carry = xp.zeros(chunks.shape[1], dtype=xp.int64)
     out = xp.empty(chunks.shape, dtype=xp.int32)
@@ -131,7 +137,8 @@ def signed_digits(limbs, c: int, xp=np):
         carry = (d > half).astype(xp.int64)
         d = d - (carry << c)
         out[w] = d.astype(xp.int32)
-    # folded < 2^254 and windows(c)*c >= 255, so nothing is carried out
+    # folded < 2^(bits - 1) and windows(c, bits) * c >= bits: the top chunk is
+    # below 2^(c-1), so with a carry of 1 it is at most 2^(c-1): nothing is carried out
     out = xp.where(negate[None, :], -out, out)
     return out
 

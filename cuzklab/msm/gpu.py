@@ -14,6 +14,11 @@ Per MSM of n points, window c, W = ceil(255/c) windows, 2^(c-1) buckets each:
    doublings each (Horner): a chain of ~255 dependent doublings is
    latency-bound, and one GPU thread does it several times slower than Python.
 
+G1 MSMs over plain bases first split every scalar with the GLV endomorphism
+(``msm_glv_split``, see :mod:`.glv`): 2n points and scalars below 2^127, so
+W = ceil(128/c) windows, half the reduction and half the host combination.
+``GLV`` (module switch) and the ``glv`` keyword of :func:`msm_gpu` turn it off.
+
 Kernels are launched through a *runner*: :class:`CupyRunner` by default, or
 any object with the same two members (``xp`` and ``launch``), which lets the
 tests run these same kernels compiled for the host.
@@ -28,7 +33,7 @@ import numpy as np
 
 from ..backend import to_numpy, xp
 from ..curve import reference as ref
-from ..curve.affine import Point
+from ..curve.affine import Point, Points
 from ..field import Fp
 from . import digits as D
 from .combine import combine_windows
@@ -67,6 +72,7 @@ SIGNATURES = {
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
+    "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr"),
 }
 TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
              "msm_sum_affine", "msm_bench_points")
@@ -260,20 +266,84 @@ def phase_times(marks) -> dict:
             for (_, a), (name, b) in zip(marks[:-1], marks[1:])}
 
 
-def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False):
+#: Split G1 MSMs over plain bases with the GLV endomorphism (``msm_glv_split``)
+#: when they have at least GLV_MIN_POINTS points; False turns it off (the
+#: ``glv`` keyword of :func:`msm_gpu` overrides both).
+GLV = True
+#: Fewest points for which GLV is used by default. Its cost is one more launch
+#: and a copy of the points (2n of them, one pass over memory); its gain is half
+#: the host combination (~120 fewer dependent doublings in Python) and half the
+#: bucket reduction, at any n. Below a few dozen points the MSM is a handful
+#: of launches and the combination either way; this is a guess, not measured.
+GLV_MIN_POINTS = 32
+
+
+def use_glv(group: str, n: int, glv=None, *, shared: bool = False) -> bool:
+    """Return whether an n-point MSM splits with GLV (``glv``: None for the default, or a bool)."""
+    if glv is None:
+        return GLV and group == "g1" and not shared and n >= GLV_MIN_POINTS
+    if glv and (group != "g1" or shared):
+        raise ValueError("GLV applies to G1 MSMs over plain bases only")
+    return bool(glv)
+
+
+def glv_split_gpu(points, limbs, runner=None):
+    """Return (2n points, (2n, 8) limbs) on the device: [+-P_i ; +-phi(P_i)] and |k1_i|, |k2_i|.
+
+    ``points``: n G1 points; ``limbs``: their canonical (n, 8) uint32 scalars.
+    The MSM of the result equals sum_i k_i P_i, with every scalar below 2^127.
+    """
+    from ..curve import fields as FF
+    run = runner or default_runner()
+    mp = run.xp
+    if points.group != "g1":
+        raise ValueError(f"GLV applies to G1 points, got {points.group!r}")
+    n = int(limbs.shape[0])
+    if len(points) != n:
+        raise ValueError(f"points: expected {n} points for {n} scalars, got {len(points)}")
+    limbs = mp.ascontiguousarray(mp.asarray(limbs, dtype=mp.uint32))
+    xs = mp.ascontiguousarray(points.x.limbs)
+    ys = mp.ascontiguousarray(points.y.limbs)
+    oxs = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+    oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+    osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
+    consts = _glv_constants(mp)
+    run.launch("msm_glv_split", n, (xs, ys, limbs, _u(n), consts, oxs, oys, osc))
+    b = points.backend
+    return Points("g1", FF.wrap("g1", oxs, b), FF.wrap("g1", oys, b)), osc
+
+
+_GLV_CONSTS: dict = {}
+
+
+def _glv_constants(mp):
+    """Return the table of ``msm_glv_split`` on the runner's device (uploaded once per device)."""
+    from . import glv as GLVM
+    key = (mp.__name__, mp.cuda.Device().id if hasattr(mp, "cuda") else None)
+    if key not in _GLV_CONSTS:
+        _GLV_CONSTS[key] = mp.ascontiguousarray(mp.asarray(GLVM.kernel_constants(), dtype=mp.uint32))
+    return _GLV_CONSTS[key]
+
+
+def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False,
+                    bits: int = D.SCALAR_BITS):
     """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device.
 
     ``shared``: ``points`` are precomputed bases (W n points, 2^(c w) P_i at
     w n + i; see ``cuzklab.msm.precompute``): every window's digits go to one
     set of buckets and the result is a single sum (W = 1), with nothing left
-    to combine.
+    to combine. ``bits``: see ``digits.windows`` (W = ceil(bits / c); 128 for
+    the scalars of a GLV split).
     """
     run = runner or default_runner()
+    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits)
+
+
+def _window_sums(points, limbs, c, run, mark, shared, bits):
     mp = run.xp
-    mark = _Marks(marks, mp)
     g = points.group
     n = int(limbs.shape[0])
-    nwin = D.windows(c)
+    nwin = D.windows(c, bits)
     nb = 1 << (c - 1)
     nbt = nb if shared else nwin * nb
     if len(points) != (nwin * n if shared else n):
@@ -351,19 +421,33 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     return cur
 
 
-def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False) -> Point:
+def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False, glv=None) -> Point:
     """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c.
 
-    ``marks``: a list that receives (phase, CUDA event) pairs; see :func:`phase_times`.
+    ``marks``: a list that receives (phase, CUDA event) pairs; see :func:`phase_times`
+    (phases split (GLV only), sort, accumulate, bucket_sums, reduce, combine).
     ``shared``: ``points`` is a precomputed table (see :func:`window_sums_gpu`).
+    ``glv``: split G1 scalars with the endomorphism (None: ``GLV`` and n >=
+    ``GLV_MIN_POINTS``; True for G2 or ``shared`` raises ValueError).
     """
     run = runner or default_runner()
     g = points.group
-    if len(points) == 0 or int(limbs.shape[0]) == 0:
+    n = int(limbs.shape[0])
+    split = use_glv(g, n, glv, shared=shared)
+    if len(points) == 0 or n == 0:
         return Point.infinity(g)
-    win = window_sums_gpu(points, limbs, c, run, marks, shared=shared)
+    mark = _Marks(marks, run.xp)
+    bits = D.SCALAR_BITS
+    if split:
+        from . import glv as GLVM
+        if len(points) != n:
+            raise ValueError(f"points: expected {n} points for {n} scalars, got {len(points)}")
+        points, limbs = glv_split_gpu(points, limbs, run)
+        bits = GLVM.SCALAR_BITS
+        mark("split")
+    win = _window_sums(points, limbs, c, run, mark, shared, bits)
     pt = combine_windows(g, _xyzz_to_points(g, win), c)
-    _Marks(marks, run.xp, start=False)("combine")
+    mark("combine")
     return pt
 
 

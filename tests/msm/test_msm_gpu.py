@@ -101,3 +101,40 @@ def test_gpu_skewed_scalars(group):
     rng = random.Random(4)
     for ks in ([R - 2] * n, [rng.choice([3, 2**100 + 1, R - 1]) for _ in range(n)]):
         assert msm(pts, ks) == _expected(group, ks)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 300, 4097])
+def test_gpu_glv_on_off(n):
+    from cuzklab.msm import glv as G
+    rng = random.Random(n + 1)
+    pts = _points("g1", n)
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0] = R - 1
+    if n > 2:
+        ks[1], ks[2] = 0, G.LAMBDA
+    want = _expected("g1", ks)
+    dev = pts.to("gpu")
+    for window in (None, 3, 16):
+        assert msm(dev, ks, window=window, glv=True) == want, (n, window)
+        assert msm(dev, ks, window=window, glv=False) == want, (n, window)
+    assert msm(dev, [0] * n, glv=True).is_infinity
+
+
+def test_gpu_glv_split_equals_twin_and_phases():
+    from cuzklab.backend import to_numpy, xp
+    from cuzklab.msm import glv as G
+    from cuzklab.msm import gpu
+    from .test_glv import edge_scalars
+    rng = random.Random(12)
+    ks = edge_scalars() + [rng.randrange(R) for _ in range(5000)]
+    n = len(ks)
+    pts = Points.concat([_points("g1", n - 1), Points.infinity("g1", 1)])
+    limbs = D.ints_to_limbs(ks)
+    sp, sl = gpu.glv_split_gpu(pts.to("gpu"), xp("gpu").asarray(limbs))
+    tp, tl = G.split_points(pts, limbs)
+    assert np.array_equal(to_numpy(sl), tl)
+    assert sp.to("cpu").equals(tp)
+    marks: list = []
+    got = gpu.msm_gpu(pts.to("gpu"), xp("gpu").asarray(limbs), 10, marks=marks, glv=True)
+    assert got == _expected("g1", ks)
+    assert list(gpu.phase_times(marks)) == ["split", "sort", "accumulate", "bucket_sums", "reduce", "combine"]

@@ -1,4 +1,5 @@
 // Pippenger MSM kernels (cuzklab.msm.gpu drives them, in this order):
+//   msm_glv_split   (G1, plain bases) k P = k1 P + k2 phi(P): 2n points, 127-bit scalars
 //   msm_count       signed digits of every scalar, bucket histogram (integer atomics)
 //   msm_scatter     point indices (sign in bit 31) sorted by bucket: counting sort
 //   msm_chunk_pieces how many K-entry chunks each bucket spans (its pieces)
@@ -254,4 +255,148 @@ __global__ void msm_sum_affine(const u32* xs, const u32* ys, u32 n, u32 G, u32* 
   xyzz<C> acc = xyzz_inf<C>();
   for (usize k = lo; k < hi; k++) acc = xyzz_add_mixed(acc, affine_load<C>(xs, ys, k));
   xyzz_store(out, j, acc);
+}
+
+// ---- GLV split (G1): k P = k1 P + k2 phi(P), phi(x, y) = (beta x, y) = lambda (x, y) ----
+// consts (cuzklab.msm.glv.kernel_constants, layout CONST_LAYOUT there): beta in
+// Montgomery form (12 words), lambda (4), floor(lambda / 2) (4) and the Barrett
+// reciprocal MU = floor(2^256 / lambda) (5). Integers below are little-endian
+// words; the 5-word ones are two's complement (160 bits).
+namespace msm {
+constexpr int GLV_BETA = 0, GLV_LAMBDA = 12, GLV_HALF = 16, GLV_MU = 20;
+
+// Sign of a - b for non-negative 5-word a and 4-word b.
+__device__ __forceinline__ int cmp5(const u32 a[5], const u32* b) {
+  if (a[4]) return 1;
+#pragma unroll
+  for (int i = 3; i >= 0; i--)
+    if (a[i] != b[i]) return a[i] > b[i] ? 1 : -1;
+  return 0;
+}
+
+// a -= b (4-word b, plus `extra` added to b), modulo 2^160.
+__device__ __forceinline__ void sub5(u32 a[5], const u32* b, u32 extra) {
+  u64 borrow = 0, carry = extra;
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    const u64 bi = (i < 4 ? (u64)b[i] : 0ull) + carry;  // b + extra, word by word
+    carry = bi >> 32;
+    const u64 d = (u64)a[i] - (bi & 0xffffffffull) - borrow;
+    a[i] = (u32)d;
+    borrow = (d >> 63) & 1u;
+  }
+}
+
+// a += v (a small u32, possibly "negative" as 0xffffffff = -1), modulo 2^160.
+__device__ __forceinline__ void add5_small(u32 a[5], u32 v) {
+  const u32 ext = (v >> 31) ? 0xffffffffu : 0u;  // sign extension
+  u64 carry = 0;
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    const u64 t = (u64)a[i] + (i == 0 ? v : ext) + carry;
+    a[i] = (u32)t;
+    carry = t >> 32;
+  }
+}
+
+// |a| in place for a two's-complement 5-word a; returns whether a was negative.
+__device__ __forceinline__ bool abs5(u32 a[5]) {
+  if (!(a[4] >> 31)) return false;
+  u64 carry = 1;
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    const u64 t = (u64)(~a[i]) + carry;
+    a[i] = (u32)t;
+    carry = t >> 32;
+  }
+  return true;
+}
+
+// k (canonical, < r) -> |k1|, |k2| (< 2^127, in 5 words) and their signs, with
+// k1 + k2 lambda = k mod r: k2 = floor(k / lambda), k1 = k - k2 lambda, balanced.
+__device__ __forceinline__ void glv_decompose(const u32 k[8], const u32* cst, u32 k1[5], u32 k2[5],
+                                              bool& neg1, bool& neg2) {
+  const u32* lam = cst + GLV_LAMBDA;
+  // q = floor(k MU / 2^256): words 8..12 of the 13-word product; q is
+  // floor(k / lambda) or one less (MU >= 2^256 / lambda - 1 and k < 2^256)
+  u32 prod[13];
+#pragma unroll
+  for (int i = 0; i < 13; i++) prod[i] = 0;
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    u64 carry = 0;
+#pragma unroll
+    for (int j = 0; j < 5; j++) {
+      const u64 t = (u64)k[i] * cst[GLV_MU + j] + prod[i + j] + carry;
+      prod[i + j] = (u32)t;
+      carry = t >> 32;
+    }
+    prod[i + 5] = (u32)carry;
+  }
+#pragma unroll
+  for (int i = 0; i < 5; i++) k2[i] = prod[8 + i];
+  // k1 = k - q lambda < 2 lambda < 2^129: exact modulo 2^160
+  u32 ql[5];
+#pragma unroll
+  for (int i = 0; i < 5; i++) ql[i] = 0;
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    u64 carry = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      if (i + j >= 5) break;
+      const u64 t = (u64)k2[i] * lam[j] + ql[i + j] + carry;
+      ql[i + j] = (u32)t;
+      carry = t >> 32;
+    }
+    if (i + 4 < 5) ql[i + 4] = (u32)carry;
+  }
+  u64 borrow = 0;
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    const u64 d = (u64)k[i] - ql[i] - borrow;
+    k1[i] = (u32)d;
+    borrow = (d >> 63) & 1u;
+  }
+  if (cmp5(k1, lam) >= 0) { sub5(k1, lam, 0); add5_small(k2, 1u); }  // the Barrett correction
+  // balance: k1 > lambda / 2 -> (k1 - lambda, k2 + 1)
+  if (cmp5(k1, cst + GLV_HALF) > 0) {
+    sub5(k1, lam, 0);
+    add5_small(k2, 1u);
+  }
+  // k2 > lambda / 2 -> (k1 - 1, k2 - lambda - 1), as k2 lambda = (k2 - lambda - 1) lambda - 1 mod r
+  if (cmp5(k2, cst + GLV_HALF) > 0) {
+    sub5(k2, lam, 1u);
+    add5_small(k1, 0xffffffffu);
+  }
+  neg1 = abs5(k1);
+  neg2 = abs5(k2);
+}
+}  // namespace msm
+
+// Thread i splits scalar i: points i and n + i of the output are +-P_i and
+// +-phi(P_i) (infinity stays (0, 0)), scalars i and n + i are |k1| and |k2|
+// (8 words, the upper four 0), with k_i = k1 + k2 lambda mod r.
+extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32* scalars, u32 n,
+                                         const u32* consts, u32* oxs, u32* oys, u32* oscalars) {
+  const usize i = CUZK_TID;
+  if (i >= n) return;
+  u32 k[8], k1[5], k2[5];
+#pragma unroll
+  for (int w = 0; w < 8; w++) k[w] = scalars[8 * i + w];
+  bool neg1, neg2;
+  msm::glv_decompose(k, consts, k1, k2, neg1, neg2);
+  const usize j = (usize)n + i;
+#pragma unroll
+  for (int w = 0; w < 8; w++) {
+    oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
+    oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
+  }
+  const fp_t x = load<FpTraits>(xs, i), y = load<FpTraits>(ys, i);
+  const fp_t ny = -y;
+  const fp_t beta = load_unaligned<FpTraits>(consts + msm::GLV_BETA);
+  store<FpTraits>(oxs, i, x);
+  store<FpTraits>(oys, i, neg1 ? ny : y);
+  store<FpTraits>(oxs, j, fp_mul_ool(x, beta));
+  store<FpTraits>(oys, j, neg2 ? ny : y);
 }
