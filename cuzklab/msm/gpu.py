@@ -34,7 +34,7 @@ import numpy as np
 from ..backend import to_numpy, xp
 from ..curve import reference as ref
 from ..curve.affine import Point, Points
-from ..field import Fp
+from ..field.constants import P as FP_P
 from . import digits as D
 from .combine import combine_windows
 
@@ -190,10 +190,15 @@ def _kname(base: str, group: str) -> str:
     return f"{base}<{curve}>"
 
 
+#: R^-1 mod p for leaving Montgomery form on the host.
+_R_INV = pow(1 << 384, -1, FP_P)
+
+
 def _xyzz_to_points(group: str, limbs) -> list:
     """Return XYZZ Montgomery limbs (m, 4, WORDS), on host or device, as Python-int tuples."""
-    arr = np.ascontiguousarray(to_numpy(limbs)).reshape(-1, 12)
-    vals = Fp.from_mont_limbs(arr, "cpu", check=False).to_ints()
+    arr = np.ascontiguousarray(to_numpy(limbs), dtype="<u4").reshape(-1, 12)
+    # a handful of values: plain ints beat the vectorized conversion (0.03 vs 0.4 ms for 32)
+    vals = [int.from_bytes(row.tobytes(), "little") * _R_INV % FP_P for row in arr]
     if group == "g2":
         vals = list(zip(vals[0::2], vals[1::2]))
     return [tuple(vals[4 * i:4 * i + 4]) for i in range(len(vals) // 4)]
