@@ -147,15 +147,23 @@ def msm(points, scalars, *, group: str | None = None, backend: str | None = None
     points, backend = _resolve(points, group, backend)
     n = len(points)
     limbs = scalar_limbs(scalars, n, backend)
-    c = _window(window, n, backend)
     if glv and points.group != "g1":
         raise ValueError(f"GLV applies to G1 MSMs only, not {points.group!r}")
+    return _msm_plain(points, limbs, window, backend, glv)
+
+
+def _msm_plain(points: Points, limbs, window, backend: str, glv=None) -> Point:
+    """Return the MSM over plain bases on ``backend``, choosing GLV (GPU) and the window."""
+    n = len(points)
+    if backend == "cpu":
+        c = _window(window, n, backend)
+        return Point.infinity(points.group) if n == 0 else _msm_cpu(points, to_numpy(limbs), c, bool(glv))
+    from . import gpu
+    used = gpu.use_glv(points.group, n, glv)
+    c = D.default_window(n, backend, glv=used) if window is None else D.check_window(window)
     if n == 0:
         return Point.infinity(points.group)
-    if backend == "cpu":
-        return _msm_cpu(points, limbs, c, bool(glv))
-    from . import gpu
-    return gpu.msm_gpu(points, limbs, c, glv=glv)
+    return gpu.msm_gpu(points, limbs, c, glv=used)
 
 
 def batch_sum(points, *, backend: str | None = None) -> Point:
@@ -206,27 +214,13 @@ def msm_split(points, scalars, *, group: str | None = None, backend: str | None 
     if 2 * tail > n:
         keep = mod.flatnonzero(~is0)
         sub = points[keep] if len(keep) < n else points
-        c = _window(window, len(sub), backend)
-        if len(sub) == 0:
-            pt = Point.infinity(points.group)
-        elif backend == "cpu":
-            pt = _msm_cpu(sub, to_numpy(limbs[keep]), c)
-        else:
-            from . import gpu
-            pt = gpu.msm_gpu(sub, limbs[keep], c)
+        pt = _msm_plain(sub, limbs[keep], window, backend)
         return SplitResult(pt, n0, n1, tail, False)
     ones_idx = mod.flatnonzero(is1)
     tail_idx = mod.flatnonzero(~is0 & ~is1)
     total = batch_sum(points[ones_idx]) if n1 else Point.infinity(points.group)
     if tail:
-        sub = points[tail_idx]
-        c = _window(window, tail, backend)
-        if backend == "cpu":
-            tpt = _msm_cpu(sub, to_numpy(limbs[tail_idx]), c)
-        else:
-            from . import gpu
-            tpt = gpu.msm_gpu(sub, limbs[tail_idx], c)
-        total = total + tpt
+        total = total + _msm_plain(points[tail_idx], limbs[tail_idx], window, backend)
     return SplitResult(total, n0, n1, tail, True)
 
 

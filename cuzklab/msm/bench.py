@@ -144,7 +144,6 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     (None: the GPU default, off on the CPU); the report says whether it ran.
     """
     n = _check_bench(log2_size, backend, group, repeats)
-    c = D.default_window(n, backend) if window is None else D.check_window(window)
     if glv is not None and not isinstance(glv, bool):
         raise TypeError(f"glv must be None or a bool, got {type(glv).__name__}")
     if backend == "gpu":
@@ -154,6 +153,8 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         if glv and group != "g1":
             raise ValueError("GLV applies to G1 MSMs only")
         used_glv = bool(glv)
+    c = (D.default_window(n, backend, glv=used_glv and backend == "gpu") if window is None
+         else D.check_window(window))
     host_limbs, want, pts = _inputs(group, n, backend, seed)
     times, up_times, ok = [], [], True
     if backend == "gpu":

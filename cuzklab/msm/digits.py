@@ -162,12 +162,19 @@ def digits_value(digits, c: int) -> list[int]:
 #: integer multiply: 2^16 best at c = 13 (11..16 within 25 %). Below 2^16 the
 #: entries follow the CPU cost model; 2^18 and 2^22 are interpolated.
 GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 24: 17}
+#: GPU window sizes with the GLV split (2n points, 128-bit digits), G1's
+#: default: from sweeps on an H200, 2^16 best at c = 12 (6.5 ms; 13: 6.7),
+#: 2^18 at 13 (9.3 ms; 14: 10.9), 2^20 at 16 (15.0 ms; 15: 19.5, 17: 19.4,
+#: 13: 20.2), 2^22 at 16 (51.2 ms; 15: 58.1), 2^24 at 16 (179-182 ms; 17:
+#: 193, 15: 209). With c = 16 the 128 bits fill exactly 8 windows.
+GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16}
 
 
-def default_window(n: int, backend: str = "cpu") -> int:
+def default_window(n: int, backend: str = "cpu", *, glv: bool = False) -> int:
     """Return the window size for an n-point MSM on ``backend``.
 
-    GPU: the table ``GPU_WINDOWS`` (measured). CPU: the c that minimizes the
+    GPU: the table ``GPU_WINDOWS`` (measured), or ``GPU_WINDOWS_GLV`` when the
+    MSM splits its scalars with GLV. CPU: the c that minimizes the
     modelled cost in point additions, n per window for the bucket
     accumulation plus c/2 * 2^(c-1) for the bit-by-bit bucket reduction.
     """
@@ -175,7 +182,8 @@ def default_window(n: int, backend: str = "cpu") -> int:
         raise ValueError(f"n must be >= 0, got {n}")
     if backend == "gpu":
         lg = max(n, 1).bit_length() - 1
-        return GPU_WINDOWS[max(k for k in GPU_WINDOWS if k <= lg)]
+        table = GPU_WINDOWS_GLV if glv else GPU_WINDOWS
+        return table[max(k for k in table if k <= lg)]
     best, best_cost = MIN_WINDOW, math.inf
     for c in range(MIN_WINDOW, 17):
         cost = windows(c) * (n + c * (1 << (c - 1)) / 2)

@@ -50,6 +50,9 @@ def test_default_window():
     cpu = [D.default_window(1 << k) for k in range(0, 16)]
     gpu = [D.default_window(1 << k, "gpu") for k in range(0, 28)]
     assert cpu == sorted(cpu) and gpu == sorted(gpu)
+    glv = [D.default_window(1 << k, "gpu", glv=True) for k in range(0, 28)]
+    assert glv == sorted(glv) and D.default_window(1 << 20, "gpu", glv=True) == 16
+    assert D.default_window(1 << 16, "gpu", glv=True) == 12
     assert D.default_window(1 << 20, "gpu") == 16 and D.default_window(1 << 24, "gpu") == 17
     with pytest.raises(ValueError):
         D.default_window(-1)
