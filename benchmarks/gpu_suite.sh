@@ -29,7 +29,7 @@ step() {  # step NAME SECONDS CMD...
 step gpu-tests 900 "$py" -m pytest -p no:cacheprovider -m gpu -q --timeout 300 \
   tests/field tests/curve tests/msm tests/ntt tests/groth16 tests/stages
 step field 300 "$py" benchmarks/bench_field.py --backend gpu --json "$out/field.json"
-step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both --precomputed both \
+step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both --precomputed both --glv both \
   --g1-sizes "$g1" --g2-sizes "$g2" --json "$out/msm.json"
 step ntt 600 "$py" benchmarks/bench_ntt.py --backend gpu --sizes "$ntt" --json "$out/ntt.json"
 step prove 900 "$py" benchmarks/bench_prove.py --backend gpu --b-g2-backend gpu \
