@@ -5,7 +5,10 @@ The FP64 Montgomery multiply re-cuts its operands into 48-bit (Fp) or 52-bit
 FMAs. Its result must be bit-identical to mont_mul's, so these tests run
 k_mul_f64 and k_mul_chain_f64 through the host emulation next to k_mul and
 k_mul_chain, on random values and on the values at the edges of both limb
-sizes, and check the product split itself on the extreme limb values.
+sizes, and check the product split itself on the extreme limb values. The
+dedicated squaring mont_sqr_f64 (each cross product once) is held to the same
+results through k_sqr_f64 and k_sqr_chain_f64, and through k_sqr built with
+the f64 multipliers switched on, where mont_sqr dispatches to it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ SIGNATURES = {
     "k_mul_chain": ("ptr", "ptr", "ptr", "u32", "u32"),
     "k_mul_chain_f64": ("ptr", "ptr", "ptr", "u32", "u32"),
     "k_split": ("ptr", "ptr", "u32"),
+    "k_sqr": ("ptr", "ptr", "u32"),
+    "k_sqr_f64": ("ptr", "ptr", "u32"),
+    "k_sqr_chain_f64": ("ptr", "ptr", "ptr", "u32", "u32"),
 }
+
+# Prepended to field_kernels.cu: mont_mul and mont_sqr dispatch to the f64 versions.
+F64_ON = "#define CUZK_FR_MUL_F64 1\n#define CUZK_FP_MUL_F64 1\n"
 
 # One limb product through the header's split: out = (lo, hi) as u64 pairs.
 SPLIT_SRC = """
@@ -47,9 +56,18 @@ FIELDS = [(FR, "FrTraits", 52), (FP, "FpTraits", 48)]  # limb bits of mont_mul_f
 @pytest.fixture(scope="module")
 def runner():
     from cuzklab.field.cuda import include_dir, read_source
-    names = [f"{k}<cuzk::{t}>" for k in ("k_mul", "k_mul_f64", "k_mul_chain", "k_mul_chain_f64")
+    names = [f"{k}<cuzk::{t}>" for k in ("k_mul", "k_mul_f64", "k_mul_chain", "k_mul_chain_f64",
+                                          "k_sqr", "k_sqr_f64", "k_sqr_chain_f64")
              for t in ("FrTraits", "FpTraits")] + ["k_split<48>", "k_split<52>"]
     return EmuRunner([read_source("field_kernels.cu"), SPLIT_SRC], [include_dir()], names, SIGNATURES)
+
+
+@pytest.fixture(scope="module")
+def runner_f64_on():
+    """field_kernels.cu built as with CUZKLAB_MUL=fr=f64,fp=f64: k_sqr runs mont_sqr -> mont_sqr_f64."""
+    from cuzklab.field.cuda import include_dir, read_source
+    names = [f"k_sqr<cuzk::{t}>" for t in ("FrTraits", "FpTraits")]
+    return EmuRunner([F64_ON + read_source("field_kernels.cu")], [include_dir()], names, SIGNATURES)
 
 
 def _limbs(values, words):
@@ -83,6 +101,57 @@ def _mul(runner, kernel, a, b, words):
     runner.launch(kernel, len(a), (out, _limbs(a, words), _limbs(b, words),
                                    np.uint32(len(a)), np.uint32(1), np.uint32(1)))
     return _ints(out)
+
+
+def _sqr(runner, kernel, a, words):
+    out = np.zeros((len(a), words), dtype=np.uint32)
+    runner.launch(kernel, len(a), (out, _limbs(a, words), np.uint32(len(a))))
+    return _ints(out)
+
+
+def _sqr_inputs(m, words, w, seed):
+    rng = random.Random(seed)
+    edge = _edge_values(m, words, w)
+    assert len(edge) > 30
+    # random values, the edge values, and each edge value plus and minus a small random one
+    a = [rng.randrange(m) for _ in range(600)] + edge
+    a += [(x + rng.randrange(1 << 20)) % m for x in edge] + [(x - rng.randrange(1 << 20)) % m for x in edge]
+    return a
+
+
+@pytest.mark.parametrize("fc,traits,w", FIELDS)
+def test_mont_sqr_f64_matches_python_ints_and_mont_mul_f64(runner, fc, traits, w):
+    m, words = fc.modulus, fc.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    a = _sqr_inputs(m, words, w, 23)
+    got = _sqr(runner, f"k_sqr_f64<cuzk::{traits}>", a, words)
+    assert got == [x * x * rinv % m for x in a]
+    assert got == _mul(runner, f"k_mul_f64<cuzk::{traits}>", a, a, words)
+    assert got == _sqr(runner, f"k_sqr<cuzk::{traits}>", a, words)  # mont_sqr -> mont_mul_cios(a, a)
+
+
+@pytest.mark.parametrize("fc,traits,w", FIELDS)
+def test_mont_sqr_dispatches_to_mont_sqr_f64(runner_f64_on, fc, traits, w):
+    m, words = fc.modulus, fc.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    a = _sqr_inputs(m, words, w, 29)
+    assert _sqr(runner_f64_on, f"k_sqr<cuzk::{traits}>", a, words) == [x * x * rinv % m for x in a]
+
+
+@pytest.mark.parametrize("fc,traits,w", FIELDS)
+def test_sqr_chain_f64_matches_python(runner, fc, traits, w):
+    m, words = fc.modulus, fc.limbs
+    R = 1 << (32 * words)
+    rinv = pow(R, -1, m)
+    rng = random.Random(7)
+    x = [rng.randrange(m) for _ in range(40)] + [0, 1, m - 1, R % m, m - (1 << 32)]
+    n, k = len(x), 37
+    out = np.zeros((n, words), dtype=np.uint32)
+    y = np.zeros((n, words), dtype=np.uint32)  # not read
+    runner.launch(f"k_sqr_chain_f64<cuzk::{traits}>", n,
+                  (out, _limbs(x, words), y, np.uint32(n), np.uint32(k)))
+    # x is the Montgomery form of X = x/R; k squarings give X^(2^k) * R
+    assert _ints(out) == [pow(u * rinv, 1 << k, m) * R % m for u in x]
 
 
 @pytest.mark.parametrize("fc,traits,w", FIELDS)

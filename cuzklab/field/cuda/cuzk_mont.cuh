@@ -151,9 +151,11 @@ __device__ __forceinline__ fe<F> mont_mul_cios(const fe<F>& a, const fe<F>& b) {
   return detail::final_sub<F>(t, 0u);
 }
 
-// The FP64-pipe multiply of cuzk_mont_f64.cuh (same results).
+// The FP64-pipe multiply and square of cuzk_mont_f64.cuh (same results).
 template <class F>
 __device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b);
+template <class F>
+__device__ __forceinline__ fe<F> mont_sqr_f64(const fe<F>& a);
 
 #ifndef CUZK_FR_MUL_F64
 #define CUZK_FR_MUL_F64 0
@@ -174,8 +176,15 @@ __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
     return mont_mul_cios<F>(a, b);
 }
 
+// a^2 * R^-1 mod m, dispatched like mont_mul: mont_sqr_f64 (each cross
+// product once) for an f64 field, else the CIOS multiply of a by itself.
 template <class F>
-__device__ __forceinline__ fe<F> mont_sqr(const fe<F>& a) { return mont_mul<F>(a, a); }
+__device__ __forceinline__ fe<F> mont_sqr(const fe<F>& a) {
+  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
+    return mont_sqr_f64<F>(a);
+  else
+    return mont_mul_cios<F>(a, a);
+}
 
 // x -> x*R mod m (into Montgomery form).
 template <class F>

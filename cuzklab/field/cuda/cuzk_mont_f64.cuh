@@ -49,6 +49,20 @@
 //   this fits N words, and one conditional subtraction of m (the same
 //   detail::final_sub as mont_mul) gives the fully reduced result.
 //
+//   Squaring. mont_sqr_f64<F>(a) computes the same columns for a*a with
+//   NL(NL+1)/2 instead of NL^2 products (Fp 36 instead of 64, Fr 15 instead
+//   of 25): each cross product a_i*a_j, i < j, is split once and its halves
+//   added to columns i+j and i+j+1; every column is then doubled; then the NL
+//   squares a_i*a_i add their halves to columns 2i and 2i+1. Column k of
+//   a*b is the sum of the halves of the ordered pairs (i, j), and a_i*a_j =
+//   a_j*a_i has the same two halves, so after these steps every column holds
+//   exactly the value mont_mul_f64(a, a) has after its a*b phase: the same
+//   reduction (f64detail::redc) then gives a bit-identical result, and the
+//   bounds above hold unchanged. (Before the doubling a column holds at most
+//   NL halves, < NL * 2^W; the doubling happens in the 64-bit integer
+//   columns, never in FP64, so every split stays exact for W = 52 too:
+//   doubling a limb instead would need 2^(2W+1) <= 2^(W+52), i.e. W <= 51.)
+//
 //   All constants (W-bit limbs of m, -m^-1 mod 2^W, C1, C2 and the bit
 //   offsets) are computed here by constexpr code from F::mod(i).
 #pragma once
@@ -142,57 +156,45 @@ __device__ __forceinline__ void mul_acc_hi(double x, double y, u64& hi) {
   hi += (u64)__double_as_longlong(__fma_rz(x, y, C1)) - HI_OFF;
 }
 
-}  // namespace f64detail
-
-// a * b * R^-1 mod m, bit-identical to mont_mul<F>(a, b); see the header comment.
+// The limbs of the N-word integer a as NL exact doubles of W bits.
 template <class F>
-__device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b) {
-  using S = f64detail::shape<F>;
+__device__ __forceinline__ void to_limbs(const fe<F>& a, double* ad) {
+  using S = shape<F>;
+#pragma unroll
+  for (int k = 0; k < S::NL; k++) ad[k] = u52_to_double(bits_of<F::N>(a.l, k * S::W, S::W));
+}
+
+// Montgomery reduction of the columns c[0..NC) holding a product x < m^2
+// (each column < 2NL * 2^W; see the header comment): returns x * R^-1 mod m,
+// fully reduced. Overwrites c.
+template <class F>
+__device__ __forceinline__ fe<F> redc(u64* c) {
+  using S = shape<F>;
   constexpr int N = F::N, NL = S::NL, W = S::W, FULL = S::FULL, REM = S::REM, NC = S::NC;
-  constexpr u64 MW = f64detail::low_mask(W);
-  constexpr u64 MINV = f64detail::neg_inv<F>();
+  constexpr u64 MW = low_mask(W);
+  constexpr u64 MINV = neg_inv<F>();
   static_assert(W <= 52 && NL * W >= 32 * N, "limbs must be exact doubles covering R");
   static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul_f64 needs m < 2^(32N-1)");
-  static_assert(((f64detail::mod_bits<F>(0, W) * MINV + 1ull) & MW) == 0ull, "MINV = -m^-1 mod 2^W");
+  static_assert(((mod_bits<F>(0, W) * MINV + 1ull) & MW) == 0ull, "MINV = -m^-1 mod 2^W");
   static_assert((4 * NL + 2) < (1 << (63 - W)), "a column could overflow 64 bits");
   static_assert(FULL + (REM + 32 * N - 1) / W < NC, "result must lie in the columns");
-
-  double ad[NL], bd[NL];
-#pragma unroll
-  for (int k = 0; k < NL; k++) {
-    ad[k] = f64detail::u52_to_double(f64detail::bits_of<N>(a.l, k * W, W));
-    bd[k] = f64detail::u52_to_double(f64detail::bits_of<N>(b.l, k * W, W));
-  }
-
-  u64 c[NC];
-#pragma unroll
-  for (int k = 0; k < NC; k++) c[k] = 0;
-
-  // a * b
-#pragma unroll
-  for (int i = 0; i < NL; i++) {
-#pragma unroll
-    for (int j = 0; j < NL; j++) f64detail::mul_acc<W>(ad[i], bd[j], c[i + j], c[i + j + 1]);
-  }
 
   // FULL reduction steps of W bits
 #pragma unroll
   for (int i = 0; i < FULL; i++) {
-    const double q = f64detail::u52_to_double((c[i] * MINV) & MW);
+    const double q = u52_to_double((c[i] * MINV) & MW);
     c[i + 1] += (c[i] >> W) + (u64)((c[i] & MW) != 0ull);  // (c[i] + lo(q*m_0)) / 2^W
-    f64detail::mul_acc_hi<W>(q, (double)f64detail::mod_bits<F>(0, W), c[i + 1]);
+    mul_acc_hi<W>(q, (double)mod_bits<F>(0, W), c[i + 1]);
 #pragma unroll
-    for (int j = 1; j < NL; j++)
-      f64detail::mul_acc<W>(q, (double)f64detail::mod_bits<F>(j * W, W), c[i + j], c[i + j + 1]);
+    for (int j = 1; j < NL; j++) mul_acc<W>(q, (double)mod_bits<F>(j * W, W), c[i + j], c[i + j + 1]);
   }
 
   // one step of REM bits (Fr): afterwards the low 32N bits of the sum are 0
   if constexpr (REM > 0) {
-    constexpr u64 MR = f64detail::low_mask(REM);
-    const double q = f64detail::u52_to_double((c[FULL] * MINV) & MR);
+    constexpr u64 MR = low_mask(REM);
+    const double q = u52_to_double((c[FULL] * MINV) & MR);
 #pragma unroll
-    for (int j = 0; j < NL; j++)
-      f64detail::mul_acc<W>(q, (double)f64detail::mod_bits<F>(j * W, W), c[FULL + j], c[FULL + j + 1]);
+    for (int j = 0; j < NL; j++) mul_acc<W>(q, (double)mod_bits<F>(j * W, W), c[FULL + j], c[FULL + j + 1]);
   }
 
   // normalize columns FULL.. to W bits (the top one keeps the rest)
@@ -213,6 +215,64 @@ __device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b) {
   }
   // t < 2m < 2^(32N): one conditional subtraction
   return detail::final_sub<F>(t, 0u);
+}
+
+}  // namespace f64detail
+
+// a * b * R^-1 mod m, bit-identical to mont_mul<F>(a, b); see the header comment.
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b) {
+  using S = f64detail::shape<F>;
+  constexpr int NL = S::NL, W = S::W, NC = S::NC;
+
+  double ad[NL], bd[NL];
+  f64detail::to_limbs<F>(a, ad);
+  f64detail::to_limbs<F>(b, bd);
+
+  u64 c[NC];
+#pragma unroll
+  for (int k = 0; k < NC; k++) c[k] = 0;
+
+  // a * b
+#pragma unroll
+  for (int i = 0; i < NL; i++) {
+#pragma unroll
+    for (int j = 0; j < NL; j++) f64detail::mul_acc<W>(ad[i], bd[j], c[i + j], c[i + j + 1]);
+  }
+  return f64detail::redc<F>(c);
+}
+
+// a^2 * R^-1 mod m, bit-identical to mont_mul_f64<F>(a, a) (and so to
+// mont_mul<F>(a, a)) with NL(NL+1)/2 limb products; see "Squaring" in the
+// header comment.
+template <class F>
+__device__ __forceinline__ fe<F> mont_sqr_f64(const fe<F>& a) {
+  using S = f64detail::shape<F>;
+  constexpr int NL = S::NL, W = S::W, NC = S::NC;
+  // before the doubling a column holds < NL halves of 2^W; after it and the
+  // squares the a*b bound of mont_mul_f64 (< 2NL halves) holds as there
+  static_assert(2 * NL < (1 << (63 - W)), "a column could overflow 64 bits");
+
+  double ad[NL];
+  f64detail::to_limbs<F>(a, ad);
+
+  u64 c[NC];
+#pragma unroll
+  for (int k = 0; k < NC; k++) c[k] = 0;
+
+  // cross products a_i * a_j, i < j, once each
+#pragma unroll
+  for (int i = 0; i < NL; i++) {
+#pragma unroll
+    for (int j = i + 1; j < NL; j++) f64detail::mul_acc<W>(ad[i], ad[j], c[i + j], c[i + j + 1]);
+  }
+  // counted twice (columns 1 .. NC-2 only can be nonzero)
+#pragma unroll
+  for (int k = 1; k < NC - 1; k++) c[k] <<= 1;
+  // squares a_i * a_i
+#pragma unroll
+  for (int i = 0; i < NL; i++) f64detail::mul_acc<W>(ad[i], ad[i], c[2 * i], c[2 * i + 1]);
+  return f64detail::redc<F>(c);
 }
 
 }  // namespace cuzk

@@ -116,6 +116,25 @@ __global__ void k_mul_chain_f64(u32* out, const u32* x, const u32* y, usize n, i
   store<F>(out, i, acc);
 }
 
+// k_sqr through mont_sqr_f64, and a chain of k dependent squarings for
+// measurement: out[i] = x[i]^(2^k) in Montgomery form (y is not read; the
+// signature is k_mul_chain's).
+template <class F>
+__global__ void k_sqr_f64(u32* out, const u32* a, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  store<F>(out, i, mont_sqr_f64<F>(load<F>(a, i)));
+}
+
+template <class F>
+__global__ void k_sqr_chain_f64(u32* out, const u32* x, const u32* y, usize n, int k) {
+  (void)y;
+  usize i = CUZK_TID; if (i >= n) return;
+  fe<F> acc = load<F>(x, i);
+#pragma unroll 4
+  for (int j = 0; j < k; j++) acc = mont_sqr_f64<F>(acc);
+  store<F>(out, i, acc);
+}
+
 // ---- Fp2 (24 words per element: c0 then c1) ----
 __global__ void k_fp2_mul(u32* out, const u32* a, const u32* b, usize n, usize sa, usize sb) {
   usize i = CUZK_TID; if (i >= n) return;
