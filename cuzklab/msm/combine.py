@@ -59,26 +59,12 @@ def xyzz_to_jacobian(group: str, pt):
     return (F.mul(F.mul(X, ZZ), zzz2), F.mul(F.mul(Y, F.mul(ZZ, F.sqr(ZZ))), zzz2), F.mul(ZZ, ZZZ))
 
 
-def horner_windows(group: str, acc, window_points, c: int):
-    """Return 2^(c W) acc + sum_w 2^(c w) W_w (Jacobian) for W XYZZ window sums.
-
-    ``acc``: a Jacobian point, or None for the identity; calling it again
-    with the result and the next lower windows continues the same chain.
-    """
+def combine_windows(group: str, window_points, c: int) -> Point:
+    """Return sum_w 2^(c w) W_w for XYZZ window sums given as Python-int tuples."""
     F = ref.field_of(group)
-    acc = ref.jacobian_infinity(group) if acc is None else acc
+    acc = ref.jacobian_infinity(group)
     for w in reversed(range(len(window_points))):
         if not F.is_zero(acc[2]):
             acc = _dbl_times(group, acc, c)
         acc = ref.jacobian_add(group, acc, xyzz_to_jacobian(group, window_points[w]))
-    return acc
-
-
-def jacobian_point(group: str, acc) -> Point:
-    """Return the Jacobian point ``acc`` as a ``Point``."""
     return Point(group, ref.jacobian_to_affine(group, acc))
-
-
-def combine_windows(group: str, window_points, c: int) -> Point:
-    """Return sum_w 2^(c w) W_w for XYZZ window sums given as Python-int tuples."""
-    return jacobian_point(group, horner_windows(group, None, window_points, c))

@@ -36,7 +36,7 @@ from ..curve import reference as ref
 from ..curve.affine import Point, Points
 from ..field.constants import P as FP_P
 from . import digits as D
-from .combine import combine_windows, horner_windows, jacobian_point
+from .combine import combine_windows
 
 
 _DIR = pathlib.Path(__file__).resolve().parent / "cuda"
@@ -56,10 +56,6 @@ WORDS = {"g1": 12, "g2": 24}
 #: 2^14, 2.92 with 2^17 (longer segments, fewer of the per-segment scalar
 #: multiplications). G2 keeps the value it was tuned with.
 INTEGRATE_THREADS = {"g1": 1 << 15, "g2": 1 << 16}
-#: Combine the upper half of the windows on the host while the device still
-#: reduces the lower half (one more D2H copy; the Horner chain of the upper
-#: windows no longer waits for the whole reduction).
-OVERLAP_COMBINE = True
 #: Points folded per thread in msm_sum_groups / msm_sum_pieces / msm_sum_affine.
 GROUP = 32
 #: Segment sums folded per thread in the last steps of the bucket reduction:
@@ -349,15 +345,10 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
     the scalars of a GLV split).
     """
     run = runner or default_runner()
-    mark = _Marks(marks, run.xp)
-    buckets, nwin, nb = _bucket_sums(points, limbs, c, run, mark, shared, bits)
-    cur = _reduce_windows(buckets, 1 if shared else nwin, nb, points.group, run)
-    mark("reduce")
-    return cur
+    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits)
 
 
-def _bucket_sums(points, limbs, c, run, mark, shared, bits):
-    """Sort, accumulate and sum the buckets: return (buckets (W nb, 4, WORDS), W, nb)."""
+def _window_sums(points, limbs, c, run, mark, shared, bits):
     mp = run.xp
     g = points.group
     n = int(limbs.shape[0])
@@ -422,49 +413,21 @@ def _bucket_sums(points, limbs, c, run, mark, shared, bits):
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
     mark("bucket_sums")
-    return buckets, nwin, nb
-
-
-def _reduce_windows(buckets, nwin: int, nb: int, g: str, run, w0: int = 0, w1: int | None = None):
-    """Return the (w1 - w0, 4, WORDS) window sums sum_b b B_b of windows [w0, w1) (enqueued)."""
-    mp = run.xp
-    w1 = nwin if w1 is None else w1
-    nw = w1 - w0
-    part = buckets[w0 * nb:w1 * nb]  # windows are contiguous runs of nb buckets
-    L = segment_length(nw, nb, g)
+    if shared:
+        nwin = 1
+    L = segment_length(nwin, nb, g)
     S = nb // L
-    cur = mp.empty((nw * S, 4, WORDS[g]), dtype=mp.uint32)
-    run.launch(_kname("msm_integrate", g), nw * S, (part, _u(nw), _u(nb), _u(L), cur))
-    per, m = S, nw * S
+    cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
+    run.launch(_kname("msm_integrate", g), nwin * S, (buckets, _u(nwin), _u(nb), _u(L), cur))
+    del buckets
+    per, m = S, nwin * S
     while per > 1:
         G = min(per, REDUCE_GROUP)
-        out = mp.empty((m // G, 4, WORDS[g]), dtype=mp.uint32)
+        out = mp.empty((m // G, 4, words), dtype=mp.uint32)
         run.launch(_kname("msm_sum_groups", g), m // G, (cur, _u(m), _u(G), out))
         cur, per, m = out, per // G, m // G
+    mark("reduce")
     return cur
-
-
-class _HostCopy:
-    """The window sums of a device array, copied to the host without blocking it (CuPy).
-
-    ``result()`` waits for the copy. A host (NumPy) array is used as it is.
-    """
-
-    def __init__(self, arr, mp):
-        self.event = None
-        if isinstance(arr, np.ndarray):
-            self.host = arr
-            return
-        import cupyx
-        self.host = cupyx.empty_pinned(arr.shape, dtype=arr.dtype)
-        arr.get(out=self.host, blocking=False)
-        self.event = mp.cuda.Event()
-        self.event.record()
-
-    def result(self):
-        if self.event is not None:
-            self.event.synchronize()
-        return self.host
 
 
 def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False, glv=None) -> Point:
@@ -491,22 +454,8 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = Fa
         points, limbs = glv_split_gpu(points, limbs, run)
         bits = GLVM.SCALAR_BITS
         mark("split")
-    buckets, nwin, nb = _bucket_sums(points, limbs, c, run, mark, shared, bits)
-    if shared or nwin < 2 or not OVERLAP_COMBINE:
-        win = _reduce_windows(buckets, 1 if shared else nwin, nb, g, run)
-        mark("reduce")
-        pt = combine_windows(g, _xyzz_to_points(g, win), c)
-    else:
-        # the upper windows are reduced first and combined on the host while
-        # the device reduces the lower ones
-        half = nwin // 2
-        top = _HostCopy(_reduce_windows(buckets, nwin, nb, g, run, half, nwin), run.xp)
-        low = _reduce_windows(buckets, nwin, nb, g, run, 0, half)
-        del buckets
-        mark("reduce")
-        acc = horner_windows(g, None, _xyzz_to_points(g, top.result()), c)
-        acc = horner_windows(g, acc, _xyzz_to_points(g, low), c)
-        pt = jacobian_point(g, acc)
+    win = _window_sums(points, limbs, c, run, mark, shared, bits)
+    pt = combine_windows(g, _xyzz_to_points(g, win), c)
     mark("combine")
     return pt
 
