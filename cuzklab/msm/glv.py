@@ -52,8 +52,8 @@ def beta() -> int:
     """Return the primitive cube root of unity beta of Fp with (beta x, y) = lambda (x, y) on G1."""
     g = G1_GENERATOR
     target = ref.affine_mul("g1", g, LAMBDA)
-    w = next(w for w in (pow(b, (P - 1) // 3, P) for b in range(2, 100)) if w != 1)
-    for b in (w, w * w % P):
+    w = ref.g1_beta()  # acts as -z^2 = -lambda - 1 = lambda^2 (mod r); its square as lambda
+    for b in (w * w % P, w):
         if (b * g[0] % P, g[1]) == target:
             return b
     raise AssertionError("no cube root of unity acts as lambda on G1")  # pragma: no cover

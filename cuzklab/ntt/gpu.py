@@ -1,6 +1,9 @@
 """The CuPy NTT: launches of the pass kernels in ``cuda/ntt.cu``.
 
-Functions mirror ``cpu.py`` (same names, same results). Twiddle tables live on
+``dit``, ``bit_reverse`` and ``scale_by_powers`` mirror ``cpu.py`` (same
+names, same results); natural-order input goes through ``transform_inplace``,
+whose passes carry the pointwise factors and the final reversal (``cpu.dif``
+has no twin here). Twiddle tables live on
 the device, cached per size: omega^j for j < n/2 (the kernels negate and
 invert exponents), built from two short tables in one kernel launch.
 """
@@ -97,27 +100,18 @@ def _tables(powers):
     return lo, hi, np.int32(shift)
 
 
-def run_passes(x, log_n: int, inverse: bool, dit: bool, scale=None, passes=None):
-    """Run the DIF (natural in, bit-reversed out) or DIT passes over the (n, 8) device array ``x`` in place.
+def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
+    """Run the DIT passes (bit-reversed in, natural out) over the (n, 8) device array ``x`` in place.
 
-    ``passes``: the DIF plan (default ``plan_passes(log_n)``).
+    ``passes``: the DIF plan (default ``plan_passes(log_n)``), run in reverse.
     """
     W = gpu_twiddles(log_n).limbs
     passes = plan_passes(log_n) if passes is None else list(passes)
-    if dit:
-        passes = passes[::-1]
     n = 1 << log_n
-    for i, p in enumerate(passes):
-        last = i == len(passes) - 1
-        # the scale (one Montgomery element) is applied by the last pass; 0 is a null pointer
-        sc = scale if (last and scale is not None) else _NULL
-        common = (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
-                  np.int32(1 if inverse else 0))
-        if dit:
-            _launch(_fn("ntt_dit_pass"), n // p.tile, p.tile, p.b, (x, x, W, sc) + common)
-        else:
-            _launch(_fn("ntt_dif_pass"), n // p.tile, p.tile, p.b,
-                    (x, x, W, sc) + _tables(None) + common)
+    for p in reversed(passes):
+        _launch(_fn("ntt_dit_pass"), n // p.tile, p.tile, p.b,
+                (x, x, W, _NULL, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
+                 np.int32(1 if inverse else 0)))
 
 
 def natural_plan(log_n: int):
@@ -143,10 +137,10 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     plan (default ``natural_plan(log_n)`` for natural output, else
     ``plan_passes(log_n)`` with single rows).
     """
-    cols = 0 if last_cols is None else last_cols
+    plan_cols = 0
     if passes is None:
-        passes, cols = natural_plan(log_n) if natural_output else (plan_passes(log_n), 0)
-        cols = cols if last_cols is None else last_cols
+        passes, plan_cols = natural_plan(log_n) if natural_output else (plan_passes(log_n), 0)
+    cols = plan_cols if last_cols is None else last_cols
     passes = list(passes)
     if not passes:  # n = 1: the transform is the identity; only the factors apply
         for tables in (pre_powers, post_powers):
@@ -184,19 +178,11 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         bit_reverse_inplace(x, log_n)
 
 
-def dif(a: Fr, *, inverse: bool = False) -> Fr:
-    """Return the (unscaled) transform of natural-order ``a`` in bit-reversed order."""
-    log_n = len(a).bit_length() - 1
-    x = a.limbs.copy()
-    run_passes(x, log_n, inverse, dit=False)
-    return _wrap(x)
-
-
 def dit(a: Fr, *, inverse: bool = False) -> Fr:
     """Return the (unscaled) transform of bit-reversed ``a`` in natural order."""
     log_n = len(a).bit_length() - 1
     x = a.limbs.copy()
-    run_passes(x, log_n, inverse, dit=True)
+    dit_passes(x, log_n, inverse=inverse)
     return _wrap(x)
 
 

@@ -58,7 +58,7 @@ def transform(a: Fr, *, direction: Direction = Direction.FORWARD, coset: bool = 
         a = impl.scale_by_powers(a, COSET_GENERATOR, 1,
                                  reversed_order=input_order is Order.BIT_REVERSED)
     if input_order is Order.NATURAL:
-        y = impl.dif(a, inverse=inverse)          # bit-reversed output
+        y = impl.dif(a, inverse=inverse)          # bit-reversed output (CPU only: the GPU returned above)
         out_reversed = True
     else:
         y = impl.dit(a, inverse=inverse)          # natural output

@@ -59,7 +59,7 @@ def _quotient_gpu(a: Fr, b: Fr, c: Fr, log_n: int, zinv: int) -> Fr:
     for x in bufs:
         # coefficients times g^i, bit-reversed; then the coset evaluations, natural
         gpu.dif_inplace(x, log_n, inverse=True, natural_output=False, post_powers=to_coset)
-        gpu.run_passes(x, log_n, inverse=False, dit=True)
+        gpu.dit_passes(x, log_n, inverse=False)
     gpu.ab_minus_c_div_z(bufs[0], bufs[1], bufs[2], zinv)
     q = bufs[0]
     del bufs

@@ -312,6 +312,25 @@ __device__ __forceinline__ bool abs5(u32 a[5]) {
   return true;
 }
 
+// out = a * b mod 2^(32 NOUT) for NA-word a and NB-word b (schoolbook, little-endian words).
+template <int NA, int NB, int NOUT>
+__device__ __forceinline__ void mul_words(const u32* a, const u32* b, u32 out[NOUT]) {
+#pragma unroll
+  for (int i = 0; i < NOUT; i++) out[i] = 0;
+#pragma unroll
+  for (int i = 0; i < NA; i++) {
+    u64 carry = 0;
+#pragma unroll
+    for (int j = 0; j < NB; j++) {
+      if (i + j >= NOUT) break;
+      const u64 t = (u64)a[i] * b[j] + out[i + j] + carry;
+      out[i + j] = (u32)t;
+      carry = t >> 32;
+    }
+    if (i + NB < NOUT) out[i + NB] = (u32)carry;
+  }
+}
+
 // k (canonical, < r) -> |k1|, |k2| (< 2^127, in 5 words) and their signs, with
 // k1 + k2 lambda = k mod r: k2 = floor(k / lambda), k1 = k - k2 lambda, balanced.
 __device__ __forceinline__ void glv_decompose(const u32 k[8], const u32* cst, u32 k1[5], u32 k2[5],
@@ -320,37 +339,12 @@ __device__ __forceinline__ void glv_decompose(const u32 k[8], const u32* cst, u3
   // q = floor(k MU / 2^256): words 8..12 of the 13-word product; q is
   // floor(k / lambda) or one less (MU >= 2^256 / lambda - 1 and k < 2^256)
   u32 prod[13];
-#pragma unroll
-  for (int i = 0; i < 13; i++) prod[i] = 0;
-#pragma unroll
-  for (int i = 0; i < 8; i++) {
-    u64 carry = 0;
-#pragma unroll
-    for (int j = 0; j < 5; j++) {
-      const u64 t = (u64)k[i] * cst[GLV_MU + j] + prod[i + j] + carry;
-      prod[i + j] = (u32)t;
-      carry = t >> 32;
-    }
-    prod[i + 5] = (u32)carry;
-  }
+  mul_words<8, 5, 13>(k, cst + GLV_MU, prod);
 #pragma unroll
   for (int i = 0; i < 5; i++) k2[i] = prod[8 + i];
   // k1 = k - q lambda < 2 lambda < 2^129: exact modulo 2^160
   u32 ql[5];
-#pragma unroll
-  for (int i = 0; i < 5; i++) ql[i] = 0;
-#pragma unroll
-  for (int i = 0; i < 5; i++) {
-    u64 carry = 0;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-      if (i + j >= 5) break;
-      const u64 t = (u64)k2[i] * lam[j] + ql[i + j] + carry;
-      ql[i + j] = (u32)t;
-      carry = t >> 32;
-    }
-    if (i + 4 < 5) ql[i + 4] = (u32)carry;
-  }
+  mul_words<5, 4, 5>(k2, lam, ql);
   u64 borrow = 0;
 #pragma unroll
   for (int i = 0; i < 5; i++) {
