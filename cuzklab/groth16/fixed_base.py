@@ -13,7 +13,6 @@ Python-int multiplication per point instead.
 from __future__ import annotations
 
 import functools
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +59,8 @@ def _device_table(group: str) -> Points:
 def _kernel(group: str):
     from ..field.cuda import load_module
     curve_dir = Path(__file__).resolve().parents[1] / "curve" / "cuda"
-    digest = hashlib.sha256((curve_dir / "cuzk_ec.cuh").read_bytes()).hexdigest()[:16]
-    mod = load_module(_CUDA.read_text(),
-                      options=(f"-I{curve_dir}", f"-DCUZK_EC_HASH=0x{digest}ULL"))
+    # the -I folder's headers are hashed into the options (see compile_options)
+    mod = load_module(_CUDA.read_text(), options=(f"-I{curve_dir}",))
     return mod.get_function(f"fixed_base_{group}")
 
 

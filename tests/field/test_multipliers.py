@@ -22,3 +22,24 @@ def test_defaults_and_environment(monkeypatch):
 def test_bad_spec_names_the_variable(spec):
     with pytest.raises(ValueError, match="CUZKLAB_MUL"):
         cuda.multipliers(spec)
+
+
+def test_module_multipliers_override_the_defaults(monkeypatch):
+    monkeypatch.delenv("CUZKLAB_MUL", raising=False)
+    opts = cuda.compile_options((), mul={"fp": "cios"})
+    assert "-DCUZK_FP_MUL_F64=0" in opts
+    assert f"-DCUZK_FR_MUL_F64={int(cuda.MULTIPLIERS['fr'] == 'f64')}" in opts
+    for bad in ({"fq": "cios"}, {"fp": "fast"}):
+        with pytest.raises(ValueError, match="mul"):
+            cuda.compile_options((), mul=bad)
+
+
+def test_header_hash_covers_the_include_folders(tmp_path):
+    # an edited header in a -I folder changes the options, so CuPy's disk
+    # cache cannot hand back a kernel built against the old header
+    (tmp_path / "extra.cuh").write_text("// one\n")
+    before = cuda.compile_options((f"-I{tmp_path}",))
+    assert before != cuda.compile_options(())
+    (tmp_path / "extra.cuh").write_text("// two\n")
+    cuda.headers_hash.cache_clear()
+    assert cuda.compile_options((f"-I{tmp_path}",)) != before

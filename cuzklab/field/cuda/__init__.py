@@ -27,12 +27,13 @@ def include_dir() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def headers_hash() -> str:
-    """Return a short hash of every header and kernel source in this folder."""
+def headers_hash(extra_dirs: tuple[str, ...] = ()) -> str:
+    """Return a short hash of every header and kernel source in this folder and in ``extra_dirs``."""
     h = hashlib.sha256()
-    for p in sorted(_DIR.glob("*.cu*")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    for d in (str(_DIR), *extra_dirs):
+        for p in sorted(pathlib.Path(d).glob("*.cu*")):
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -63,12 +64,23 @@ def multipliers(spec: str | None = None) -> dict[str, str]:
     return out
 
 
-def compile_options(options: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Return NVRTC options: the include path, C++17, the header hash, the multipliers, then ``options``."""
-    mul = multipliers()
-    return ("-std=c++17", f"-I{include_dir()}", f"-DCUZK_FIELD_HASH=0x{headers_hash()}ULL",
-            f"-DCUZK_FR_MUL_F64={int(mul['fr'] == 'f64')}",
-            f"-DCUZK_FP_MUL_F64={int(mul['fp'] == 'f64')}", *tuple(options))
+def compile_options(options: tuple[str, ...] = (), mul: dict | None = None) -> tuple[str, ...]:
+    """Return NVRTC options: the include path, C++17, the header hash, the multipliers, then ``options``.
+
+    The hash covers this folder's headers and those of every ``-I`` folder in
+    ``options``, so an edited header never meets a stale cached kernel.
+    ``mul``: multipliers for this module only, a {field: kind} dict applied
+    over :func:`multipliers` (e.g. ``{"fp": "cios"}``).
+    """
+    chosen = multipliers()
+    for field, kind in (mul or {}).items():
+        if field not in chosen or kind not in _MUL_KINDS:
+            raise ValueError(f"mul must map fields {sorted(chosen)} to kinds {list(_MUL_KINDS)}, got {mul!r}")
+        chosen[field] = kind
+    dirs = tuple(o[2:] for o in options if o.startswith("-I"))
+    return ("-std=c++17", f"-I{include_dir()}", f"-DCUZK_FIELD_HASH=0x{headers_hash(dirs)}ULL",
+            f"-DCUZK_FR_MUL_F64={int(chosen['fr'] == 'f64')}",
+            f"-DCUZK_FP_MUL_F64={int(chosen['fp'] == 'f64')}", *tuple(options))
 
 
 def read_source(name: str) -> str:
@@ -76,14 +88,15 @@ def read_source(name: str) -> str:
     return (_DIR / name).read_text()
 
 
-def load_module(source: str, name_expressions=(), options=()):
+def load_module(source: str, name_expressions=(), options=(), mul=None):
     """Build (lazily, cached) a ``cupy.RawModule`` whose source may include our headers.
 
     ``name_expressions``: template instantiations to export, e.g.
     ``("my_kernel<cuzk::FrTraits>",)``; fetch them with ``mod.get_function(name)``.
     ``options``: extra NVRTC options (``-D...``, ``--use_fast_math`` ...).
+    ``mul``: this module's multipliers (see :func:`compile_options`).
     """
-    return _load_module(source, tuple(name_expressions), compile_options(tuple(options)))
+    return _load_module(source, tuple(name_expressions), compile_options(tuple(options), mul))
 
 
 @functools.lru_cache(maxsize=None)
