@@ -138,15 +138,16 @@ class CupyRunner:
     @staticmethod
     def module(filename: str, group: str):
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
-        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group])
+        mul = tuple(sorted((MULTIPLIERS.get(group) or {}).items()))
+        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul)
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
-    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str):
+    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
-        return load_module(source(filename), names, opts)
+        return load_module(source(filename), names, opts, mul=dict(mul))
 
     def launch(self, name: str, n_threads: int, args, block: int = BLOCK) -> None:
         """Run kernel ``name`` over ``n_threads`` threads."""
@@ -185,6 +186,15 @@ def _u(v) -> np.uint32:
 #: (spills); with the integer multiply 4 was best (14.2 ms). G2: 1: its
 #: accumulator alone is 96 words, and capped at 128 registers it spills.
 ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
+
+
+#: Montgomery multipliers per group's modules, over the field defaults
+#: (``cuzklab.field.cuda.MULTIPLIERS`` and CUZKLAB_MUL): e.g.
+#: ``{"fp": "cios"}``; None or {} keeps the defaults. For G2 on an H200 the
+#: FP64-pipe multiply was faster at every size and window tried
+#: (benchmarks/tune_msm.py --mul 'default;fp=cios': 2^20 at c = 15 69.7 ms
+#: against 72.6; 2^16 at c = 13 20.7 against 24.4).
+MULTIPLIERS: dict = {"g1": None, "g2": None}
 
 
 def _kname(base: str, group: str) -> str:
@@ -381,7 +391,9 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
         pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
-    npieces = int(pieceoff[-1])
+    # the one wait on the device before the additions: how many pieces, and
+    # the most of one bucket (which sets the piece reduction below)
+    npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
     del cursor, counts
     mark("sort")
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
@@ -396,9 +408,13 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
         del pmap
     del entries
     mark("accumulate")
-    # pieces of one bucket summed GROUP at a time until each bucket has at most one
-    most = int(pcount.max()) if npieces else 0
-    while most > 1:
+    # pieces of one bucket summed GROUP at a time until each bucket has at most
+    # GROUP, which msm_bucket_sums adds up (with equal chunks a bucket spans
+    # only a few: the loop rarely runs). Reading the pieces inside
+    # msm_integrate instead was slower on an H200 (G1 2^20: reduce 1.89 ms
+    # against 0.35 + 1.37; G2 2^20: 13.1 against 1.0 + 11.1): the piece
+    # additions lengthen its dependent chain.
+    while most > GROUP:
         pcount = (pcount + mp.uint32(GROUP - 1)) // mp.uint32(GROUP)
         newoff = mp.zeros(nbt + 1, dtype=mp.uint32)
         newoff[1:] = mp.cumsum(pcount)

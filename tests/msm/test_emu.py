@@ -112,3 +112,15 @@ def test_emulated_precomputed_bases(runner, group):
     assert gpu.msm_gpu(precompute(pts, window=5).table, zero, 5, runner=runner, shared=True).is_infinity
     with pytest.raises(ValueError, match="points: expected"):
         gpu.msm_gpu(pts, limbs, 5, runner=runner, shared=True)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_emulated_piece_levels_run_when_a_bucket_has_many_pieces(runner, monkeypatch, group):
+    # GROUP = 2: buckets spanning more than two chunks (G1) or pieces (G2) go
+    # through the msm_sum_pieces levels before msm_integrate reads them
+    monkeypatch.setattr(gpu, "GROUP", 2)
+    n = 45
+    pts = B.bench_points(group, n, "cpu")
+    limbs = D.ints_to_limbs([2**100 + 9] * n)
+    for c in (4, 7):
+        assert gpu.msm_gpu(pts, limbs, c, runner=runner, glv=False) == B.expected(group, limbs)

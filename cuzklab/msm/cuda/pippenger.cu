@@ -6,8 +6,8 @@
 //   msm_piece_map   the bucket of each piece
 //   msm_accumulate  thread t sums entries t K .. (t + 1) K (mixed XYZZ additions),
 //                   one partial sum per bucket it touches
-//   msm_sum_pieces  pieces of one bucket summed G at a time, until one piece per bucket
-//   msm_bucket_sums the pieces laid out as one XYZZ bucket each
+//   msm_sum_pieces  pieces of one bucket summed G at a time, until at most G per bucket
+//   msm_bucket_sums the pieces of each bucket summed into one XYZZ bucket
 //   msm_integrate   running sums over a segment of buckets: sum_b b * B_b
 //   msm_sum_groups  sums groups of consecutive XYZZ points (segments -> windows)
 // and, for batch addition, msm_sum_affine (groups of affine points).
@@ -202,7 +202,8 @@ __global__ void msm_sum_pieces(const u32* in, const u32* oldoff, const u32* newo
   xyzz_store(out, q, acc);
 }
 
-// buckets[b] = the single piece of bucket b, or infinity when it has none.
+// buckets[b] = the sum of the pieces of bucket b (at most GROUP: the host sums
+// larger counts first with msm_sum_pieces), or infinity when it has none.
 template <class C>
 __global__ void msm_bucket_sums(const u32* partials, const u32* pieceoff, u32 nbuckets, u32* buckets) {
   const usize b = CUZK_TID;
