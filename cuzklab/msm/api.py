@@ -160,7 +160,7 @@ def _msm_plain(points: Points, limbs, window, backend: str, glv=None) -> Point:
         return Point.infinity(points.group) if n == 0 else _msm_cpu(points, to_numpy(limbs), c, bool(glv))
     from . import gpu
     used = gpu.use_glv(points.group, n, glv)
-    c = D.default_window(n, backend, glv=used) if window is None else D.check_window(window)
+    c = D.default_window(n, backend, glv=used, group=points.group) if window is None else D.check_window(window)
     if n == 0:
         return Point.infinity(points.group)
     return gpu.msm_gpu(points, limbs, c, glv=used)

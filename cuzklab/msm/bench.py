@@ -153,7 +153,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         if glv and group != "g1":
             raise ValueError("GLV applies to G1 MSMs only")
         used_glv = bool(glv)
-    c = D.default_window(n, backend, glv=used_glv) if window is None else D.check_window(window)
+    c = D.default_window(n, backend, glv=used_glv, group=group) if window is None else D.check_window(window)
     host_limbs, want, pts = _inputs(group, n, backend, seed)
     times, up_times, ok = [], [], True
     if backend == "gpu":

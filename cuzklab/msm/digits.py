@@ -168,13 +168,21 @@ GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 
 #: 13: 20.2), 2^22 at 16 (51.2 ms; 15: 58.1), 2^24 at 16 (179-182 ms; 17:
 #: 193, 15: 209). With c = 16 the 128 bits fill exactly 8 windows.
 GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16}
+#: GPU window sizes for G2 (no GLV): its additions and its bucket reduction
+#: both cost ~3x G1's, and the reduction is latency-bound, so smaller windows
+#: pay. Sweeps on an H200 (benchmarks/tune_msm.py --group g2 --windows
+#: 13,14,15,16): 2^16 best at c = 13 (20.7 ms; 14: 24.1, 15: 23.3, 16: 24.5),
+#: 2^18 at 13 (28.7 ms; 15: 29.1, 14: 31.4, 16: 36.6), 2^20 at 15 (69.7 ms;
+#: 14: 72.7, 13: 73.0, 16: 81.8). 2^22 and 2^24 are not measured (one more
+#: bit per factor 4 of n, as above).
+GPU_WINDOWS_G2 = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 13, 20: 15, 22: 15, 24: 16}
 
 
-def default_window(n: int, backend: str = "cpu", *, glv: bool = False) -> int:
-    """Return the window size for an n-point MSM on ``backend``.
+def default_window(n: int, backend: str = "cpu", *, glv: bool = False, group: str = "g1") -> int:
+    """Return the window size for an n-point MSM of ``group`` on ``backend``.
 
-    GPU: the table ``GPU_WINDOWS`` (measured), or ``GPU_WINDOWS_GLV`` when the
-    MSM splits its scalars with GLV. CPU: the c that minimizes the
+    GPU: the table ``GPU_WINDOWS`` (measured), ``GPU_WINDOWS_GLV`` when the
+    MSM splits its scalars with GLV, ``GPU_WINDOWS_G2`` for G2. CPU: the c that minimizes the
     modelled cost in point additions, n per window for the bucket
     accumulation plus c/2 * 2^(c-1) for the bit-by-bit bucket reduction.
     """
@@ -182,7 +190,9 @@ def default_window(n: int, backend: str = "cpu", *, glv: bool = False) -> int:
         raise ValueError(f"n must be >= 0, got {n}")
     if backend == "gpu":
         lg = max(n, 1).bit_length() - 1
-        table = GPU_WINDOWS_GLV if glv else GPU_WINDOWS
+        if group not in ("g1", "g2"):
+            raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
+        table = GPU_WINDOWS_G2 if group == "g2" else (GPU_WINDOWS_GLV if glv else GPU_WINDOWS)
         return table[max(k for k in table if k <= lg)]
     best, best_cost = MIN_WINDOW, math.inf
     for c in range(MIN_WINDOW, 17):

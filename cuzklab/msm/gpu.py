@@ -54,8 +54,11 @@ WORDS = {"g1": 12, "g2": 24}
 #: segment length). G1 on an H200, 2^20 points (GLV, c = 16: 8 x 2^15
 #: buckets): reduction 1.88 ms with 2^16 threads, 1.37 with 2^15, 1.40 with
 #: 2^14, 2.92 with 2^17 (longer segments, fewer of the per-segment scalar
-#: multiplications). G2 keeps the value it was tuned with.
-INTEGRATE_THREADS = {"g1": 1 << 15, "g2": 1 << 16}
+#: multiplications). G2 (benchmarks/tune_msm.py --group g2 --set
+#: INTEGRATE_THREADS.g2=...): 2^16 points (c = 13) reduce in 4.8-5.0 ms with
+#: 2^13-2^14 threads against 9.0 with 2^16; 2^18 (c = 13) 5.4 ms with 2^14
+#: against 8.9; 2^20 (c = 15) 10.9-11.5 ms with 2^14-2^15 against 13.1.
+INTEGRATE_THREADS = {"g1": 1 << 15, "g2": 1 << 14}
 #: Points folded per thread in msm_sum_groups / msm_sum_pieces / msm_sum_affine.
 GROUP = 32
 #: Segment sums folded per thread in the last steps of the bucket reduction:
@@ -232,8 +235,15 @@ def segment_length(nwin: int, nb: int, group: str = "g1") -> int:
 
 
 #: Enough accumulate threads to fill the GPU several times over (H200: 132 SMs
-#: x 384-512 resident threads of this kernel, about 2^16).
+#: x 256-512 resident threads of these kernels, 2^15-2^16): the number of G2
+#: pieces (``piece_size``) ...
 MIN_PIECES = 1 << 18
+#: ... and of G1 chunks (``chunk_size``). On an H200 (benchmarks/tune_msm.py
+#: --set MIN_CHUNKS=...): 2^19 (K = 32 at 2^20 points, 512 at 2^24) gave
+#: 13.76 ms at 2^20 and 170.1 ms at 2^24, against 13.81-13.91 and
+#: 172.9-174.8 ms with 2^18; 2^17 was 13.9-14.0 / 174.6-177.5 ms, and sizes
+#: that make K no power of two were slower at 2^24 (3 x 2^16: 184 ms).
+MIN_CHUNKS = 1 << 19
 
 
 #: How msm_accumulate splits the work, per group: "chunks" (equal runs of
@@ -249,14 +259,14 @@ def piece_size(entries: int, nbuckets: int) -> int:
 
 
 def chunk_size(entries: int) -> int:
-    """Return the entries per accumulate thread: at least 8, and about MIN_PIECES threads.
+    """Return the entries per accumulate thread: at least 8, and about MIN_CHUNKS threads.
 
     Every thread adds the same number of entries (a chunk may span several
     buckets, and a large bucket several chunks), so no warp waits on one long
     bucket: on an H200 this took 2^20 points from 17.6 to 14.0 ms and 2^24
     from 232 to 208 ms, against one thread per bucket (or per piece of one).
     """
-    return max(8, -(-entries // MIN_PIECES))
+    return max(8, -(-entries // MIN_CHUNKS))
 
 
 class _Marks:

@@ -87,7 +87,7 @@ def test_emulated_skewed_buckets_span_many_chunks_or_pieces(runner, group):
 
 def test_emulated_chunks_cross_empty_buckets(runner, monkeypatch):
     # a large window leaves most buckets empty: chunks walk over runs of them
-    monkeypatch.setattr(gpu, "MIN_PIECES", 64)
+    monkeypatch.setattr(gpu, "MIN_CHUNKS", 64)
     n = 30
     pts = B.bench_points("g1", n, "cpu")
     limbs = D.ints_to_limbs([(7 * i + 1) ** 9 % R for i in range(n)])
