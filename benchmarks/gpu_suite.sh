@@ -7,6 +7,9 @@
 # PYTHON to choose the interpreter. Writes OUT_DIR/gpu-tests.log and one JSON
 # per benchmark (field, msm, ntt, prove). --quick keeps to small sizes. Each
 # step has a time limit, so one slow step cannot take the rest with it.
+# STEPS=gpu-tests,field,msm,ntt,prove (the default: all) runs only those;
+# TEST_JOBS=N runs the tests in N processes (pytest-xdist), which compile
+# their kernels in parallel.
 set -uo pipefail
 out="${1:?usage: gpu_suite.sh OUT_DIR [--quick]}"
 quick="${2:-}"
@@ -20,13 +23,17 @@ if [ "$quick" = "--quick" ]; then
 else
   g1=16,18,20,22,24; g2=16,18,20; ntt=16-27; prove=20,22,24
 fi
+steps=",${STEPS:-gpu-tests,field,msm,ntt,prove},"
+jobs=()
+if [ -n "${TEST_JOBS:-}" ]; then jobs=(-n "$TEST_JOBS"); fi
 step() {  # step NAME SECONDS CMD...
   local name="$1" limit="$2"; shift 2
+  case "$steps" in *",$name,"*) ;; *) return 0 ;; esac
   echo "== $name (limit ${limit}s)"
   timeout "$limit" "$@" 2>&1 | tee "$out/$name.log" | tail -25
   echo "== $name: exit ${PIPESTATUS[0]}"
 }
-step gpu-tests 900 "$py" -m pytest -p no:cacheprovider -m gpu -q --timeout 300 \
+step gpu-tests 900 "$py" -m pytest -p no:cacheprovider -m gpu -q --timeout 300 ${jobs[@]+"${jobs[@]}"} \
   tests/field tests/curve tests/msm tests/ntt tests/groth16 tests/stages
 step field 300 "$py" benchmarks/bench_field.py --backend gpu --json "$out/field.json"
 step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both --precomputed both --glv both \
