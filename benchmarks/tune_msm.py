@@ -2,11 +2,12 @@
 """GPU MSM build and window variants, timed side by side on one device.
 
     python benchmarks/tune_msm.py [--group g1|g2] [--sizes 20,24] [--windows default|15,16]
-        [--mul 'default;fp=cios'] [--set NAME=V1,V2 ...]
+        [--mul 'default;fp=cios'] [--hot 'default;K1,K2'] [--set NAME=V1,V2 ...]
         [--repeats R] [--jobs J] [--compile-only] [--json out.json]
 
-Every combination of size, window, multiplier (``gpu.MULTIPLIERS``) and the
-integer settings of
+Every combination of size, window, multiplier (``gpu.MULTIPLIERS``), the
+kernels built with inline multiplications (``gpu.HOT``) and the integer
+settings of
 ``cuzklab.msm.gpu`` named by ``--set`` (``NAME`` or ``NAME.key`` for a dict
 entry, e.g. ``--set INTEGRATE_THREADS.g1=16384,32768 --set REDUCE_GROUP=4,8``), runs ``cuzklab.msm.bench.bench_msm``
 (points on the device, CUDA-event medians after a warm-up, every run checked
@@ -32,6 +33,9 @@ import traceback
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
+from cuzklab.msm import gpu as _gpu  # noqa: E402
+
+_HOT_DEFAULT = tuple(_gpu.HOT)
 
 
 def _mul(spec: str):
@@ -43,9 +47,22 @@ def _mul(spec: str):
     return {k: v for k, v in multipliers(spec).items() if k in given}
 
 
-def _apply(group: str, mul: str) -> None:
+def _hot(spec: str) -> tuple[str, ...]:
+    """Return a gpu.HOT value for ``spec`` ("default" or comma-separated kernel names)."""
+    from cuzklab.msm import gpu
+    if spec == "default":
+        return _HOT_DEFAULT
+    names = tuple(t.strip() for t in spec.split(",") if t.strip())
+    bad = [k for k in names if k not in gpu.TEMPLATED]
+    if bad or not names:
+        raise ValueError(f"--hot: expected kernel names among {list(gpu.TEMPLATED)}, got {spec!r}")
+    return names
+
+
+def _apply(group: str, mul: str, hot: str = "default") -> None:
     from cuzklab.msm import gpu
     gpu.MULTIPLIERS[group] = _mul(mul)  # a bad spec fails here, before any work
+    gpu.HOT = _hot(hot)
 
 
 def _setting(text: str):
@@ -75,10 +92,10 @@ def _assign(name: str, value: int) -> None:
         setattr(gpu, attr, value)
 
 
-def _compile(group: str, mul: str) -> float:
+def _compile(group: str, mul: str, hot: str) -> float:
     """Compile one variant's MSM modules (into CuPy's disk cache); return the seconds it took."""
     t0 = time.perf_counter()
-    _apply(group, mul)
+    _apply(group, mul, hot)
     from cuzklab.msm import gpu
     for f in (gpu.SOURCE, "bench_points.cu"):
         gpu.CupyRunner.module(f, group)
@@ -92,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--windows", default="default", help="'default' or comma-separated window sizes")
     ap.add_argument("--mul", default="default", help="';'-separated multiplier specs (e.g. 'default;fp=cios')")
     ap.add_argument("--glv", choices=["default", "on", "off"], default="default")
+    ap.add_argument("--hot", default="default",
+                    help="';'-separated gpu.HOT values: kernels with inline multiplications")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=V1,V2",
                     help="an integer setting of cuzklab.msm.gpu to vary (repeatable)")
     ap.add_argument("--repeats", type=int, default=5)
@@ -102,11 +121,13 @@ def main(argv=None) -> int:
     sizes = [int(t) for t in args.sizes.split(",") if t.strip()]
     windows = [None] if args.windows == "default" else [int(t) for t in args.windows.split(",")]
     muls = [t.strip() for t in args.mul.split(";") if t.strip()]
+    hots = [t.strip() for t in args.hot.split(";") if t.strip()]
     if args.repeats < 1 or args.jobs < 1:
         ap.error("--repeats and --jobs must be >= 1")
-    for m in muls:  # bad values fail before any work
+    variants = list(itertools.product(muls, hots))
+    for m, h in variants:  # bad values fail before any work
         try:
-            _apply(args.group, m)
+            _apply(args.group, m, h)
         except ValueError as exc:
             ap.error(str(exc))
     glv = {"default": None, "on": True, "off": False}[args.glv]
@@ -120,34 +141,34 @@ def main(argv=None) -> int:
     report = {"device": device_name("gpu"), "group": args.group, "compile_s": {}, "results": [], "errors": []}
     t0 = time.perf_counter()
     ctx = mpc.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=min(args.jobs, len(muls)), mp_context=ctx) as pool:
-        futs = {pool.submit(_compile, args.group, m): m for m in muls}
+    with cf.ProcessPoolExecutor(max_workers=min(args.jobs, len(variants)), mp_context=ctx) as pool:
+        futs = {pool.submit(_compile, args.group, m, h): (m, h) for m, h in variants}
         for fut in cf.as_completed(futs):
-            m = futs[fut]
+            m, h = futs[fut]
             try:
-                report["compile_s"][m] = round(fut.result(), 1)
+                report["compile_s"][f"{m}|{h}"] = round(fut.result(), 1)
             except Exception as exc:
-                report["errors"].append({"mul": m, "error": f"compile: {exc!r}"})
-                print(f"compile failed for mul={m}: {exc!r}", flush=True)
-    print(f"compiled {len(muls)} variants in {time.perf_counter() - t0:.1f} s: {report['compile_s']}", flush=True)
+                report["errors"].append({"mul": m, "hot": h, "error": f"compile: {exc!r}"})
+                print(f"compile failed for mul={m} hot={h}: {exc!r}", flush=True)
+    print(f"compiled {len(variants)} variants in {time.perf_counter() - t0:.1f} s: {report['compile_s']}", flush=True)
     if args.compile_only:
         return 1 if report["errors"] else 0
 
     combos = list(itertools.product(*[[(name, v) for v in vals] for name, vals in settings]))
-    for k, w, m, combo in itertools.product(sizes, windows, muls, combos):
+    for k, w, (m, h), combo in itertools.product(sizes, windows, variants, combos):
         try:
-            _apply(args.group, m)
+            _apply(args.group, m, h)
             for name, v in combo:
                 _assign(name, v)
             r = bench_msm(k, "gpu", group=args.group, repeats=args.repeats, window=w, upload=False, glv=glv)
-            r.update(mul=m, settings=dict(combo))
+            r.update(mul=m, hot=h, settings=dict(combo))
             report["results"].append(r)
             phases = ", ".join(f"{name} {t * 1e3:.2f}" for name, t in r.get("phases_s", {}).items())
             extra = "".join(f" {name}={v}" for name, v in combo)
-            print(f"{args.group} 2^{k} c={r['window']} mul={m}{extra}: median {r['median_s'] * 1e3:.3f} ms "
+            print(f"{args.group} 2^{k} c={r['window']} mul={m} hot={h}{extra}: median {r['median_s'] * 1e3:.3f} ms "
                   f"(min {min(r['times_s']) * 1e3:.3f}), checked {r['checked']} [ms: {phases}]", flush=True)
         except Exception as exc:
-            report["errors"].append({"log2_size": k, "window": w, "mul": m,
+            report["errors"].append({"log2_size": k, "window": w, "mul": m, "hot": h,
                                      "settings": dict(combo), "error": repr(exc)})
             traceback.print_exc()
         if args.json:

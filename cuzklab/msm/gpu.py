@@ -142,11 +142,11 @@ class CupyRunner:
     def module(filename: str, group: str):
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
         mul = tuple(sorted((MULTIPLIERS.get(group) or {}).items()))
-        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul)
+        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul, tuple(HOT))
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
-    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple):
+    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple, hot: tuple):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))

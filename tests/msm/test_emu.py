@@ -124,3 +124,17 @@ def test_emulated_piece_levels_run_when_a_bucket_has_many_pieces(runner, monkeyp
     limbs = D.ints_to_limbs([2**100 + 9] * n)
     for c in (4, 7):
         assert gpu.msm_gpu(pts, limbs, c, runner=runner, glv=False) == B.expected(group, limbs)
+
+
+def test_emulated_inline_reduction_kernels_match_oracle(monkeypatch):
+    # gpu.HOT names the kernels built with inline multiplications (cuzk::G1
+    # instead of cuzk::G1c): the reduction kernels give the same sums either way
+    from .emu import msm_runner
+    monkeypatch.setattr(gpu, "HOT", gpu.HOT + ("msm_bucket_sums", "msm_integrate", "msm_sum_groups"))
+    run = msm_runner()
+    assert "msm_integrate<cuzk::G1>" in gpu.kernel_names(None)
+    n = 29
+    pts = B.bench_points("g1", n, "cpu")
+    limbs = D.ints_to_limbs([(5 * i + 3) ** 7 % R for i in range(n)])
+    for c in (4, 9):
+        assert gpu.msm_gpu(pts, limbs, c, runner=run) == B.expected("g1", limbs)
