@@ -47,6 +47,9 @@ BLOCK = 128
 #: out-of-line ones for the others (they compile several times faster).
 CURVES = {"g1": "cuzk::G1", "g2": "cuzk::G2"}
 COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
+#: The kernels built with CURVES (inline multiplications). The reduction
+#: kernels inline were slower on an H200 (G1 2^20: reduce 1.36 -> 3.18 ms
+#: with msm_integrate inline; benchmarks/tune_msm.py --hot).
 HOT = ("msm_accumulate", "msm_accumulate_pieces")
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
