@@ -7,11 +7,11 @@
 
 Every combination of size, window, multiplier (``gpu.MULTIPLIERS``), the
 kernels built with inline multiplications (``gpu.HOT``) and the integer
-settings of
-``cuzklab.msm.gpu`` named by ``--set`` (``NAME`` or ``NAME.key`` for a dict
-entry, e.g. ``--set INTEGRATE_THREADS.g1=16384,32768 --set REDUCE_GROUP=4,8``), runs ``cuzklab.msm.bench.bench_msm``
-(points on the device, CUDA-event medians after a warm-up, every run checked
-against the exact result) and records the median and the phase times. The
+settings of ``cuzklab.msm.gpu`` named by ``--set`` (``NAME``, or
+``NAME.key`` for a dict entry, e.g. ``--set INTEGRATE_THREADS.g1=16384,32768
+--set REDUCE_GROUP=4,8``) runs ``cuzklab.msm.bench.bench_msm`` (points on
+the device, CUDA-event medians after a warm-up, every run checked against
+the exact result) and records the median and the phase times. The
 kernels of every variant are compiled first by ``--jobs`` processes at once
 into CuPy's disk cache, so compilation does not run one module at a time.
 The JSON is rewritten after each run; a variant that fails is recorded with
@@ -33,9 +33,9 @@ import traceback
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.msm import gpu as _gpu  # noqa: E402
+from cuzklab.msm import gpu  # noqa: E402
 
-_HOT_DEFAULT = tuple(_gpu.HOT)
+_HOT_DEFAULT = tuple(gpu.HOT)
 
 
 def _mul(spec: str):
@@ -49,7 +49,6 @@ def _mul(spec: str):
 
 def _hot(spec: str) -> tuple[str, ...]:
     """Return a gpu.HOT value for ``spec`` ("default" or comma-separated kernel names)."""
-    from cuzklab.msm import gpu
     if spec == "default":
         return _HOT_DEFAULT
     names = tuple(t.strip() for t in spec.split(",") if t.strip())
@@ -60,14 +59,12 @@ def _hot(spec: str) -> tuple[str, ...]:
 
 
 def _apply(group: str, mul: str, hot: str = "default") -> None:
-    from cuzklab.msm import gpu
     gpu.MULTIPLIERS[group] = _mul(mul)  # a bad spec fails here, before any work
     gpu.HOT = _hot(hot)
 
 
 def _setting(text: str):
     """Return (NAME, [ints]) of a --set value, or raise ValueError naming what is wrong."""
-    from cuzklab.msm import gpu
     name, _, vals = text.partition("=")
     attr, _, key = name.partition(".")
     cur = getattr(gpu, attr, None)
@@ -84,7 +81,6 @@ def _setting(text: str):
 
 
 def _assign(name: str, value: int) -> None:
-    from cuzklab.msm import gpu
     attr, _, key = name.partition(".")
     if key:
         getattr(gpu, attr)[key] = value
@@ -96,7 +92,6 @@ def _compile(group: str, mul: str, hot: str) -> float:
     """Compile one variant's MSM modules (into CuPy's disk cache); return the seconds it took."""
     t0 = time.perf_counter()
     _apply(group, mul, hot)
-    from cuzklab.msm import gpu
     for f in (gpu.SOURCE, "bench_points.cu"):
         gpu.CupyRunner.module(f, group)
     return time.perf_counter() - t0

@@ -117,7 +117,7 @@ def test_emulated_precomputed_bases(runner, group):
 @pytest.mark.parametrize("group", ["g1", "g2"])
 def test_emulated_piece_levels_run_when_a_bucket_has_many_pieces(runner, monkeypatch, group):
     # GROUP = 2: buckets spanning more than two chunks (G1) or pieces (G2) go
-    # through the msm_sum_pieces levels before msm_integrate reads them
+    # through the msm_sum_pieces levels before msm_bucket_sums adds them up
     monkeypatch.setattr(gpu, "GROUP", 2)
     n = 45
     pts = B.bench_points(group, n, "cpu")
