@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..errors import ConfigError
+from . import cuzk_toml
 
 LOCKS = ("monolithic", "wide_mutex", "interlock", "two_lock", "split_async")
 ADMISSIONS = ("semaphore", "semaphore_prefix", "budget")
@@ -84,8 +85,12 @@ class PipelineConfig:
         return cls(**merged)
 
     def replace(self, **changes) -> "PipelineConfig":
-        """Return a copy with ``changes`` applied (validated)."""
-        return self.from_dict(self.to_dict(), **changes)
+        """Return a copy with ``changes`` applied (validated); a TOML it was read from stays."""
+        new = self.from_dict(self.to_dict(), **changes)
+        source = getattr(self, "_cuzk_source", None)
+        if source is not None:
+            object.__setattr__(new, "_cuzk_source", source)
+        return new
 
     def with_overrides(self, assignments: list[str]) -> "PipelineConfig":
         """Return a copy with ``key=value`` strings applied (values parsed by type)."""
@@ -106,15 +111,34 @@ class PipelineConfig:
 
     # -- cuzk daemon TOML --------------------------------------------------------
     @classmethod
-    def from_cuzk_toml(cls, source, **overrides) -> "PipelineConfig":
-        """Return a config read from a cuzk daemon TOML (path or text)."""
-        from .cuzk_toml import config_from_toml
-        return config_from_toml(cls, source, **overrides)
+    def from_cuzk_toml(cls, source, daemon_version: str | None = None,
+                       **overrides) -> "PipelineConfig":
+        """Return the config a cuzk daemon TOML (path or text) runs under ``daemon_version``.
 
-    def to_cuzk_toml(self, path=None, extra: dict | None = None) -> str:
-        """Return (and optionally write) a cuzk daemon TOML; ``extra`` adds other tables."""
-        from .cuzk_toml import config_to_toml
-        return config_to_toml(self, path, extra)
+        Missing keys take that release's defaults (the newest when None; see
+        ``cuzklab.model.cuzk_versions.DAEMON_VERSIONS``); ``overrides`` win.
+        """
+        return cuzk_toml.config_from_toml(cls, source, daemon_version, **overrides)
+
+    @classmethod
+    def read_cuzk_toml(cls, source, daemon_version: str | None = None, **overrides):
+        """Return the CuzkToml of a daemon TOML: config, the daemon's settings, notes."""
+        return cuzk_toml.read_cuzk_toml(cls, source, daemon_version=daemon_version,
+                                        **overrides)
+
+    def to_cuzk_toml(self, path=None, extra: dict | None = None,
+                     daemon_version: str | None = None) -> str:
+        """Return (and optionally write) a cuzk daemon TOML; ``extra`` adds other tables.
+
+        A config read from a TOML writes that file back, changed only where the
+        config changed.
+        """
+        return cuzk_toml.config_to_toml(self, path, extra, daemon_version)
+
+    @classmethod
+    def parse_value(cls, key: str, raw: str):
+        """Return ``raw`` (a command-line string) converted to ``key``'s type."""
+        return parse_value(key, raw)
 
     # -- derived -----------------------------------------------------------------
     def effective_budget_gib(self, safety_margin_gib: float = 5.0) -> float:

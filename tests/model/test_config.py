@@ -127,8 +127,12 @@ safety_margin = "5GiB"
 """
     c = PipelineConfig.from_cuzk_toml(text, proofs=5, concurrency=5)
     assert (c.gpus, c.gpu_workers_per_device, c.gpu_threads) == (2, 3, 0)
-    assert (c.synthesis_threads, c.partition_workers, c.admission) == (48, 12, "semaphore")
+    # The newest daemon ignores the deprecated partition_workers: the budget
+    # admits syntheses, at most max_parallel_synthesis (default 18) at once.
+    assert (c.synthesis_threads, c.partition_workers, c.admission) == (48, 18, "budget")
     assert math.isclose(c.budget_gib, 512.0) and c.proofs == 5
+    old = PipelineConfig.from_cuzk_toml(text, daemon_version="phase12", proofs=5, concurrency=5)
+    assert (old.partition_workers, old.admission, old.budget_gib) == (12, "semaphore", 0.0)
 
 
 def test_budget_mode_when_only_memory_table_is_present():
@@ -141,8 +145,12 @@ def test_bad_toml_is_a_config_error(tmp_path):
         PipelineConfig.from_cuzk_toml("[gpus\n")
     with pytest.raises(ConfigError, match="file not found"):
         PipelineConfig.from_cuzk_toml(str(tmp_path / "missing.toml"))
+    # The daemon reads a size it cannot parse as 50 GiB (config.rs parse_size); so does
+    # the workbench, with a note. A value of the wrong type stops the daemon: an error.
+    r = PipelineConfig.read_cuzk_toml('[memory]\ntotal_budget = "lots"\n')
+    assert r.config.budget_gib == 50.0 and any("50 GiB" in n for n in r.notes)
     with pytest.raises(ConfigError, match="memory.total_budget"):
-        PipelineConfig.from_cuzk_toml('[memory]\ntotal_budget = "lots"\n')
+        PipelineConfig.from_cuzk_toml('[memory]\ntotal_budget = 512\n')
     with pytest.raises(ConfigError, match="gpus.devices"):
         PipelineConfig.from_cuzk_toml('[gpus]\ndevices = 3\n')
 
