@@ -66,7 +66,7 @@ class GpuCall:
             return False          # one per circuit; any number allowed
         if group in TID_GROUPS:
             return group in self.tid_values.get(tid or 0, {})
-        return group in self.values
+        return group in self.values or group in self.group_lines
 
     @property
     def lock_ms(self) -> float | None:

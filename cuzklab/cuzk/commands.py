@@ -45,7 +45,7 @@ def _parse(args: argparse.Namespace) -> int:
             output_file(path, option)
     result = parse_logs(args.files, config=config,
                         gpu_workers_per_device=args.gpu_workers_per_device,
-                        partitions=args.partitions)
+                        partitions=args.partitions, require_content=True)
     if args.trace:
         result.trace.save(args.trace)
     if args.perfetto:

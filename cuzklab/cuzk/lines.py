@@ -1,12 +1,18 @@
 """One line of daemon output -> one record: the formats cuzk writes, line by line.
 
-The daemon writes four kinds of lines (see docs/cuzk-daemon.md):
+The daemon writes these kinds of lines (every format, with the releases that
+print it, is in docs/cuzk-daemon.md):
 
 * ``TIMELINE,<ms since engine start>,<EVENT>,<job_id>,<detail>`` on stderr;
 * ``CUZK_TIMING: key=value ...`` and ``CUZK_NTT_H: key=NNms ...`` on stderr,
-  printed by the CUDA side (no job id, no timestamp);
+  printed by the CUDA side (no job id, no timestamp), and the CUDA side's
+  free-text ``CUZK_TIMING:`` notes;
 * tracing lines on stdout, ``TIMESTAMP LEVEL [span{..}:]target: message
-  key=value ...``, with ANSI colours unless ``NO_COLOR`` is set;
+  key=value ...``, with ANSI colours unless ``NO_COLOR`` is set, or the same
+  events in tracing-subscriber's JSON format (one object per line);
+* the Rust runtime's lines on stderr: a panic (``thread 'x' panicked at
+  file:line:col:``), its backtrace note, and ``Error: ...`` when the daemon
+  exits with an error;
 * cuzk-bench's report lines (``[i/N] COMPLETED — 70.3s (prove=.. ms, queue=.. ms)``
   and the summary block).
 
@@ -18,6 +24,7 @@ does not parse — cut by a kill, or two writers mixed into one line — raises
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,8 +44,10 @@ _DETAIL_KV = re.compile(r"^(?P<k>[a-z_]+)=(?P<v>[\w.-]+)$")
 _DETAIL_WORD = re.compile(r"^[a-z][\w-]*$")
 
 # -- CUZK_TIMING / CUZK_NTT_H --------------------------------------------------
-# The printf lines of the SupraSeal C2 side, keyed by their first key. Every
-# key of a group must be present; a line missing one was cut.
+# The printf lines of the SupraSeal C2 side (extern/supraseal-c2/cuda/
+# groth16_cuda.cu, groth16_ntt_h.cu), keyed by their first key, with the keys
+# each must carry and the daemon releases that print it. A line missing a
+# required key was cut.
 CUZK_TIMING_GROUPS: dict[str, tuple[str, ...]] = {
     "split_vectors_ms": ("split_vectors_ms", "setup_to_split_ms"),
     "pre_lock_cpu_ms": ("pre_lock_cpu_ms", "mutex_wait_ms"),
@@ -49,12 +58,52 @@ CUZK_TIMING_GROUPS: dict[str, tuple[str, ...]] = {
     "tail_msm_ms": ("gpu_tid", "tail_msm_ms", "gpu_total_ms"),
     "mutex_held_ms": ("mutex_held_ms", "total_start_fn_ms"),
     "b_g2_msm_ms": ("b_g2_msm_ms", "num_circuits"),
+    "epilogue_ms": ("epilogue_ms", "pre_destructor_ms"),
+    "host_register": ("host_register", "err"),
+    "prestage_vram": ("free_mib", "usable_mib", "need_da_mib", "need_dbc_mib", "total_mib"),
+    "prestage_setup": ("prestage_setup",),
     "async_dealloc_ms": ("async_dealloc_ms",),
+}
+# Releases that print each group (first, last; see cuzklab.model.cuzk_versions).
+CUZK_TIMING_RELEASES: dict[str, tuple[str, str]] = {
+    "split_vectors_ms": ("phase7", "head"), "prep_msm_ms": ("phase7", "head"),
+    "ntt_msm_h_ms": ("phase7", "head"), "batch_add_ms": ("phase7", "head"),
+    "tail_msm_ms": ("phase7", "head"), "b_g2_msm_ms": ("phase7", "head"),
+    "async_dealloc_ms": ("phase7", "head"), "epilogue_ms": ("phase7", "phase11"),
+    "host_register": ("phase9", "phase12"), "prestage_vram": ("phase9", "phase12"),
+    "prestage_setup": ("phase9", "phase12"), "pre_lock_cpu_ms": ("head", "head"),
+    "barrier_wait_ms": ("head", "head"), "mutex_held_ms": ("head", "head"),
+    "ntt_h": ("head", "head"),
+}
+# Lines whose first word is a tag, not a key (``prestage_vram free_mib=...``).
+CUZK_TAG_GROUPS = ("prestage_vram",)
+# Keys whose value is a word; the words the C side prints, and what each needs.
+CUZK_WORD_VALUES: dict[str, dict[str, tuple[str, ...]]] = {
+    "prestage_setup": {"ok": ("domain", "lot_of_memory"), "fallback": ("err",),
+                       "skip_vram": ()},
+    "host_register": {"fallback": ("err",)},
 }
 NTT_H_KEYS = ("d_b_alloc", "ntt_kernels", "coset_intt_sync", "msm_init", "msm_invoke",
               "msm_dtor", "total")
 _CUZK_RE = re.compile(r"^(?P<tag>CUZK_TIMING|CUZK_NTT_H):\s*(?P<body>.*)$")
 _INT_KV = re.compile(r"^(?P<k>[a-z_0-9]+)=(?P<v>-?\d+)(?P<unit>ms)?$")
+_WORD_KV = re.compile(r"^(?P<k>[a-z_0-9]+)=(?P<v>[a-z_]+)$")
+# Free-text lines of the CUDA side (head): what each says, as fields.
+CUZK_NOTES: tuple[tuple[str, re.Pattern], ...] = (
+    ("pool_release_threshold",
+     re.compile(r"^set pool release threshold to MAX on gpu (?P<gpu>\d+)$")),
+    ("d_a_cache", re.compile(r"^d_a_cache allocated (?P<mib>\d+) MiB on gpu (?P<gpu>\d+)$")),
+)
+
+# -- Rust runtime lines on stderr ----------------------------------------------
+# A panic (Rust 1.86, rust-toolchain.toml): "thread 'NAME' panicked at FILE:L:C:"
+# with the message on the next line; before Rust 1.73 the message came first.
+_PANIC_RE = re.compile(
+    r"^thread '(?P<thread>[^']*)' panicked at (?:'(?P<msg>.*)', )?"
+    r"(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+):?$")
+_PANIC_NOTE_RE = re.compile(r"^note: run with `RUST_BACKTRACE=(?:1|full)` environment variable")
+# main() returning an error (anyhow): "Error: failed to load config from ...".
+_EXIT_ERROR_RE = re.compile(r"^Error: (?P<msg>.+)$")
 
 # -- tracing -------------------------------------------------------------------
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
@@ -122,9 +171,11 @@ class Record:
 
     Kinds: ``timeline`` (``t_ms``, ``event``, ``job_id``, ``detail``),
     ``cuzk_timing`` / ``cuzk_ntt_h`` (``group`` and integer ``values``),
-    ``cuzk_note`` (free text from the CUDA side), ``tracing`` (``ts``,
-    ``level``, ``target``, ``message``, ``fields``, ``known``) and ``bench``
-    (``item`` and its values).
+    ``cuzk_note`` (free text from the CUDA side: ``note``, its fields,
+    ``text``), ``tracing`` (``ts``, ``level``, ``target``, ``message``,
+    ``fields``, ``known``), ``runtime`` (``item``: ``panic``,
+    ``backtrace_note``, ``exit_error``, ``caused_by``) and ``bench`` (``item``
+    and its values).
     """
 
     kind: str
@@ -177,34 +228,74 @@ def parse_timeline(line: str) -> dict:
             "detail": detail}
 
 
+def _cuzk_note(body: str) -> dict:
+    for note, rx in CUZK_NOTES:
+        m = rx.match(body)
+        if m:
+            return {"note": note, **{k: int(v) for k, v in m.groupdict().items()},
+                    "text": body}
+    return {"note": None, "text": body}
+
+
 def parse_cuzk(line: str) -> tuple[str, dict]:
     """Return (kind, data) of a ``CUZK_TIMING:`` / ``CUZK_NTT_H:`` line."""
     m = _CUZK_RE.match(line)
     if not m:
         raise Malformed("cuzk_timing", "expected CUZK_TIMING: or CUZK_NTT_H:")
     tag, body = m.group("tag"), m.group("body").strip()
+    kind = "cuzk_ntt_h" if tag == "CUZK_NTT_H" else "cuzk_timing"
     tokens = body.split()
     if tag == "CUZK_TIMING" and len(tokens) >= 2 and not any("=" in t for t in tokens):
-        return "cuzk_note", {"text": body}      # e.g. "d_a_cache allocated 4096 MiB on gpu 0"
-    values: dict[str, int] = {}
+        return "cuzk_note", _cuzk_note(body)    # e.g. "d_a_cache allocated 4096 MiB on gpu 0"
+    values: dict[str, Any] = {}
+    group = None
+    if tokens and tag == "CUZK_TIMING" and tokens[0] in CUZK_TAG_GROUPS:
+        group = tokens.pop(0)
     for tok in tokens:
         kv = _INT_KV.match(tok)
-        if not kv:
-            raise Malformed("cuzk_ntt_h" if tag == "CUZK_NTT_H" else "cuzk_timing",
-                            f"bad item {tok!r}")
-        values[kv.group("k")] = int(kv.group("v"))
+        if kv:
+            values[kv.group("k")] = int(kv.group("v"))
+            continue
+        wv = _WORD_KV.match(tok)
+        if wv and wv.group("v") in CUZK_WORD_VALUES.get(wv.group("k"), {}):
+            values[wv.group("k")] = wv.group("v")
+            continue
+        raise Malformed(kind, f"bad item {tok!r}")
     if tag == "CUZK_NTT_H":
         missing = [k for k in NTT_H_KEYS if k not in values]
         if missing:
             raise Malformed("cuzk_ntt_h", f"lacks {', '.join(missing)}")
         return "cuzk_ntt_h", {"group": "ntt_h", "values": values}
-    group = next((k for k in CUZK_TIMING_GROUPS if k in values), None)
+    if group is None:
+        group = next((k for k in CUZK_TIMING_GROUPS if k in values
+                      and k not in CUZK_TAG_GROUPS), None)
     if group is None:
         raise Malformed("cuzk_timing", f"unknown keys {sorted(values)}")
-    missing = [k for k in CUZK_TIMING_GROUPS[group] if k not in values]
+    need = list(CUZK_TIMING_GROUPS[group])
+    for key, words in CUZK_WORD_VALUES.items():
+        if key in values:
+            need += words[values[key]]
+    missing = [k for k in need if k not in values]
     if missing:
         raise Malformed("cuzk_timing", f"{group} line lacks {', '.join(missing)}")
     return "cuzk_timing", {"group": group, "values": values}
+
+
+def parse_runtime(line: str) -> dict | None:
+    """Return ``{item, ...}`` of a Rust panic or exit-error line, None if it is not one."""
+    m = _PANIC_RE.match(line)
+    if m:
+        return {"item": "panic", "thread": m.group("thread"), "file": m.group("file"),
+                "line": int(m.group("line")), "col": int(m.group("col")),
+                "message": m.group("msg")}
+    if _PANIC_NOTE_RE.match(line):
+        return {"item": "backtrace_note"}
+    m = _EXIT_ERROR_RE.match(line)
+    if m:
+        return {"item": "exit_error", "message": m.group("msg")}
+    if line == "Caused by:":
+        return {"item": "caused_by"}
+    return None
 
 
 def _field_value(raw: str):
@@ -228,6 +319,27 @@ def parse_fields(text: str) -> dict:
     return {m.group("k"): _field_value(m.group("v")) for m in _FIELD_RE.finditer(text)}
 
 
+def _known(message: str, fields: dict, body: str) -> str | None:
+    """Return the KNOWN_MESSAGES entry ``message`` is, checking its fields; raise Malformed."""
+    known = next((k for k in KNOWN_MESSAGES if message.startswith(k)), None)
+    if known is None:
+        # A known message whose fields were cut off: it no longer ends in fields.
+        known_cut = next((k for k in KNOWN_MESSAGES
+                          if KNOWN_MESSAGES[k] and body.startswith(k)), None)
+        if known_cut:
+            raise Malformed("tracing", f"{known_cut!r} line cut short")
+    elif KNOWN_MESSAGES[known]:
+        missing = [k for k in KNOWN_MESSAGES[known] if k not in fields]
+        if missing:
+            raise Malformed("tracing", f"{known!r} lacks {', '.join(missing)}")
+        # Every required field but the job id is a number.
+        bad = [k for k in KNOWN_MESSAGES[known] if k != "job_id"
+               and (isinstance(fields[k], bool) or not isinstance(fields[k], (int, float)))]
+        if bad:
+            raise Malformed("tracing", f"{known!r}: {', '.join(bad)} must be numbers")
+    return known
+
+
 def parse_tracing(line: str) -> dict:
     """Return ``{ts, level, target, spans, message, fields, known}`` of a tracing line."""
     m = _TRACING_RE.match(line)
@@ -246,26 +358,53 @@ def parse_tracing(line: str) -> dict:
     for sf in _SPAN_FIELDS_RE.finditer(span_text):   # span fields (job_id, worker_id) ...
         fields.update(parse_fields(sf.group("f")))
     fields.update(parse_fields(mf.group("fields")))  # ... overridden by the event's own
-    known = next((k for k in KNOWN_MESSAGES if message.startswith(k)), None)
-    if known is None:
-        # A known message whose fields were cut off: it no longer ends in fields.
-        known_cut = next((k for k in KNOWN_MESSAGES
-                          if KNOWN_MESSAGES[k] and body.startswith(k)), None)
-        if known_cut:
-            raise Malformed("tracing", f"{known_cut!r} line cut short")
-    elif KNOWN_MESSAGES[known]:
-        missing = [k for k in KNOWN_MESSAGES[known] if k not in fields]
-        if missing:
-            raise Malformed("tracing", f"{known!r} lacks {', '.join(missing)}")
-        # Every required field but the job id is a number.
-        bad = [k for k in KNOWN_MESSAGES[known] if k != "job_id"
-               and (isinstance(fields[k], bool) or not isinstance(fields[k], (int, float)))]
-        if bad:
-            raise Malformed("tracing", f"{known!r}: {', '.join(bad)} must be numbers")
+    known = _known(message, fields, body)
     ts = _parse_ts(m.group("ts"))
     return {"ts": ts, "level": m.group("level"), "target": target,
             "spans": span_text.rstrip(":"), "message": message, "fields": fields,
             "known": known}
+
+
+def _json_value(v):
+    # The text format writes Display and Debug values bare; type them the same way.
+    return _field_value(v) if isinstance(v, str) else v
+
+
+def looks_like_json_tracing(line: str) -> bool:
+    """Return True if ``line`` is one event of tracing-subscriber's JSON format."""
+    return line.startswith("{") and '"level"' in line and '"fields"' in line
+
+
+def parse_json_tracing(line: str) -> dict:
+    """Return the same dict as :func:`parse_tracing` for a JSON-format tracing event.
+
+    tracing-subscriber's ``.json()`` writes ``{"timestamp", "level", "fields":
+    {"message", ...}, "target", "span", "spans": [{"name", ...}]}`` per line.
+    """
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise Malformed("tracing", f"JSON event does not parse: {exc.msg}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("fields"), dict) \
+            or obj.get("level") not in LEVELS:
+        raise Malformed("tracing", "JSON event lacks level or fields")
+    ev = dict(obj["fields"])
+    message = str(ev.pop("message", ""))
+    fields: dict = {}
+    spans = obj.get("spans") or ([obj["span"]] if isinstance(obj.get("span"), dict) else [])
+    names = []
+    for sp in spans:
+        if isinstance(sp, dict):
+            sp = dict(sp)
+            name = sp.pop("name", "")
+            names.append(f"{name}{{{' '.join(f'{k}={v}' for k, v in sp.items())}}}")
+            fields.update({k: _json_value(v) for k, v in sp.items()})
+    fields.update({k: _json_value(v) for k, v in ev.items()})
+    known = _known(message, fields, message)
+    ts = obj.get("timestamp")
+    return {"ts": _parse_ts(ts) if isinstance(ts, str) else None, "level": obj["level"],
+            "target": obj.get("target"), "spans": ":".join(names), "message": message,
+            "fields": fields, "known": known}
 
 
 def _parse_ts(text: str) -> float | None:
@@ -313,11 +452,16 @@ def classify(raw: str, line_no: int, *, file: str = "", in_bench: bool = False) 
         if kind != "cuzk_note" and ("TIMELINE" in s or "CUZK_" in s[12:]):
             raise Malformed(kind, "two lines mixed into one")
         return Record(kind, line_no, data, file, ansi)
+    if looks_like_json_tracing(s):
+        return Record("tracing", line_no, parse_json_tracing(s), file, ansi)
     if "TIMELINE," in s or "CUZK_TIMING:" in s or "CUZK_NTT_H:" in s:
         # A marker in the middle of a line: two writers interleaved mid-line.
         raise Malformed("mixed", "a daemon line starts in the middle of another")
     if _TRACING_RE.match(s):
         return Record("tracing", line_no, parse_tracing(s), file, ansi)
+    runtime = parse_runtime(s)
+    if runtime is not None:
+        return Record("runtime", line_no, runtime, file, ansi)
     bench = parse_bench(line)
     if bench is not None:
         if bench["item"] == "kv" and not in_bench:

@@ -130,7 +130,8 @@ def _records(text: str, name: str, stats: ParseStats) -> list[Record]:
     for i, raw in enumerate(lines, 1):
         stats.lines_read += 1
         if not raw.strip():
-            stats.blank += 1
+            stats.blank += 1          # counted in other too: read = parsed + other + malformed
+            stats.other += 1
             continue
         if "\x1b[" in raw:
             stats.ansi_lines += 1
@@ -171,8 +172,12 @@ def _brackets(recs: list[Record]) -> list[tuple[float, float]]:
 
 def parse_texts(texts: dict[str, str], *, config: Any = None,
                 gpu_workers_per_device: int | None = None,
-                partitions: int | None = None) -> LogParse:
-    """Return the LogParse of in-memory files given as {name: text}, in order."""
+                partitions: int | None = None, require_content: bool = False) -> LogParse:
+    """Return the LogParse of in-memory files given as {name: text}, in order.
+
+    With ``require_content``, a file with no daemon, cuzk-bench or /status
+    line at all (a wrong file) is a LogParseError naming it.
+    """
     if config is not None and not hasattr(config, "to_dict"):
         raise TypeError(f"config must be a PipelineConfig or None, got {type(config).__name__}")
     for key, value in (("gpu_workers_per_device", gpu_workers_per_device),
@@ -192,13 +197,20 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
         stats.files.append(name)
         if status_mod.looks_like_status(text):
             got, bad = status_mod.parse_status_text(text)
-            stats.lines_read += text.count("\n") + (0 if text.endswith("\n") else 1)
-            stats.parsed["status"] += len(got)
+            n_lines = len(text.splitlines())
+            stats.lines_read += n_lines
             for line, why, sample in bad:
                 stats.add_malformed(name, line, "status", why, sample)
+            # Every line of the file is parsed but those of the bad entries.
+            stats.parsed["status"] += max(0, n_lines - len(bad))
+            stats.status_snapshots += len(got)
+            stats.content_by_file[name] = len(got) + len(bad)
             snaps.extend(got)
             continue
+        before = stats.malformed - stats.malformed_by_kind["cut"]
         recs = _records(text, name, stats)
+        stats.content_by_file[name] = len(recs) + (
+            stats.malformed - stats.malformed_by_kind["cut"] - before)
         # Tracing lines first within a file is wrong: keep file order, but learn
         # the worker -> GPU map before GPU calls are opened.
         for r in recs:
@@ -212,6 +224,8 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
                 model.feed_cuzk(r, lo, hi, stats)
             elif r.kind == "tracing":
                 model.feed_tracing(r)
+            elif r.kind == "runtime":
+                model.feed_runtime(r)
             elif r.kind == "bench":
                 try:
                     bench.feed(r)
@@ -219,6 +233,10 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
                     stats.parsed["bench"] -= 1
                     stats.add_malformed(name, r.line_no, exc.kind, exc.why,
                                         f"{r['key']}: {r['value']}")
+    empty = [n for n in texts if not stats.content_by_file.get(n)]
+    if require_content and empty:
+        raise LogParseError(f"no cuzk daemon, cuzk-bench or /status content found in "
+                            f"{', '.join(empty)}")
     snaps.sort(key=lambda s: s.get("uptime_secs") or 0)
     flat = [{"uptime_secs": s.get("uptime_secs"),
              "used_bytes": (s.get("memory") or {}).get("used_bytes")} for s in snaps]
@@ -229,7 +247,7 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
 
 
 def parse_logs(paths, *, config: Any = None, gpu_workers_per_device: int | None = None,
-               partitions: int | None = None) -> LogParse:
+               partitions: int | None = None, require_content: bool = False) -> LogParse:
     """Return the LogParse of daemon logs, cuzk-bench output and /status JSON files."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -246,4 +264,4 @@ def parse_logs(paths, *, config: Any = None, gpu_workers_per_device: int | None 
             name += "'"
         texts[name] = _read(p)
     return parse_texts(texts, config=config, gpu_workers_per_device=gpu_workers_per_device,
-                       partitions=partitions)
+                       partitions=partitions, require_content=require_content)

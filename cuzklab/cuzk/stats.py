@@ -19,7 +19,14 @@ MAX_SAMPLE_CHARS = 160
 
 @dataclass
 class ParseStats:
-    """Counters of one parse: lines read, parsed per kind, malformed with samples."""
+    """Counters of one parse: lines read, parsed per kind, malformed with samples.
+
+    ``lines_read == parsed_total + other + malformed`` for every input: blank
+    lines are part of ``other`` (``blank`` says how many), and the lines of a
+    /status JSON file are parsed (kind ``status``) but those of its bad entries.
+    ``content_by_file`` counts, per file, the lines (or /status entries) in one
+    of the daemon's formats, well formed or not.
+    """
 
     files: list[str] = field(default_factory=list)
     lines_read: int = 0
@@ -33,6 +40,8 @@ class ParseStats:
     unattributed: int = 0
     unattributed_samples: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    status_snapshots: int = 0
+    content_by_file: dict = field(default_factory=dict)
 
     def add_malformed(self, file: str, line_no: int, kind: str, why: str, text: str) -> None:
         """Count one malformed line and keep a sample of it."""
@@ -70,4 +79,6 @@ class ParseStats:
             "unattributed": self.unattributed,
             "unattributed_samples": list(self.unattributed_samples),
             "notes": list(self.notes),
+            "status_snapshots": self.status_snapshots,
+            "content_by_file": dict(self.content_by_file),
         }

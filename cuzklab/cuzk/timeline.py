@@ -9,19 +9,21 @@ complete`` lines.
 
 What becomes a span (only what the logs show; nothing is invented):
 
-================  ==========================================  ====================
-stage             from                                        lane
-================  ==========================================  ====================
-``synth``         ``SYNTH_START`` .. ``SYNTH_END``            ``synth.<slot>``
-``gpu_queue``     ``GPU_QUEUE`` .. ``GPU_PICKUP``             ``gpu_queue``
-``mutex_wait``    ``pre_lock_cpu_ms``, ``mutex_wait_ms``      ``gpu<g>.w<w>``
-``ntt_h``         ``ntt_msm_h_ms`` (H2D, NTTs and H MSM)      ``gpu<g>.w<w>``
-``barrier_wait``  ``barrier_wait_ms``                         ``gpu<g>.w<w>``
-``batch_add``     ``batch_add_ms``                            ``gpu<g>.w<w>``
-``tail_msm``      ``tail_msm_ms``                             ``gpu<g>.w<w>``
-``prep_msm``      ``prep_msm_ms`` (after ``setup_to_split``)  ``gpu<g>.w<w>.cpu``
-``b_g2_msm``      ``b_g2_msm_ms`` (after prep_msm)            ``gpu<g>.w<w>.cpu``
-================  ==========================================  ====================
+================  ==============================================  ==================
+stage             from                                            lane
+================  ==============================================  ==================
+``synth``         ``SYNTH_START`` .. ``SYNTH_END``                ``synth.<slot>``
+``gpu_queue``     ``GPU_QUEUE`` (``CHAN_SEND``) .. ``GPU_PICKUP``  ``gpu_queue``
+``mutex_wait``    ``pre_lock_cpu_ms``, ``mutex_wait_ms``          ``gpu<g>.w<w>``
+``ntt_h``         ``ntt_msm_h_ms`` (H2D, NTTs and H MSM)          ``gpu<g>.w<w>``
+``barrier_wait``  ``barrier_wait_ms``                             ``gpu<g>.w<w>``
+``batch_add``     ``batch_add_ms``                                ``gpu<g>.w<w>``
+``tail_msm``      ``tail_msm_ms``                                 ``gpu<g>.w<w>``
+``prep_msm``      ``prep_msm_ms`` (after ``setup_to_split``)      ``gpu<g>.w<w>.cpu``
+``b_g2_msm``      ``b_g2_msm_ms`` (after prep_msm)                ``gpu<g>.w<w>.cpu``
+``epilogue``      ``epilogue_ms``, ending ``pre_destructor_ms``   ``gpu<g>.w<w>.cpu``
+                  after ``GPU_START`` (phases 7-11)
+================  ==============================================  ==================
 
 The CUDA-side spans start at the call's ``GPU_START``: the mutex is taken
 ``pre_lock_cpu_ms + mutex_wait_ms`` later and the GPU stages follow back to
@@ -56,6 +58,7 @@ PARTITION_COLUMNS = (
     "prep_msm_ms", "ntt_msm_h_ms", "barrier_wait_ms", "batch_add_ms", "tail_msm_ms",
     "gpu_total_ms", "mutex_held_ms", "total_start_fn_ms", "b_g2_msm_ms",
     "ntt_h_total_ms", "ntt_kernels_ms", "msm_invoke_ms",
+    "epilogue_ms", "prestage", "prestage_upload_ms", "prestage_total_ms",
 )
 PROOF_COLUMNS = (
     "proof", "job_id", "status", "partitions", "submitted_s", "started_s", "completed_s",
@@ -125,6 +128,8 @@ class LogModel:
         self.budget_gib: float | None = None
         self.srs_load_ms: list[int] = []
         self.engine_starts = 0
+        self.panics: list[dict] = []
+        self.exit_errors: list[str] = []
         self.stopped = False
         self.ready = False
 
@@ -155,8 +160,8 @@ class LogModel:
         elif ev == "SYNTH_END":
             part.synth_end = t
             part.synth_ms = d.get("synth_ms")
-        elif ev == "GPU_QUEUE":
-            part.queued = t
+        elif ev in ("GPU_QUEUE", "CHAN_SEND"):
+            part.queued = t           # CHAN_SEND: the same hand-off in phases 7-12
         elif ev == "GPU_PICKUP":
             part.pickup = t
             part.worker = d["worker"]
@@ -208,6 +213,14 @@ class LogModel:
                     msg = f"{msg}: {f['error']}"
                 job.failure = msg
                 self.attrib.drop(job.job_id)
+
+    def feed_runtime(self, rec: Record) -> None:
+        """Apply one Rust runtime line (a panic, an exit error)."""
+        if rec["item"] == "panic":
+            self.panics.append({k: rec.get(k) for k in ("thread", "file", "line", "col",
+                                                        "message")})
+        elif rec["item"] == "exit_error":
+            self.exit_errors.append(rec["message"])
 
     # -- tables ----------------------------------------------------------------
     def expected_partitions(self) -> int:
@@ -262,6 +275,9 @@ class LogModel:
                     "ntt_h_total_ms": sum(x["total"] for x in nh) if nh else None,
                     "ntt_kernels_ms": sum(x["ntt_kernels"] for x in nh) if nh else None,
                     "msm_invoke_ms": sum(x["msm_invoke"] for x in nh) if nh else None,
+                    "epilogue_ms": v.get("epilogue_ms"), "prestage": v.get("prestage_setup"),
+                    "prestage_upload_ms": v.get("upload_ms"),
+                    "prestage_total_ms": v.get("total_ps_ms"),
                 })
         df = pd.DataFrame(rows, columns=list(PARTITION_COLUMNS))
         return df
@@ -350,6 +366,7 @@ class LogModel:
                      "failed_jobs": [{"job_id": r["job_id"], "failure": r["failure"]}
                                      for r in failed],
                      "srs_load_ms": self.srs_load_ms, "ready_seen": self.ready,
+                     "panics": self.panics, "exit_errors": self.exit_errors,
                      "stopped_cleanly": self.stopped},
         }
         trace = b.build(**meta)
@@ -392,6 +409,11 @@ class LogModel:
             if "b_g2_msm_ms" in v:
                 b.span(proof, part, "b_g2_msm", lane + ".cpu", p1 / 1e3,
                        (p1 + v["b_g2_msm_ms"]) / 1e3, gpu=c.gpu)
+        if "epilogue_ms" in v:
+            # pre_destructor_ms runs from the call's entry to the epilogue's end.
+            e1 = s + v["pre_destructor_ms"]
+            b.span(proof, part, "epilogue", lane + ".cpu", (e1 - v["epilogue_ms"]) / 1e3,
+                   e1 / 1e3, gpu=c.gpu)
         lock = c.lock_ms
         if lock is None:
             return
@@ -412,7 +434,7 @@ class LogModel:
         events = []
         for r in self.timeline:
             ev, t = r["event"], r["t_ms"] / 1000.0
-            if ev == "GPU_QUEUE":
+            if ev in ("GPU_QUEUE", "CHAN_SEND"):
                 events.append((t, "gpu_queue_depth", 1))
             elif ev == "GPU_PICKUP":
                 events.append((t, "gpu_queue_depth", -1))
