@@ -238,8 +238,8 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
         raise LogParseError(f"no cuzk daemon, cuzk-bench or /status content found in "
                             f"{', '.join(empty)}")
     snaps.sort(key=lambda s: s.get("uptime_secs") or 0)
-    flat = [{"uptime_secs": s.get("uptime_secs"),
-             "used_bytes": (s.get("memory") or {}).get("used_bytes")} for s in snaps]
+    flat = [{"uptime_secs": s.get("uptime_secs"), "counters": status_mod.snapshot_counters(s)}
+            for s in snaps]
     trace, proofs, parts = model.build_trace(stats, config=config, files=list(texts),
                                              status_snapshots=flat)
     return LogParse(trace=trace, proofs=proofs, partitions=parts,

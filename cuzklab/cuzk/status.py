@@ -1,11 +1,17 @@
 """The daemon's ``GET /status`` JSON: one snapshot, an array, or JSON lines of them.
 
-A snapshot (cuzk-core status.rs) has ``uptime_secs`` (seconds since the engine
-started, the timeline's clock), ``memory`` (the memory budget: total, used,
-available bytes), ``pipelines`` (in-flight proofs with their partitions'
-state and ``synth_ms`` / ``gpu_ms``), ``gpu_workers``, ``counters`` and
-``buffers``. :func:`parse_status_text` returns the snapshots flattened for
-tables, and the malformed entries it skipped.
+A snapshot (cuzk-core status.rs; only the memory-manager daemon serves
+``/status``) has ``uptime_secs`` (seconds since the engine started, the
+timeline's clock), ``memory`` (the memory budget: total, used, available
+bytes), ``synthesis`` (``max_concurrent``, ``active``), ``pipelines``
+(in-flight proofs with their partitions' state and ``synth_ms`` /
+``gpu_ms``), ``gpu_workers``, ``allocations`` (resident SRS and PCE entries:
+``circuit_id``, ``bytes``, ``last_used_secs_ago``, ``evictable``),
+``counters`` (completed and failed, also by proof kind, queue depth) and
+``buffers`` (synthesis outputs, provers, aux vectors, shells and pending GPU
+handles in flight). :func:`parse_status_text` returns the snapshots and the
+malformed entries it skipped; :func:`snapshot_counters` the numbers that
+become Trace counters.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ def snapshot_row(snap: dict) -> dict:
     """Return the flat facts of one snapshot (memory, counters, pipeline and worker counts)."""
     mem, ctr = snap.get("memory") or {}, snap.get("counters") or {}
     workers = snap.get("gpu_workers") or []
+    alloc = snap.get("allocations") or {}
+    syn, buf = snap.get("synthesis") or {}, snap.get("buffers") or {}
     return {
         "uptime_secs": snap.get("uptime_secs"),
         "total_bytes": mem.get("total_bytes"), "used_bytes": mem.get("used_bytes"),
@@ -74,7 +82,55 @@ def snapshot_row(snap: dict) -> dict:
         "gpu_workers_busy": sum(1 for w in workers if w.get("state") == "proving"),
         "total_completed": ctr.get("total_completed"), "total_failed": ctr.get("total_failed"),
         "queue_depth": ctr.get("queue_depth"),
+        "synth_active": syn.get("active"), "synth_max_concurrent": syn.get("max_concurrent"),
+        "srs_resident": [e.get("circuit_id") for e in alloc.get("srs") or []
+                         if isinstance(e, dict)],
+        "pce_resident": [e.get("circuit_id") for e in alloc.get("pce") or []
+                         if isinstance(e, dict)],
+        **{k: buf.get(k) for k in BUFFER_KEYS},
     }
+
+
+# Trace counter name -> how to read it from a snapshot (status.rs field names).
+BUFFER_KEYS = ("synth_in_flight", "provers_in_flight", "aux_in_flight", "shells_in_flight",
+               "pending_handles")
+
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def snapshot_counters(snap: dict) -> dict[str, float]:
+    """Return the Trace counters of one snapshot: budget, residency, buffers, work in flight."""
+    mem, ctr = snap.get("memory") or {}, snap.get("counters") or {}
+    syn, buf = snap.get("synthesis") or {}, snap.get("buffers") or {}
+    alloc = snap.get("allocations") or {}
+    out: dict[str, float | None] = {
+        "budget_used_gib": _num(mem.get("used_bytes")),
+        "budget_available_gib": _num(mem.get("available_bytes")),
+        "budget_total_gib": _num(mem.get("total_bytes")),
+    }
+    out = {k: v / 2**30 for k, v in out.items() if v is not None}
+    for kind in ("srs", "pce"):
+        entries = [e for e in alloc.get(kind) or [] if isinstance(e, dict)]
+        if kind in alloc:
+            out[f"{kind}_resident_gib"] = sum(_num(e.get("bytes")) or 0 for e in entries) / 2**30
+            out[f"{kind}_entries"] = len(entries)
+    for name, v in (("synth_active", syn.get("active")),
+                    ("synth_max_concurrent", syn.get("max_concurrent")),
+                    ("scheduler_queue_depth", ctr.get("queue_depth")),
+                    ("proofs_completed", ctr.get("total_completed")),
+                    ("proofs_failed", ctr.get("total_failed")),
+                    ("pipelines_in_flight", len(snap.get("pipelines") or [])),
+                    ("gpu_workers_busy", sum(1 for w in snap.get("gpu_workers") or []
+                                             if isinstance(w, dict)
+                                             and w.get("state") == "proving"))):
+        if _num(v) is not None:
+            out[name] = v
+    for key in BUFFER_KEYS:
+        if _num(buf.get(key)) is not None:
+            out[key] = buf[key]
+    return out
 
 
 def snapshots_frame(snaps: list[dict]) -> pd.DataFrame:

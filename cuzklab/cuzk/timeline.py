@@ -447,6 +447,8 @@ class LogModel:
         for t, name, d in events:
             level[name] = max(0, level[name] + d)
             b.counter(t, name, level[name])
-        for snap in status_snapshots:
-            if snap.get("uptime_secs") is not None and snap.get("used_bytes") is not None:
-                b.counter(snap["uptime_secs"], "budget_used_gib", snap["used_bytes"] / 2**30)
+        for snap in status_snapshots:          # /status: budget, residency, buffers
+            t = snap.get("uptime_secs")
+            if isinstance(t, (int, float)) and not isinstance(t, bool):
+                for name, value in snap.get("counters", {}).items():
+                    b.counter(float(t), name, float(value))
