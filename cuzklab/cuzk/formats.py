@@ -170,6 +170,7 @@ def formats_markdown() -> str:
     for f in FORMATS:
         rel = f.first if f.first == f.last else f"{f.first}–{f.last}"
         text = f.text.replace("|", "\\|")
-        rows.append(f"| `{text}` | `{f.kind}` | {rel} | `{f.source.split('/')[-1]}` | "
+        code = f"`` {text} ``" if "`" in text else f"`{text}`"
+        rows.append(f"| {code} | `{f.kind}` | {rel} | `{f.source.split('/')[-1]}` | "
                     f"{f.goes_to} |")
     return "\n".join(rows)

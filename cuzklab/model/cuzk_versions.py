@@ -236,3 +236,29 @@ def effective_max_parallel(settings: dict) -> int:
     """Return the newest daemon's cap on parallel partition syntheses (0 = 18)."""
     n = settings.get("pipeline.max_parallel_synthesis", 0)
     return n if n else MAX_PARALLEL_SYNTHESIS_DEFAULT
+
+
+def _releases(key: DaemonKey) -> str:
+    names = [v.name for v in DAEMON_VERSIONS.values() if key.used_by(v)]
+    dep = [v.name for v in DAEMON_VERSIONS.values() if key.read_by(v) and not key.used_by(v)]
+    text = names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
+    return text + (f" (deprecated in {', '.join(dep)})" if dep else "")
+
+
+def daemon_keys_markdown() -> str:
+    """Return the daemon keys as the Markdown table of docs/cuzk-daemon.md."""
+    rows = ["| key | type | default | read by |", "|---|---|---|---|"]
+    for k in DAEMON_KEYS:
+        d = k.default
+        shown = "[]" if d == () else "none" if d is None else (
+            f'"{d}"' if isinstance(d, str) else str(d).lower() if isinstance(d, bool) else str(d))
+        rows.append(f"| `{k.name}` | {k.kind} | `{shown}` | {_releases(k)} |")
+    return "\n".join(rows)
+
+
+def versions_markdown() -> str:
+    """Return the releases as the Markdown table of docs/cuzk-daemon.md."""
+    rows = ["| `daemon_version` | commit | lock | admission | what |", "|---|---|---|---|---|"]
+    for v in DAEMON_VERSIONS.values():
+        rows.append(f"| `{v.name}` | `{v.commit}` | `{v.lock}` | `{v.admission}` | {v.note} |")
+    return "\n".join(rows)

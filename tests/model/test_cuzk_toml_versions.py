@@ -220,3 +220,11 @@ def test_every_key_names_a_table_and_a_type():
         assert k.kind in ("u32", "u64", "bool", "str", "opt_str", "u32_list", "str_list")
     with pytest.raises(ConfigError, match="daemon_version: must be one of"):
         PipelineConfig.from_cuzk_toml("", daemon_version="phase13")
+
+
+def test_the_docs_carry_the_tables_of_releases_and_keys():
+    from pathlib import Path
+
+    from cuzklab.model.cuzk_versions import daemon_keys_markdown, versions_markdown
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cuzk-daemon.md").read_text()
+    assert versions_markdown() in text and daemon_keys_markdown() in text
