@@ -201,8 +201,11 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
             stats.lines_read += n_lines
             for line, why, sample in bad:
                 stats.add_malformed(name, line, "status", why, sample)
-            # Every line of the file is parsed but those of the bad entries.
-            stats.parsed["status"] += max(0, n_lines - len(bad))
+            # Every line of the file is parsed but blank ones and those of bad entries.
+            n_blank = sum(1 for ln in text.splitlines() if not ln.strip())
+            stats.blank += n_blank
+            stats.other += n_blank
+            stats.parsed["status"] += max(0, n_lines - n_blank - len(bad))
             stats.status_snapshots += len(got)
             stats.content_by_file[name] = len(got) + len(bad)
             snaps.extend(got)

@@ -70,3 +70,41 @@ def test_bad_options_get_a_clear_error_before_work(cli_error, bad_files, monkeyp
     monkeypatch.setattr(L, "parse_logs", fail)
     argv = [a.format(d=bad_files) for a in argv]
     cli_error(["logs", "parse", str(SAMPLES / "cuzk-daemon.log"), *argv], *parts)
+
+
+@pytest.mark.parametrize("text", ["node-07\n", "", "no newline at the end",
+                                  "{\"hello\": 1}\n"])
+def test_a_file_with_no_cuzk_content_is_an_error(tmp_path, capsys, text):
+    f = tmp_path / "hostname"
+    f.write_text(text)
+    assert main(["logs", "parse", str(f), "--json"]) == 2
+    err = capsys.readouterr()
+    assert err.out == ""
+    assert err.err.strip() == (f"cuzklab: error: no cuzk daemon, cuzk-bench or /status "
+                               f"content found in {f}")
+    # Named among good files too.
+    assert main(["logs", "parse", str(SAMPLES / "cuzk-daemon.log"), str(f)]) == 2
+    assert f"content found in {f}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("names", [("cuzk-daemon.log",), ("cuzk-daemon-killed.log",),
+                                   ("cuzk-bench-batch.txt",), ("cuzk-status.json",),
+                                   ("cuzk-daemon.log", "cuzk-bench-batch.txt",
+                                    "cuzk-status.json")])
+def test_parse_statistics_add_up_for_every_input_kind(capsys, names):
+    assert main(["logs", "parse", *[str(SAMPLES / n) for n in names], "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)["parse"]
+    total = sum(len((SAMPLES / n).read_text(encoding="utf-8").splitlines()) for n in names)
+    assert st["lines_read"] == total
+    assert st["lines_read"] == st["parsed_total"] + st["other"] + st["malformed"]
+
+
+def test_status_json_lines_count_each_line(tmp_path, capsys):
+    snap = json.loads((SAMPLES / "cuzk-status.json").read_text())
+    f = tmp_path / "status.jsonl"
+    f.write_text(json.dumps(snap) + "\n\n" + json.dumps({**snap, "uptime_secs": 95.0})
+                 + "\n{\"uptime_secs\": 1}\nnot json\n")
+    assert main(["logs", "parse", str(f), "--json"]) == 0
+    st = json.loads(capsys.readouterr().out)["parse"]
+    assert (st["lines_read"], st["parsed_total"], st["other"], st["malformed"]) == (5, 2, 1, 2)
+    assert st["status_snapshots"] == 2
