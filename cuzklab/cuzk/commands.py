@@ -76,6 +76,12 @@ def _print_human(summary: dict, result) -> None:
           f"unattributed {st['unattributed']})", file=out)
     print("parsed by kind:       " + ", ".join(f"{k}={v}" for k, v in st["parsed"].items()),
           file=out)
+    if st["releases"] is not None:
+        rel = st["releases"]
+        print("daemon release:       " + (f"{rel[0]}" if len(rel) == 1 else
+                                          f"{rel[0]} .. {rel[-1]}" if rel else
+                                          "none prints all the formats seen")
+              + " (from the line formats)", file=out)
     for s in st["malformed_samples"][:5]:
         print(f"  malformed {s['file']}:{s['line']} ({s['kind']}: {s['why']}): "
               f"{s['text'][:80]!r}", file=out)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..model.cuzk_versions import DAEMON_VERSIONS
+
 
 @dataclass(frozen=True)
 class LineFormat:
@@ -174,3 +176,59 @@ def formats_markdown() -> str:
         rows.append(f"| {code} | `{f.kind}` | {rel} | `{f.source.split('/')[-1]}` | "
                     f"{f.goes_to} |")
     return "\n".join(rows)
+
+
+_GROUP_FORMAT = {
+    "split_vectors_ms": "split_vectors", "prep_msm_ms": "prep_msm", "b_g2_msm_ms": "b_g2_msm",
+    "ntt_msm_h_ms": "ntt_msm_h", "batch_add_ms": "batch_add", "tail_msm_ms": "tail_msm",
+    "async_dealloc_ms": "async_dealloc", "epilogue_ms": "epilogue",
+    "host_register": "host_register fallback", "prestage_vram": "prestage_vram",
+    "pre_lock_cpu_ms": "pre_lock", "barrier_wait_ms": "barrier_wait",
+    "mutex_held_ms": "mutex_held",
+}
+_NOTE_FORMAT = {"pool_release_threshold": "pool release threshold", "d_a_cache": "d_a cache"}
+_RUNTIME_FORMAT = {"backtrace_note": "backtrace note", "exit_error": "exit error",
+                   "caused_by": "exit error causes"}
+BY_NAME = {f.name: f for f in FORMATS}
+
+
+def format_of(rec) -> str | None:
+    """Return the FORMATS name of a parsed Record (None for a bench line or free text)."""
+    k = rec.kind
+    if k == "timeline":
+        ev, d = rec["event"], rec["detail"]
+        mono = ev in ("SYNTH_START", "SYNTH_END", "CHAN_SEND", "GPU_QUEUE") \
+            and "partition" not in d
+        return f"{ev} monolithic" if mono else ev
+    if k == "cuzk_timing":
+        g, v = rec["group"], rec["values"]
+        if g == "prestage_setup":
+            word = v["prestage_setup"]
+            if word == "ok":
+                return "prestage_setup ok (timed)" if "upload_ms" in v else "prestage_setup ok"
+            return f"prestage_setup {word}"
+        return _GROUP_FORMAT.get(g)
+    if k == "cuzk_ntt_h":
+        return "ntt_h breakdown"
+    if k == "cuzk_note":
+        return _NOTE_FORMAT.get(rec.get("note"))
+    if k == "tracing":
+        return "tracing JSON" if rec.get("json") else "tracing text"
+    if k == "runtime":
+        item = rec["item"]
+        if item == "panic":
+            return "panic" if rec.get("message") is None else "panic (Rust < 1.73)"
+        return _RUNTIME_FORMAT.get(item)
+    return None
+
+
+def releases_printing(formats, messages=()) -> list[str]:
+    """Return the releases that print every format (and known tracing message) given."""
+    ranges = [(BY_NAME[f].first, BY_NAME[f].last) for f in formats if f in BY_NAME]
+    ranges += [KNOWN_MESSAGE_RELEASES[m] for m in messages if m in KNOWN_MESSAGE_RELEASES]
+    out = []
+    for v in DAEMON_VERSIONS.values():
+        if all(DAEMON_VERSIONS[a].rank <= v.rank <= DAEMON_VERSIONS[b].rank
+               for a, b in ranges):
+            out.append(v.name)
+    return out

@@ -404,7 +404,7 @@ def parse_json_tracing(line: str) -> dict:
     ts = obj.get("timestamp")
     return {"ts": _parse_ts(ts) if isinstance(ts, str) else None, "level": obj["level"],
             "target": obj.get("target"), "spans": ":".join(names), "message": message,
-            "fields": fields, "known": known}
+            "fields": fields, "known": known, "json": True}
 
 
 def _parse_ts(text: str) -> float | None:

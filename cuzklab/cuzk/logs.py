@@ -23,6 +23,8 @@ from ..errors import LogParseError
 from ..trace import Trace
 from . import status as status_mod
 from .bench import BenchReader, BenchReport
+from ..model.cuzk_versions import DAEMON_VERSIONS
+from .formats import format_of, releases_printing
 from .lines import Malformed, Record, classify
 from .stats import ParseStats
 from .timeline import LogModel
@@ -51,11 +53,16 @@ class LogParse:
         partitions of one proof; partition_workers: the most syntheses running at
         once; gpus and gpu_workers_per_device: from the GPU workers seen;
         memory_gib: the memory budget (/status or the start-up line) plus the
-        daemon's 5 GiB safety margin. The rest keep their
-        defaults; ``overrides`` win.
+        daemon's 5 GiB safety margin; lock and admission: those of the daemon
+        releases whose line formats the logs hold, where they agree. The rest
+        keep their defaults; ``overrides`` win.
         """
         from ..model import PipelineConfig
         values: dict[str, Any] = {}
+        for key in ("lock", "admission"):
+            seen = {getattr(DAEMON_VERSIONS[n], key) for n in self.stats.releases or ()}
+            if len(seen) == 1:
+                values[key] = seen.pop()
         cfg = self.trace.meta.get("config")
         if cfg:
             values.update(cfg)
@@ -221,6 +228,7 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
                 model.worker_gpu[int(r["fields"]["worker_id"])] = int(r["fields"]["gpu"])
         for r, (lo, hi) in zip(recs, _brackets(recs)):
             stats.parsed[r.kind] += 1
+            stats.add_format(format_of(r), name, r.line_no, r.data)
             if r.kind == "timeline":
                 model.feed_timeline(r)
             elif r.kind in ("cuzk_timing", "cuzk_ntt_h"):
@@ -240,11 +248,15 @@ def parse_texts(texts: dict[str, str], *, config: Any = None,
     if require_content and empty:
         raise LogParseError(f"no cuzk daemon, cuzk-bench or /status content found in "
                             f"{', '.join(empty)}")
+    if stats.formats:
+        messages = {r["known"] for r in model.tracing if r["known"]}
+        stats.releases = releases_printing(stats.formats, messages)
     snaps.sort(key=lambda s: s.get("uptime_secs") or 0)
     flat = [{"uptime_secs": s.get("uptime_secs"), "counters": status_mod.snapshot_counters(s)}
             for s in snaps]
     trace, proofs, parts = model.build_trace(stats, config=config, files=list(texts),
                                              status_snapshots=flat)
+    trace.meta.setdefault("cuzk", {})["releases"] = stats.releases
     return LogParse(trace=trace, proofs=proofs, partitions=parts,
                     bench=bench.report if bench.seen else None, status=snaps, stats=stats)
 

@@ -25,7 +25,10 @@ class ParseStats:
     lines are part of ``other`` (``blank`` says how many), and the lines of a
     /status JSON file are parsed (kind ``status``) but those of its bad entries.
     ``content_by_file`` counts, per file, the lines (or /status entries) in one
-    of the daemon's formats, well formed or not.
+    of the daemon's formats, well formed or not. ``formats`` counts the lines
+    of each format of :data:`cuzklab.cuzk.formats.FORMATS`, ``format_samples``
+    keeps the fields of the first of each, and ``releases`` names the daemon
+    releases that print every format seen (None when no daemon line was read).
     """
 
     files: list[str] = field(default_factory=list)
@@ -42,6 +45,19 @@ class ParseStats:
     notes: list[str] = field(default_factory=list)
     status_snapshots: int = 0
     content_by_file: dict = field(default_factory=dict)
+    formats: Counter = field(default_factory=Counter)
+    format_samples: dict = field(default_factory=dict)
+    releases: list | None = None
+
+    def add_format(self, name: str | None, file: str, line_no: int, data: dict) -> None:
+        """Count one line of a known format (cuzklab.cuzk.formats) and keep its first fields."""
+        if name is None:
+            return
+        self.formats[name] += 1
+        if name not in self.format_samples:
+            fields = data.get("values") or data.get("fields") or data.get("detail") or {
+                k: v for k, v in data.items() if k not in ("text",)}
+            self.format_samples[name] = {"file": file, "line": line_no, "fields": dict(fields)}
 
     def add_malformed(self, file: str, line_no: int, kind: str, why: str, text: str) -> None:
         """Count one malformed line and keep a sample of it."""
@@ -81,4 +97,7 @@ class ParseStats:
             "notes": list(self.notes),
             "status_snapshots": self.status_snapshots,
             "content_by_file": dict(self.content_by_file),
+            "formats": dict(sorted(self.formats.items())),
+            "format_samples": dict(sorted(self.format_samples.items())),
+            "releases": None if self.releases is None else list(self.releases),
         }

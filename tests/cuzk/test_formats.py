@@ -306,3 +306,21 @@ def test_json_tracing_parses_to_the_same_result_as_text():
     ct, cj = text.trace.meta["cuzk"], js.trace.meta["cuzk"]
     assert ct["clock"] == cj["clock"] and ct["epoch_wall"] == cj["epoch_wall"]
     assert ct["workers"] == cj["workers"] == {"0": 0}
+
+
+def test_the_formats_seen_name_the_daemon_release():
+    texts = _assembled()
+    untimed = _s("prestage_setup ok") + "\n"      # phases 11-12 print it without timings
+    old = parse_texts({"phase9.log": texts["phase9.log"].replace(untimed, "")})
+    assert old.stats.releases == ["phase9", "phase10"]       # timed pre-staging, epilogue
+    assert old.trace.meta["cuzk"]["releases"] == ["phase9", "phase10"]
+    assert (old.inferred_config().lock, old.inferred_config().admission) == \
+        ("interlock", "semaphore_prefix")
+    assert old.stats.formats["prestage_setup ok (timed)"] == 1
+    assert old.stats.format_samples["prestage_vram"]["fields"]["need_dbc_mib"] == 8192
+    new = parse_texts({"head.log": texts["head.log"]})
+    assert new.stats.releases == ["head"]
+    assert new.stats.format_samples["d_a cache"]["fields"]["mib"] == 4096
+    assert parse_texts({"p": texts["phase9.log"]}).stats.releases == []   # 9-10 and 11-12
+    assert parse_texts(texts).stats.releases == []
+    assert parse_texts({"b": "=== Batch Summary ===\n"}).stats.releases is None
