@@ -110,13 +110,16 @@ def require_backend(backend: str, option: str) -> str:
     return backend
 
 
-def cuzk_config(path, option: str = "--config"):
-    """Return the PipelineConfig of the cuzk daemon TOML at ``path``; errors name ``option``."""
+def cuzk_config(path, option: str = "--config", daemon_version: str | None = None):
+    """Return the PipelineConfig of the cuzk daemon TOML at ``path``; errors name ``option``.
+
+    ``daemon_version`` names the daemon release whose defaults apply (None: the newest).
+    """
     from .errors import ConfigError
     from .model import PipelineConfig
     p = input_file(path, option, text=True)
     try:
-        config = PipelineConfig.from_cuzk_toml(p)
+        config = PipelineConfig.from_cuzk_toml(p, daemon_version=daemon_version)
     except ConfigError as exc:
         raise ConfigError(f"{option} {path}", str(exc)) from None
     return finite_config(config, f"{option} {path}")

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..cliargs import int_at_least
+from ..model.cuzk_versions import DAEMON_VERSIONS
 
 
 def register(subparsers) -> None:
@@ -28,6 +29,10 @@ def register(subparsers) -> None:
                    help="write the trace as Chrome-trace JSON for Perfetto")
     p.add_argument("--config", metavar="FILE.toml",
                    help="the daemon's TOML (worker->GPU map, partitions, synthesis slots)")
+    p.add_argument("--daemon-version", default=None, metavar="RELEASE",
+                   choices=list(DAEMON_VERSIONS),
+                   help="the daemon release whose TOML defaults --config takes: "
+                        + ", ".join(DAEMON_VERSIONS) + " (default: the newest)")
     p.add_argument("--gpu-workers-per-device", type=int_at_least(1), default=None, metavar="GW",
                    help="GPU workers per GPU (>= 1) when the logs do not say")
     p.add_argument("--partitions", type=int_at_least(1), default=None, metavar="N",
@@ -39,7 +44,8 @@ def register(subparsers) -> None:
 def _parse(args: argparse.Namespace) -> int:
     from ..cliargs import cuzk_config, output_file
     from .logs import parse_logs
-    config = cuzk_config(args.config, "--config") if args.config else None
+    config = (cuzk_config(args.config, "--config", args.daemon_version) if args.config
+              else None)
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)

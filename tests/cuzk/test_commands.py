@@ -108,3 +108,15 @@ def test_status_json_lines_count_each_line(tmp_path, capsys):
     st = json.loads(capsys.readouterr().out)["parse"]
     assert (st["lines_read"], st["parsed_total"], st["other"], st["malformed"]) == (5, 2, 1, 2)
     assert st["status_snapshots"] == 2
+
+
+def test_daemon_version_chooses_the_defaults_of_the_config(tmp_path, capsys):
+    toml = tmp_path / "cuzk.toml"
+    toml.write_text("[synthesis]\npartition_workers = 12\n")
+    log = str(SAMPLES / "cuzk-daemon.log")
+    for version, pw in (("phase9", 12), (None, 18)):
+        extra = ["--daemon-version", version] if version else []
+        trace = tmp_path / f"{version}.parquet"
+        assert main(["logs", "parse", log, "--config", str(toml), "--trace", str(trace),
+                     *extra]) == 0
+        assert Trace.load(trace).meta["config"]["partition_workers"] == pw
