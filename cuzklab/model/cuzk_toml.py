@@ -31,7 +31,7 @@ else:  # pragma: no cover
 
 from ..atomic import write_text
 from ..errors import ConfigError
-from .cuzk_versions import GIB, DaemonVersion, daemon_settings
+from .cuzk_versions import GIB, KEYS_BY_NAME, DaemonVersion, daemon_settings
 from .cuzk_versions import daemon_version as _version
 from .cuzk_versions import effective_max_parallel, effective_workers_per_gpu, parse_size_bytes
 
@@ -43,8 +43,10 @@ _COMMENT = re.compile(r"^#\s*cuzklab:\s*(\w+)\s*=\s*(.+?)\s*$")
 # Keys with no place in the daemon's TOML, always written as comments.
 MODEL_KEYS = ("proofs", "concurrency", "partitions", "admission", "lock", "memory_gib", "seed")
 
-# PipelineConfig keys that are one daemon key, value for value. A key another
-# part adds to PipelineConfig under one of these names is mapped at once.
+# PipelineConfig keys that are one daemon key, value for value: mapping a new
+# PipelineConfig key is one line here (read with the daemon's default, written
+# back only where the release reads it). Names listed before the key exists
+# are mapped as soon as PipelineConfig has them.
 SIMPLE_KEYS: dict[str, str] = {
     "gpu_threads": "gpus.gpu_threads",
     "synthesis_threads": "synthesis.threads",
@@ -262,6 +264,11 @@ def set_comment(text: str, key: str, value) -> str:
 
 def _daemon_keys_for(ckey: str, config, v: DaemonVersion) -> dict:
     """Return the daemon keys (and values) that express ``config.ckey`` under release ``v``."""
+    return {k: val for k, val in _daemon_keys_any(ckey, config, v).items()
+            if KEYS_BY_NAME[k].read_by(v)}
+
+
+def _daemon_keys_any(ckey: str, config, v: DaemonVersion) -> dict:
     val = getattr(config, ckey)
     if ckey in SIMPLE_KEYS:
         return {SIMPLE_KEYS[ckey]: val}
