@@ -24,7 +24,9 @@ closed by its ``GPU_END``. Each line is given to one open call by this rule:
 
 A call that reaches its ``GPU_END`` without a ``b_g2_msm`` line proves an
 earlier mix-up of two calls' CPU-side lines, which is then undone (see
-:meth:`Attributor._repair`). ``async_dealloc_ms`` is printed by a detached
+:meth:`Attributor._repair`); the ``epilogue_ms`` line of phases 7-11, whose
+``pre_destructor_ms`` says when the call ends, is checked at ``GPU_END`` the
+same way (:meth:`Attributor._repair_epilogue`). ``async_dealloc_ms`` is printed by a detached
 thread after the call ended and is not attributed. A line no call can take is counted as unattributed.
 """
 
@@ -39,6 +41,7 @@ LOCKED_GROUPS = ("ntt_msm_h_ms", "ntt_h", "barrier_wait_ms", "batch_add_ms", "ta
 # Lines that carry gpu_tid (rule 1).
 TID_GROUPS = ("ntt_msm_h_ms", "barrier_wait_ms", "batch_add_ms", "tail_msm_ms")
 UNATTRIBUTED_GROUPS = ("async_dealloc_ms",)
+EPILOGUE_KEYS = ("epilogue_ms", "pre_destructor_ms")
 
 
 @dataclass
@@ -93,6 +96,8 @@ class GpuCall:
             return self.prep_start_ms + v["prep_msm_ms"] + values["b_g2_msm_ms"]
         if group == "pre_lock_cpu_ms":
             return self.start_ms + values["pre_lock_cpu_ms"] + values["mutex_wait_ms"]
+        if group == "epilogue_ms":        # phases 7-11: measured from the call's entry
+            return self.start_ms + values["pre_destructor_ms"]
         lock = self.lock_ms
         if lock is None:
             return None
@@ -163,6 +168,7 @@ class Attributor:
                 call.end_ms = t_ms
                 self.open.remove(call)
                 self._repair(call)
+                self._repair_epilogue(call, t_ms)
                 self.closed.append(call)
                 if self.holder.get(call.gpu) is call:
                     del self.holder[call.gpu]
@@ -191,6 +197,35 @@ class Attributor:
         call.group_lines["b_g2_msm_ms"] = other.group_lines.pop("b_g2_msm_ms", -1)
         call.values["prep_msm_ms"], other.values["prep_msm_ms"] = \
             other.values["prep_msm_ms"], call.values["prep_msm_ms"]
+        self.repairs += 1
+
+    def _repair_epilogue(self, call: GpuCall, t_end: float) -> None:
+        """Give a call ending at ``t_end`` the epilogue line that ends just before it.
+
+        The epilogue ends ``pre_destructor_ms`` after the call's entry, and the
+        call returns right after it; of this call's and the open calls'
+        epilogue lines, the one that puts that end closest to ``t_end`` is
+        this call's (the two calls swap).
+        """
+        def misfit(values):
+            return abs(call.start_ms + values["pre_destructor_ms"] - t_end)
+
+        mine = {k: call.values[k] for k in EPILOGUE_KEYS if k in call.values}
+        others = [c for c in self.open if "epilogue_ms" in c.values]
+        if not others:
+            return
+        best = min(others, key=lambda c: misfit(c.values))
+        theirs = {k: best.values[k] for k in EPILOGUE_KEYS}
+        if mine and misfit(mine) <= misfit(theirs) + FIT_TOLERANCE_MS:
+            return
+        for k in EPILOGUE_KEYS:
+            best.values.pop(k, None)
+        best.group_lines.pop("epilogue_ms", None)
+        call.values.update(theirs)
+        call.group_lines["epilogue_ms"] = call.group_lines.get("epilogue_ms", -1)
+        if mine:
+            best.values.update(mine)
+            best.group_lines["epilogue_ms"] = -1
         self.repairs += 1
 
     def drop(self, job_id: str) -> None:

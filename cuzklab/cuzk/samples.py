@@ -2,8 +2,9 @@
 
 ``data/samples/`` holds a run of three proofs on one GPU with two GPU workers
 (stdout and stderr mixed, ANSI colours, one job failing in synthesis), the
-cuzk-bench batch report and a /status snapshot of that run, and a second run
-killed mid-line. They are written from the daemon's documented formats.
+cuzk-bench batch report and a /status snapshot of that run, a second run
+killed mid-line, and a run of a phase 9-10 daemon (its older line formats).
+They are written from the daemon's documented formats.
 """
 
 from __future__ import annotations

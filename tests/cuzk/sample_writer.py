@@ -55,6 +55,7 @@ class Run:
     fail: tuple[int, int] | None = None        # (proof, partition) whose synthesis fails
     srs_load_ms: int = 38214
     snapshot_at: int | None = None
+    era: str = "head"        # "head", or "phase9": the lines of a phase 9-10 daemon
     lines: list = field(default_factory=list)  # (t_ms, seq, text)
     seq: int = 0
 
@@ -117,13 +118,16 @@ class Run:
         eng = "cuzk_core::engine"
         self.info(0, "cuzk_daemon", "cuzk-daemon starting")
         self.info(0, "cuzk_daemon", "configuration loaded", {"listen": "127.0.0.1:9820"})
-        self.info(1, eng, "memory budget initialized", {"total_budget_gib": 749})
-        self.info(2, eng, "CUDA pinned memory pool initialized")
+        old = self.era == "phase9"
+        if not old:
+            self.info(1, eng, "memory budget initialized", {"total_budget_gib": 749})
+            self.info(2, eng, "CUDA pinned memory pool initialized")
         self.info(3, eng, "starting cuzk engine", {"pipeline_enabled": "true"})
         for w in range(self.gw):
             self.info(4, eng, "pipeline GPU worker started",
                       {"worker_id": w, "gpu": 0, "sub_id": w})
-        self.cuzk(5, "CUZK_TIMING: set pool release threshold to MAX on gpu 0")
+        if not old:
+            self.cuzk(5, "CUZK_TIMING: set pool release threshold to MAX on gpu 0")
         self.info(6, "cuzk_daemon", "listening on TCP", {"addr": "127.0.0.1:9820"})
         self.info(6, "cuzk_daemon", "cuzk-daemon ready, serving on 127.0.0.1:9820")
 
@@ -219,6 +223,13 @@ class Run:
                 bg2 = 900 + rng.randrange(700)
                 bg2_end = prep_end + bg2
                 end = max(unlock, bg2_end) + 15 + rng.randrange(10)
+                if old:
+                    self._phase9_call(p, i, w, s, setup, split, prep, lock, ntt, ba, tail,
+                                      bg2)
+                    mutex_free = lock + ntt + ba + tail
+                    at(self._end + 1, "worker_free", w)
+                    at(self._end, "gpu_end", p, i, w, self._end - s)
+                    continue
                 self.truth[(p, i)] = {
                     "worker": w, "split_vectors_ms": split, "setup_to_split_ms": setup,
                     "pre_lock_cpu_ms": pre_lock, "mutex_wait_ms": mw, "prep_msm_ms": prep,
@@ -259,10 +270,11 @@ class Run:
                 p, i = args
                 part = self.parts[(p, i)]
                 self.timeline(t, "SYNTH_END", p, f"partition={i},synth_ms={part.synth_ms}")
-                self.info(t, eng, "partition synthesis complete, pushing to GPU queue",
+                self.info(t, eng, "partition synthesis complete, sending to GPU" if old else
+                          "partition synthesis complete, pushing to GPU queue",
                           {"job_id": self.job_ids[p], "partition": i,
                            "synth_ms": part.synth_ms})
-                self.timeline(t, "GPU_QUEUE", p, f"partition={i}")
+                self.timeline(t, "CHAN_SEND" if old else "GPU_QUEUE", p, f"partition={i}")
                 part.state = "synth_done"
                 permits += 1
                 heapq.heappush(gpu_q, (p, i))
@@ -319,6 +331,38 @@ class Run:
                   {"worker_id": 1})
         self.info(end + 131, "cuzk_daemon", "cuzk-daemon stopped")
         return self
+
+    def _phase9_call(self, p, i, w, s, setup, split, prep, lock, ntt, ba, tail, bg2):
+        """Print one synchronous phase-9 GPU call (pre-staged uploads, no mutex lines)."""
+        rng = self.rng
+        self.cuzk(s + setup, f"CUZK_TIMING: split_vectors_ms={split} setup_to_split_ms={setup}")
+        sync, trim, alloc = 1 + rng.randrange(3), 2 + rng.randrange(5), 1 + rng.randrange(3)
+        upload = 230 + rng.randrange(40)
+        ps = sync + trim + alloc + upload + 1
+        self.cuzk(lock, "CUZK_TIMING: prestage_vram free_mib=20311 usable_mib=19799 "
+                        "need_da_mib=4096 need_dbc_mib=8192 total_mib=12288")
+        self.cuzk(lock + ps, f"CUZK_TIMING: prestage_setup=ok domain=134217728 "
+                             f"lot_of_memory=1 sync_ms={sync} trim_ms={trim} "
+                             f"alloc_ms={alloc} upload_ms={upload} total_ps_ms={ps}")
+        g0 = lock + ps
+        prep_end = s + setup + prep
+        self.cuzk(prep_end, f"CUZK_TIMING: prep_msm_ms={prep}")
+        self.cuzk(g0 + ntt, f"CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms={ntt}")
+        self.cuzk(g0 + ntt + ba, f"CUZK_TIMING: gpu_tid=0 batch_add_ms={ba}")
+        gpu_total = ntt + ba + tail
+        self.cuzk(g0 + gpu_total, f"CUZK_TIMING: gpu_tid=0 tail_msm_ms={tail} "
+                                  f"gpu_total_ms={gpu_total}")
+        bg2_end = prep_end + bg2
+        self.cuzk(bg2_end, f"CUZK_TIMING: b_g2_msm_ms={bg2} num_circuits=1")
+        epi = 30 + rng.randrange(15)
+        e1 = max(g0 + gpu_total, bg2_end) + epi
+        self.cuzk(e1, f"CUZK_TIMING: epilogue_ms={epi} pre_destructor_ms={e1 - s}")
+        self._end = e1 + 3
+        self.truth[(p, i)] = {
+            "worker": w, "split_vectors_ms": split, "setup_to_split_ms": setup,
+            "prep_msm_ms": prep, "ntt_msm_h_ms": ntt, "batch_add_ms": ba, "tail_msm_ms": tail,
+            "gpu_total_ms": gpu_total, "b_g2_msm_ms": bg2, "epilogue_ms": epi,
+            "prestage_upload_ms": upload, "prestage_total_ms": ps}
 
     def _snapshot(self, t, busy):
         """Record what GET /status would have returned at ``t``."""
@@ -438,6 +482,9 @@ def write_samples(out: Path = SAMPLES) -> dict[str, Path]:
     }
     killed = Run(proofs=2, concurrency=2, seed=11, ansi=False, srs_load_ms=1620).simulate()
     files["cuzk-daemon-killed.log"] = killed_log(killed, kill_ms=77893)
+    old = Run(proofs=2, concurrency=2, seed=5, ansi=False, srs_load_ms=30120,
+              era="phase9").simulate()
+    files["cuzk-daemon-phase9.log"] = "\n".join(old.text()) + "\n"
     paths = {}
     for name, text in files.items():
         path = out / name

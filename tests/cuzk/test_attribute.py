@@ -58,3 +58,26 @@ def test_without_an_open_call_a_line_is_refused():
     a.assign("prep_msm_ms", {"prep_msm_ms": 1}, 3)
     assert isinstance(a.assign("prep_msm_ms", {"prep_msm_ms": 2}, 4), str)
     assert c.values["prep_msm_ms"] == 1
+
+
+def test_phase9_calls_get_their_own_lines():
+    # Phase 9-10 daemons print no mutex lines: the GPU-region lines go by order, the
+    # epilogue by the end it implies (checked again at GPU_END), the rest as at head.
+    from cuzklab.cuzk.logs import parse_texts
+
+    from .sample_writer import Run
+    right = total = epi = 0
+    for seed in range(5):
+        for gw in (1, 2):
+            run = Run(proofs=3, concurrency=2, seed=seed, ansi=False, era="phase9",
+                      gw=gw).simulate()
+            r = parse_texts({"x": "\n".join(run.text()) + "\n"})
+            assert r.stats.malformed == 0 and r.stats.unattributed == 0
+            parts = r.partitions.set_index(["proof", "partition"])
+            for key, truth in run.truth.items():
+                epi += parts.loc[key, "epilogue_ms"] != truth["epilogue_ms"]
+                for k, v in truth.items():
+                    if k != "worker":
+                        total += 1
+                        right += parts.loc[key, k] == v
+    assert epi == 0 and right / total >= 0.99

@@ -379,3 +379,28 @@ def test_lanes_and_stages_match_the_simulator(main):
     assert set(main.trace.spans.stage) <= set(sim.spans.stage) | {"barrier_wait"}
     assert set(main.summary()["stage_s"]) & set(sim.summary()["stage_s"]) >= {
         "synth", "ntt_h", "prep_msm", "b_g2_msm", "batch_add", "tail_msm", "mutex_wait"}
+
+
+def test_a_phase9_daemon_log_parses_against_its_schedule():
+    # The phase 9-10 formats: CHAN_SEND, pre-staging lines with timings, epilogue, no
+    # mutex lines. Every value but a few prep/b_g2 swaps of near-simultaneous calls lands
+    # on the call that printed it.
+    path = SAMPLES / "cuzk-daemon-phase9.log"
+    r = parse_logs(path)
+    st = r.stats
+    assert st.malformed == 0 and st.unattributed == 0 and st.other == 0
+    assert st.releases == ["phase9", "phase10"]
+    assert set(r.trace.spans.stage) == {"synth", "gpu_queue", "prep_msm", "b_g2_msm",
+                                        "epilogue"}
+    assert r.proofs.status.tolist() == ["ok", "ok"]
+    run = Run(proofs=2, concurrency=2, seed=5, ansi=False, srs_load_ms=30120,
+              era="phase9").simulate()
+    parts = r.partitions.set_index(["proof", "partition"])
+    right = total = 0
+    for (p, i), truth in run.truth.items():
+        for key, value in truth.items():
+            if key != "worker":
+                total += 1
+                right += parts.loc[(p, i), key] == value
+    assert right / total >= 0.99
+    assert all(parts.loc[k, "epilogue_ms"] == t["epilogue_ms"] for k, t in run.truth.items())
