@@ -142,6 +142,14 @@ FORMATS: tuple[LineFormat, ...] = (
                "extern/cuzk/cuzk-daemon/src/main.rs (anyhow)", "meta cuzk.exit_errors"),
     LineFormat("exit error causes", "runtime", "Caused by:", "phase7", "head",
                "extern/cuzk/cuzk-daemon/src/main.rs (anyhow)", "counted"),
+    LineFormat("allocation failure", "runtime", "memory allocation of {} bytes failed",
+               "phase7", "head", "Rust std (abort)", "meta cuzk.alloc_failures; the run "
+               "failed with reason oom"),
+    LineFormat("C++ terminate", "runtime",
+               "terminate called after throwing an instance of '{}'", "phase7", "head",
+               "C++ runtime (CUDA side)", "meta cuzk.terminations"),
+    LineFormat("C++ what()", "runtime", "  what():  {}", "phase7", "head",
+               "C++ runtime (CUDA side)", "meta cuzk.terminations (message)"),
 )
 
 # Tracing messages the trace is built from (lines.KNOWN_MESSAGES), with their releases.
@@ -188,7 +196,8 @@ _GROUP_FORMAT = {
 }
 _NOTE_FORMAT = {"pool_release_threshold": "pool release threshold", "d_a_cache": "d_a cache"}
 _RUNTIME_FORMAT = {"backtrace_note": "backtrace note", "exit_error": "exit error",
-                   "caused_by": "exit error causes"}
+                   "caused_by": "exit error causes", "alloc_failed": "allocation failure",
+                   "terminate": "C++ terminate", "what": "C++ what()"}
 BY_NAME = {f.name: f for f in FORMATS}
 
 

@@ -10,9 +10,11 @@ print it, is in docs/cuzk-daemon.md):
 * tracing lines on stdout, ``TIMESTAMP LEVEL [span{..}:]target: message
   key=value ...``, with ANSI colours unless ``NO_COLOR`` is set, or the same
   events in tracing-subscriber's JSON format (one object per line);
-* the Rust runtime's lines on stderr: a panic (``thread 'x' panicked at
-  file:line:col:``), its backtrace note, and ``Error: ...`` when the daemon
-  exits with an error;
+* the runtime's lines on stderr: a Rust panic (``thread 'x' panicked at
+  file:line:col:``) and its backtrace note, ``Error: ...`` when the daemon
+  exits with an error, ``memory allocation of N bytes failed`` (an abort on
+  host OOM), and a C++ exception escaping the CUDA side (``terminate called
+  after throwing ...`` and its ``what():``);
 * cuzk-bench's report lines (``[i/N] COMPLETED — 70.3s (prove=.. ms, queue=.. ms)``
   and the summary block).
 
@@ -104,6 +106,12 @@ _PANIC_RE = re.compile(
 _PANIC_NOTE_RE = re.compile(r"^note: run with `RUST_BACKTRACE=(?:1|full)` environment variable")
 # main() returning an error (anyhow): "Error: failed to load config from ...".
 _EXIT_ERROR_RE = re.compile(r"^Error: (?P<msg>.+)$")
+# Rust's allocation-failure abort (std alloc::handle_alloc_error), a host OOM.
+_ALLOC_FAILED_RE = re.compile(r"^memory allocation of (?P<bytes>\d+) bytes failed$")
+# An exception escaping the C++ side (std::terminate), and its what().
+_TERMINATE_RE = re.compile(r"^terminate called after throwing an instance of "
+                           r"'(?P<type>[^']+)'$")
+_WHAT_RE = re.compile(r"^what\(\):\s+(?P<msg>.*)$")
 
 # -- tracing -------------------------------------------------------------------
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
@@ -174,8 +182,8 @@ class Record:
     ``cuzk_note`` (free text from the CUDA side: ``note``, its fields,
     ``text``), ``tracing`` (``ts``, ``level``, ``target``, ``message``,
     ``fields``, ``known``), ``runtime`` (``item``: ``panic``,
-    ``backtrace_note``, ``exit_error``, ``caused_by``) and ``bench`` (``item``
-    and its values).
+    ``backtrace_note``, ``exit_error``, ``caused_by``, ``alloc_failed``,
+    ``terminate``, ``what``) and ``bench`` (``item`` and its values).
     """
 
     kind: str
@@ -295,6 +303,15 @@ def parse_runtime(line: str) -> dict | None:
         return {"item": "exit_error", "message": m.group("msg")}
     if line == "Caused by:":
         return {"item": "caused_by"}
+    m = _ALLOC_FAILED_RE.match(line)
+    if m:
+        return {"item": "alloc_failed", "bytes": int(m.group("bytes"))}
+    m = _TERMINATE_RE.match(line)
+    if m:
+        return {"item": "terminate", "type": m.group("type")}
+    m = _WHAT_RE.match(line)
+    if m:
+        return {"item": "what", "message": m.group("msg")}
     return None
 
 

@@ -130,6 +130,8 @@ class LogModel:
         self.engine_starts = 0
         self.panics: list[dict] = []
         self.exit_errors: list[str] = []
+        self.alloc_failures: list[int] = []
+        self.terminations: list[dict] = []
         self.stopped = False
         self.ready = False
 
@@ -221,6 +223,13 @@ class LogModel:
                                                         "message")})
         elif rec["item"] == "exit_error":
             self.exit_errors.append(rec["message"])
+        elif rec["item"] == "alloc_failed":
+            self.alloc_failures.append(rec["bytes"])
+        elif rec["item"] == "terminate":
+            self.terminations.append({"type": rec["type"], "message": None})
+        elif rec["item"] == "what" and self.terminations \
+                and self.terminations[-1]["message"] is None:
+            self.terminations[-1]["message"] = rec["message"]
 
     # -- tables ----------------------------------------------------------------
     def expected_partitions(self) -> int:
@@ -335,7 +344,11 @@ class LogModel:
         incomplete = [r for r in proofs if r["status"] == "incomplete"]
         failed = [r for r in proofs if r["status"] == "failed"]
         failure = None
-        if incomplete:
+        if self.alloc_failures:
+            failure = {"reason": "oom",
+                       "message": f"the daemon aborted: memory allocation of "
+                                  f"{self.alloc_failures[0]} bytes failed"}
+        elif incomplete:
             failure = {"reason": "incomplete",
                        "message": f"{len(incomplete)} proof(s) still in flight when the log ends"
                                   + (f"; {stats.malformed} malformed line(s)"
@@ -367,6 +380,8 @@ class LogModel:
                                      for r in failed],
                      "srs_load_ms": self.srs_load_ms, "ready_seen": self.ready,
                      "panics": self.panics, "exit_errors": self.exit_errors,
+                     "alloc_failures": self.alloc_failures,
+                     "terminations": self.terminations,
                      "stopped_cleanly": self.stopped},
         }
         trace = b.build(**meta)

@@ -134,6 +134,12 @@ SAMPLES = {
     "exit error": ('Error: failed to load config from "/etc/cuzk.toml"', "runtime",
                    {"item": "exit_error", "message": 'failed to load config from "/etc/cuzk.toml"'}),
     "exit error causes": ("Caused by:", "runtime", {"item": "caused_by"}),
+    "allocation failure": ("memory allocation of 14646509568 bytes failed", "runtime",
+                           {"item": "alloc_failed", "bytes": 14646509568}),
+    "C++ terminate": ("terminate called after throwing an instance of 'cuda_error'",
+                      "runtime", {"item": "terminate", "type": "cuda_error"}),
+    "C++ what()": ("  what():  out of memory", "runtime",
+                   {"item": "what", "message": "out of memory"}),
 }
 
 
@@ -209,7 +215,8 @@ def _assembled() -> dict[str, str]:
         _s("tracing text").replace(JOB, "other-job"),
         _s("tracing JSON").replace(JOB, "other-job"),
         _s("panic"), _s("panic (Rust < 1.73)"), _s("backtrace note"), _s("exit error"),
-        _s("exit error causes")]
+        _s("exit error causes"), _s("C++ terminate"), _s("C++ what()"),
+        _s("allocation failure")]
     return {"phase9.log": "\n".join(old) + "\n", "head.log": "\n".join(new) + "\n",
             "rest.log": "\n".join(mono) + "\n"}
 
@@ -254,6 +261,9 @@ def test_a_log_of_every_format_parses_with_nothing_malformed():
     cz = r.trace.meta["cuzk"]
     assert [p["line"] for p in cz["panics"]] == [1812, 70]
     assert cz["exit_errors"] == ['failed to load config from "/etc/cuzk.toml"']
+    assert cz["terminations"] == [{"type": "cuda_error", "message": "out of memory"}]
+    assert cz["alloc_failures"] == [14646509568]
+    assert r.trace.meta["failure"]["reason"] == "oom" and r.summary()["oom"] is True
 
 
 def _tracing_run(json_format: bool) -> str:
