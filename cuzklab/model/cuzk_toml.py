@@ -33,7 +33,8 @@ from ..atomic import write_text
 from ..errors import ConfigError
 from .cuzk_versions import GIB, KEYS_BY_NAME, DaemonVersion, daemon_settings
 from .cuzk_versions import daemon_version as _version
-from .cuzk_versions import effective_max_parallel, effective_workers_per_gpu, parse_size_bytes
+from .cuzk_versions import (effective, effective_max_parallel, effective_workers_per_gpu,
+                            parse_size_bytes)
 
 _GIB = re.compile(r"^\s*([0-9.]+)\s*(GiB|GB|MiB|MB|TiB|TB|G|M|T)?\s*$", re.I)
 _UNIT_GIB = {None: 1.0, "gib": 1.0, "g": 1.0, "gb": 1e9 / 2**30, "mib": 1 / 1024,
@@ -122,7 +123,7 @@ def _derive(cls, s: dict, v: DaemonVersion, base: dict, notes: list[str]) -> dic
     out: dict = {}
     for ckey, dkey in SIMPLE_KEYS.items():
         if ckey in keys and dkey in s:
-            out[ckey] = s[dkey]
+            out[ckey] = effective(dkey, s[dkey])
     out["gpu_workers_per_device"] = effective_workers_per_gpu(s, v)
     if s["gpus.devices"]:
         out["gpus"] = len(s["gpus.devices"])

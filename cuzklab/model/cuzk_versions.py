@@ -223,6 +223,21 @@ def parse_size_bytes(text: str) -> tuple[int, str | None]:
     return 50 * GIB, f"{text!r} is not a size the daemon reads: it uses 50 GiB"
 
 
+# Keys whose 0 the engine reads as 1 (engine.rs: `.max(1)`, every release); a
+# max_batch_size of 0 or 1 both mean no batching (batch_collector.rs `<= 1`).
+AT_LEAST_ONE = ("pipeline.synthesis_lookahead", "pipeline.synthesis_concurrency",
+                "scheduler.max_batch_size")
+
+
+def effective(name: str, value):
+    """Return the value the engine acts on for daemon key ``name`` set to ``value``."""
+    if name in AT_LEAST_ONE:
+        return max(1, value)
+    if name == "pipeline.max_parallel_synthesis":
+        return value or MAX_PARALLEL_SYNTHESIS_DEFAULT
+    return value
+
+
 def effective_workers_per_gpu(settings: dict, version: DaemonVersion) -> int:
     """Return the GPU workers per GPU the release starts (phase 7: one; 0 means 1)."""
     if "gpus.gpu_workers_per_device" not in settings:

@@ -228,3 +228,17 @@ def test_the_docs_carry_the_tables_of_releases_and_keys():
     from cuzklab.model.cuzk_versions import daemon_keys_markdown, versions_markdown
     text = (Path(__file__).resolve().parents[2] / "docs" / "cuzk-daemon.md").read_text()
     assert versions_markdown() in text and daemon_keys_markdown() in text
+
+
+def test_a_key_added_to_the_config_maps_through_its_one_table_line():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Wider(PipelineConfig):
+        synthesis_concurrency: int = 1
+
+    c = Wider.from_cuzk_toml("[pipeline]\nsynthesis_concurrency = 0\n")
+    assert c.synthesis_concurrency == 1                   # engine.rs: .max(1)
+    out = c.replace(synthesis_concurrency=3).to_cuzk_toml()
+    assert out == "[pipeline]\nsynthesis_concurrency = 3\n"
+    assert Wider.from_cuzk_toml(out).synthesis_concurrency == 3
