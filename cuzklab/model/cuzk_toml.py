@@ -154,6 +154,12 @@ def _derive(cls, s: dict, v: DaemonVersion, base: dict, notes: list[str]) -> dic
             if warn:
                 notes.append(f"memory.total_budget: {warn}")
             out["budget_gib"] = total_b / GIB
+            if "memory_gib" not in base and out["budget_gib"] > cls().memory_gib:
+                # The daemon does not check an explicit budget against RAM; the model
+                # needs RAM >= budget, so the host is taken to have budget + margin.
+                out["memory_gib"] = out["budget_gib"] + margin
+                notes.append(f"memory_gib taken as {out['memory_gib']:g} (the budget plus "
+                             f"safety_margin); give memory_gib= for the host's RAM")
     else:
         pw = s["synthesis.partition_workers"]
         if pw > 0:

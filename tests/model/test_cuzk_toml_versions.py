@@ -242,3 +242,10 @@ def test_a_key_added_to_the_config_maps_through_its_one_table_line():
     out = c.replace(synthesis_concurrency=3).to_cuzk_toml()
     assert out == "[pipeline]\nsynthesis_concurrency = 3\n"
     assert Wider.from_cuzk_toml(out).synthesis_concurrency == 3
+
+
+def test_a_budget_above_the_default_ram_is_accepted_as_the_daemon_does():
+    r = PipelineConfig.read_cuzk_toml('[memory]\ntotal_budget = "1000GiB"\n')
+    assert (r.config.budget_gib, r.config.memory_gib) == (1000, 1005)
+    with pytest.raises(ConfigError, match="budget_gib"):
+        PipelineConfig.from_cuzk_toml('[memory]\ntotal_budget = "1000GiB"\n', memory_gib=512)
