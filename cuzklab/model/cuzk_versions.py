@@ -198,7 +198,8 @@ def daemon_settings(doc: dict, version: str | DaemonVersion | None = None
                              f"no effect)")
     for key in DAEMON_KEYS:
         if key.read_by(v) and key.name not in settings:
-            d = key.default
+            # A deprecated key is an Option there: absent is None, not its old default.
+            d = key.default if key.used_by(v) else None
             settings[key.name] = list(d) if isinstance(d, tuple) else d
     return settings, unknown, notes
 

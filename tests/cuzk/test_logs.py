@@ -404,3 +404,30 @@ def test_a_phase9_daemon_log_parses_against_its_schedule():
                 right += parts.loc[(p, i), key] == value
     assert right / total >= 0.99
     assert all(parts.loc[k, "epilogue_ms"] == t["epilogue_ms"] for k, t in run.truth.items())
+
+
+def test_status_counters_of_the_memory_manager_daemon(main):
+    snap = json.loads(STATUS.read_text())
+    c = main.trace.counters
+    at = {r.name: r.value for r in c[c.t == snap["uptime_secs"]].itertuples()}
+    gib = 2**30
+    assert at["budget_used_gib"] == pytest.approx(snap["memory"]["used_bytes"] / gib)
+    assert at["budget_available_gib"] == pytest.approx(snap["memory"]["available_bytes"] / gib)
+    assert at["budget_total_gib"] == pytest.approx(snap["memory"]["total_bytes"] / gib)
+    srs = sum(e["bytes"] for e in snap["allocations"]["srs"]) / gib
+    pce = sum(e["bytes"] for e in snap["allocations"]["pce"]) / gib
+    assert (at["srs_resident_gib"], at["pce_resident_gib"]) == (pytest.approx(srs),
+                                                                pytest.approx(pce))
+    assert (at["srs_entries"], at["pce_entries"]) == (len(snap["allocations"]["srs"]),
+                                                      len(snap["allocations"]["pce"]))
+    assert at["synth_active"] == snap["synthesis"]["active"]
+    assert at["synth_max_concurrent"] == snap["synthesis"]["max_concurrent"]
+    for key, value in snap["buffers"].items():
+        assert at[key] == value
+    assert at["proofs_completed"] == snap["counters"]["total_completed"]
+    assert at["proofs_failed"] == snap["counters"]["total_failed"]
+    assert at["scheduler_queue_depth"] == snap["counters"]["queue_depth"]
+    assert at["pipelines_in_flight"] == len(snap["pipelines"])
+    assert at["gpu_workers_busy"] == sum(w["state"] == "proving" for w in snap["gpu_workers"])
+    row = main.status_frame().iloc[-1]
+    assert row.srs_resident == ["porep-32g"] and row.synth_in_flight == 10
