@@ -249,3 +249,20 @@ def test_a_budget_above_the_default_ram_is_accepted_as_the_daemon_does():
     assert (r.config.budget_gib, r.config.memory_gib) == (1000, 1005)
     with pytest.raises(ConfigError, match="budget_gib"):
         PipelineConfig.from_cuzk_toml('[memory]\ntotal_budget = "1000GiB"\n', memory_gib=512)
+
+
+def test_the_example_configs_of_a_curio_checkout_round_trip():
+    # With CUZKLAB_CURIO_DIR pointing at a Curio checkout, its example daemon TOMLs
+    # read under the newest release and write back byte for byte.
+    import os
+    from pathlib import Path
+    root = os.environ.get("CUZKLAB_CURIO_DIR")
+    if not root:
+        pytest.skip("set CUZKLAB_CURIO_DIR to a Curio checkout")
+    files = sorted(Path(root).glob("extern/cuzk/*.toml"))
+    files = [f for f in files if f.name not in ("Cargo.toml", "rust-toolchain.toml")]
+    assert files
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        c = PipelineConfig.from_cuzk_toml(text)
+        assert c.to_cuzk_toml() == text, f
