@@ -133,7 +133,8 @@ FORMATS: tuple[LineFormat, ...] = (
     # -- Rust runtime (stderr) --------------------------------------------------
     LineFormat("panic", "runtime", "thread '{}' panicked at {file}:{line}:{col}:",
                "phase7", "head", "Rust 1.86 runtime", "meta cuzk.panics"),
-    LineFormat("panic (Rust < 1.73)", "runtime", "thread '{}' panicked at '{msg}', {file}:{line}:{col}",
+    LineFormat("panic (Rust < 1.73)", "runtime",
+               "thread '{}' panicked at '{msg}', {file}:{line}:{col}",
                "phase7", "head", "Rust runtime", "meta cuzk.panics"),
     LineFormat("backtrace note", "runtime",
                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",

@@ -132,7 +132,8 @@ SAMPLES = {
     "backtrace note": ("note: run with `RUST_BACKTRACE=1` environment variable to display a "
                        "backtrace", "runtime", {"item": "backtrace_note"}),
     "exit error": ('Error: failed to load config from "/etc/cuzk.toml"', "runtime",
-                   {"item": "exit_error", "message": 'failed to load config from "/etc/cuzk.toml"'}),
+                   {"item": "exit_error",
+                    "message": 'failed to load config from "/etc/cuzk.toml"'}),
     "exit error causes": ("Caused by:", "runtime", {"item": "caused_by"}),
     "allocation failure": ("memory allocation of 14646509568 bytes failed", "runtime",
                            {"item": "alloc_failed", "bytes": 14646509568}),
