@@ -387,25 +387,37 @@ def _json_value(v):
     return _field_value(v) if isinstance(v, str) else v
 
 
+# Keys of a JSON event that are not the event's fields (with flatten_event the fields
+# sit beside them); tracing-subscriber's json() writes these names.
+_JSON_META_KEYS = ("timestamp", "level", "target", "span", "spans", "threadName", "threadId",
+                   "filename", "line_number")
+
+
 def looks_like_json_tracing(line: str) -> bool:
     """Return True if ``line`` is one event of tracing-subscriber's JSON format."""
-    return line.startswith("{") and '"level"' in line and '"fields"' in line
+    return line.startswith("{") and '"level"' in line and ('"fields"' in line
+                                                           or '"message"' in line)
 
 
 def parse_json_tracing(line: str) -> dict:
     """Return the same dict as :func:`parse_tracing` for a JSON-format tracing event.
 
     tracing-subscriber's ``.json()`` writes ``{"timestamp", "level", "fields":
-    {"message", ...}, "target", "span", "spans": [{"name", ...}]}`` per line.
+    {"message", ...}, "target", "span", "spans": [{"name", ...}]}`` per line
+    (with ``flatten_event`` the fields sit at the top level).
     """
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise Malformed("tracing", f"JSON event does not parse: {exc.msg}") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("fields"), dict) \
-            or obj.get("level") not in LEVELS:
-        raise Malformed("tracing", "JSON event lacks level or fields")
-    ev = dict(obj["fields"])
+    if not isinstance(obj, dict) or obj.get("level") not in LEVELS:
+        raise Malformed("tracing", "JSON event lacks a level")
+    if isinstance(obj.get("fields"), dict):
+        ev = dict(obj["fields"])
+    elif "message" in obj:                       # flatten_event(true)
+        ev = {k: v for k, v in obj.items() if k not in _JSON_META_KEYS}
+    else:
+        raise Malformed("tracing", "JSON event lacks fields")
     message = str(ev.pop("message", ""))
     fields: dict = {}
     spans = obj.get("spans") or ([obj["span"]] if isinstance(obj.get("span"), dict) else [])

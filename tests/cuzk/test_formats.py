@@ -306,6 +306,16 @@ def _tracing_run(json_format: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def test_flattened_json_events_parse_too():
+    line = json.dumps({"timestamp": "2026-02-19T05:12:01.482913Z", "level": "INFO",
+                       "message": "SRS loaded successfully", "circuit_id": "porep-32g",
+                       "elapsed_ms": 38214, "target": "cuzk_core::srs_manager",
+                       "threadId": "ThreadId(7)"})
+    rec = classify(line, 1)
+    assert rec["known"] == "SRS loaded successfully"
+    assert rec["fields"] == {"circuit_id": "porep-32g", "elapsed_ms": 38214}
+
+
 def test_json_tracing_parses_to_the_same_result_as_text():
     text, js = parse_texts({"t": _tracing_run(False)}), parse_texts({"j": _tracing_run(True)})
     assert text.stats.malformed == js.stats.malformed == 0
