@@ -23,7 +23,7 @@ from pathlib import Path
 SHIPPED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "profiles": (("data", "profiles"), ("*.toml",)),
     "sweeps": (("data", "sweeps"), ("*.toml",)),
-    "samples": (("data", "samples"), ("*.log", "*.txt", "*.json")),
+    "samples": (("data", "samples"), ("*",)),
     "notebooks": (("notebooks",), ("*.ipynb",)),
 }
 # The folder inside the package that holds the wheel's copies.
