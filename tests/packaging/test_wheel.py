@@ -147,8 +147,9 @@ def test_installed_package_runs_away_from_the_checkout(venv, tmp_path):
     _run([cli, "notebooks", "notebooks"], cwd=work, env=env)
     assert (work / "notebooks" / "sweep-pipeline.ipynb").is_file()
     # The copied log notebook reads the installed sample run by default.
-    _run([py, "-m", "papermill", "--no-progress-bar", "-k", "python3", "-p", "compare_with_sim", "False",
-          "notebooks/03-cuzk-logs.ipynb", "03-out.ipynb"], cwd=work, env=env, timeout=240)
+    _run([py, "-m", "papermill", "--no-progress-bar", "-k", "python3",
+          "-p", "compare_with_sim", "False", "notebooks/03-cuzk-logs.ipynb", "03-out.ipynb"],
+         cwd=work, env=env, timeout=240)
     executed = (work / "03-out.ipynb").read_text()
     assert "lines_read" in executed and '"output_type": "error"' not in executed
 
