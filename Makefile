@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test venv clean gpu-test bench
+.PHONY: demo test venv clean gpu-test bench example
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,5 +25,15 @@ test: $(STAMP)
 gpu-test: $(STAMP)
 	$(PY) -m pytest -m gpu $(PYTEST_ARGS)
 
+# The committed example under papermill_runs/example-locks/, rerun and published
+# (relative paths, notebooks without outputs, report.html loading plotly from its CDN).
+example: $(STAMP)
+	rm -rf papermill_runs/locks
+	$(PY) -m cuzklab sweep data/sweeps/locks.toml --jobs 2 --quiet
+	$(PY) -m cuzklab.sweep.publish papermill_runs/locks papermill_runs/example-locks
+
+# Everything but the committed README and example.
 clean:
-	rm -rf $(VENV) papermill_runs .pytest_cache
+	rm -rf $(VENV) .pytest_cache
+	find papermill_runs -mindepth 1 -maxdepth 1 ! -name README.md ! -name example-locks \
+	  -exec rm -rf {} + 2>/dev/null || true

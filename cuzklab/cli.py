@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "cuzklab.sweep.commands",      # sweep, sweep-report
     "cuzklab.cuzk.commands",       # logs parse
     "cuzklab.model.commands",      # calibrate
+    "cuzklab.workdir",             # notebooks, grids, samples
 )
 
 

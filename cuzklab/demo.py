@@ -19,8 +19,11 @@ import time
 from pathlib import Path
 
 from .atomic import write_text
+from .resources import checkout_root
 
-ROOT = Path(__file__).resolve().parents[1]
+# Outputs go under the checkout's papermill_runs/, or the current folder's for
+# an installed package.
+ROOT = checkout_root() or Path.cwd()
 
 
 def simulate_default(out: Path) -> dict:
@@ -56,17 +59,47 @@ def main(argv=None) -> int:
     print(f"trace:    {sim_dir / 'trace.parquet'}")
     print(f"perfetto: {sim_dir / 'trace.perfetto.json'}  (open it in https://ui.perfetto.dev)")
     if args.no_sweep:
+        print(command_hint())
         return 0
+    from .resources import find
     from .sweep import run_sweep
-    grid = ROOT / "data" / "sweeps" / "concurrency.toml"
-    print(f"\n== the default sweep: {grid.relative_to(ROOT)} (resumable: rerun to skip done points) ==")
+    grid = find("sweeps", "concurrency")
+    shown = grid.relative_to(ROOT) if grid.is_relative_to(ROOT) else grid
+    print(f"\n== the default sweep: {shown} (resumable: rerun to skip done points) ==")
     result = run_sweep(grid, out=out / "concurrency", jobs=args.jobs, resume=True)
     print(f"\n{result}")
     print(f"\nexecuted notebooks and results: {result.out}")
     if result.report is not None:
         print(f"report:   {result.report}")
     print(f"demo finished in {time.perf_counter() - t0:.0f} s")
+    print(command_hint())
     return 0 if result.ok else 1
+
+
+def command_hint(prefix: str | None = None, cwd: Path | None = None) -> str:
+    """Return how to run the ``cuzklab`` command of the environment at ``prefix`` from ``cwd``.
+
+    ``make demo`` runs inside ``.venv`` without activating it, so a plain
+    ``cuzklab`` is not on the PATH afterwards: name the script by its path
+    and the activation that puts it there.
+    """
+    prefix = Path(prefix or sys.prefix)
+    cwd = Path(cwd or Path.cwd())
+    bindir = prefix / ("Scripts" if sys.platform == "win32" else "bin")
+    script = bindir / "cuzklab"
+    try:
+        shown = script.relative_to(cwd)
+        shown_bin = bindir.relative_to(cwd)
+    except ValueError:
+        shown, shown_bin = script, bindir
+    grid = "data/sweeps/concurrency.toml" if checkout_root() else "concurrency"
+    lines = ["", "run cuzklab yourself:",
+             f"  {shown} --help   (or `source {shown_bin / 'activate'}`, then plain `cuzklab ...`)",
+             f"  {shown} simulate --set proofs=20 --set concurrency=15",
+             f"  {shown} sweep {grid} --resume   (reruns only the points not finished ok)"]
+    if not script.exists():
+        lines.append(f"  ({script} is not installed here: python -m cuzklab ... does the same)")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 * :mod:`.constants` — generators, coefficients, cofactors, encoding flags.
 """
 
+from ..errors import CurveError, FieldError
 from .affine import Point, Points
 
-__all__ = ["Point", "Points"]
+__all__ = ["Point", "Points", "CurveError", "FieldError"]

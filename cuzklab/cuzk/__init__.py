@@ -7,6 +7,8 @@
 * :class:`Daemon` — start a daemon and prove it is alive and ready, notice
   when it dies, stop only the process group it started.
 * :func:`run_bench_point` — one sweep point against a harness-managed daemon.
+* :class:`DaemonStartError` (``.reason``), :class:`DaemonDiedError`, their base
+  :class:`DaemonError`, and :class:`LogParseError` — what these raise.
 
 Names are imported on first use, so ``import cuzklab.cuzk`` stays cheap.
 """
@@ -15,6 +17,9 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import DaemonDiedError, DaemonError, DaemonStartError, LogParseError
+
+_ERRORS = ["DaemonError", "DaemonStartError", "DaemonDiedError", "LogParseError"]
 _EXPORTS = {
     "parse_logs": "logs", "parse_texts": "logs", "LogParse": "logs",
     "ParseStats": "stats",
@@ -26,7 +31,7 @@ _EXPORTS = {
     "sample_paths": "samples", "samples_dir": "samples",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, *_ERRORS])
 
 
 def __getattr__(name: str):

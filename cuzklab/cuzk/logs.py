@@ -107,7 +107,7 @@ class LogParse:
         return PipelineConfig.from_dict(values)
 
     def summary(self) -> dict:
-        """Return the DESIGN.md summary of the trace plus bench, status and parse facts."""
+        """Return the summary (docs/design.md) of the trace plus bench, status and parse facts."""
         out = self.trace.summary()
         if self.bench is not None:
             out["bench"] = self.bench.to_dict()

@@ -13,20 +13,18 @@ from pathlib import Path
 
 from ..errors import LogParseError
 
-SAMPLE_DIR_NAME = ("data", "samples")
 # The files of the default example run, in the order they are best read.
 DEFAULT_SAMPLES = ("cuzk-daemon.log", "cuzk-bench-batch.txt", "cuzk-status.json")
 
 
 def samples_dir() -> Path:
-    """Return the folder of the sample logs (found from a source checkout)."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        cand = parent.joinpath(*SAMPLE_DIR_NAME)
-        if (cand / DEFAULT_SAMPLES[0]).is_file():
-            return cand
-    raise LogParseError("the sample logs (data/samples/) were not found; they ship with "
-                        "the source tree of cuzklab, not with an installed wheel")
+    """Return the folder of the sample logs (the checkout's data/samples, else the installed copies)."""
+    from ..errors import CuzklabError
+    from ..resources import data_dir
+    try:
+        return data_dir("samples")
+    except CuzklabError as exc:
+        raise LogParseError(str(exc)) from None
 
 
 def sample_paths(names=DEFAULT_SAMPLES) -> list[Path]:

@@ -47,7 +47,7 @@ from .attribute import Attributor, GpuCall
 from .lines import Record
 from .stats import ParseStats
 
-# One PoRep 32 GiB proof has 10 partitions (reference: cuzk.md).
+# One PoRep 32 GiB proof has 10 partitions (cuzk's design notes).
 DEFAULT_PARTITIONS = 10
 
 PARTITION_COLUMNS = (

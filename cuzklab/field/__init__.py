@@ -3,8 +3,10 @@
 See docs/field.md for the representation and the API contract.
 """
 
+from ..errors import FieldError
 from .array import FieldArray, Fp, Fr, InverseOfZeroError, concat
 from .constants import FP, FR
 from .fp2 import Fp2
 
-__all__ = ["FieldArray", "Fr", "Fp", "Fp2", "InverseOfZeroError", "concat", "FR", "FP"]
+__all__ = ["FieldArray", "Fr", "Fp", "Fp2", "InverseOfZeroError", "concat", "FR", "FP",
+           "FieldError"]

@@ -38,7 +38,7 @@ KEY_DOCS = {
 
 @dataclass(frozen=True)
 class PipelineConfig:
-    """A proving node's configuration and workload (keys of DESIGN.md)."""
+    """A proving node's configuration and workload (keys: docs/design.md)."""
 
     proofs: int = 20
     concurrency: int = 15

@@ -52,11 +52,16 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
 
 
 def profiles_dir() -> Path:
-    """Return the folder holding the named profiles."""
+    """Return the folder holding the named profiles.
+
+    ``CUZKLAB_PROFILES`` if set, else the checkout's ``data/profiles`` when
+    cuzklab runs from one, else the copies installed with the package.
+    """
     env = os.environ.get("CUZKLAB_PROFILES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "data" / "profiles"
+    from ..resources import data_dir
+    return data_dir("profiles")
 
 
 def list_profiles() -> list[str]:

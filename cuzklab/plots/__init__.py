@@ -17,6 +17,7 @@ function; the module stays importable as ``cuzklab.plots.memory`` through
 
 from __future__ import annotations
 
+from ..errors import ExportError
 from .breakdown import breakdown, stage_table
 from .compare import compare, config_diff
 from .compose import stack
@@ -34,5 +35,5 @@ __all__ = [
     "utilization", "utilization_over_time", "compare", "config_diff", "sweep_lines",
     "sweep_heatmap", "headline", "stack", "write_html", "write_png", "find_chrome",
     "write_report", "report_html", "dashboard", "report_figures", "STAGE_COLORS",
-    "stage_color", "order_lanes",
+    "stage_color", "order_lanes", "ExportError",
 ]

@@ -17,7 +17,7 @@ import plotly.colors
 
 from .style import HIGHLIGHT_COLOR, base_layout, legend_right
 
-# Axis titles with units for the summary metrics (names from DESIGN.md).
+# Axis titles with units for the summary metrics (names from docs/design.md).
 METRIC_TITLES = {
     "seconds_per_proof": "throughput (s/proof, lower is better)",
     "wall_s": "wall time (s)",

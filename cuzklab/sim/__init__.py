@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import ConfigError, ProfileError
 from ..model.config import PipelineConfig
 from ..model.profile import Profile
 from ..trace import Trace
@@ -22,4 +23,4 @@ def simulate(config: PipelineConfig | dict | None = None,
     return DaemonModel(config, prof).run()
 
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "ConfigError", "ProfileError"]

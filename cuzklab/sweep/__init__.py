@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from ..errors import BackendError, ConfigError, SweepError
 from .record import artifact_path, flatten, record
 
 _LAZY = {
@@ -26,9 +27,11 @@ _LAZY = {
     "build_table": "results", "read_sidecars": "results", "write_table": "results",
     "write_report": "report",
     "run_point": "runner",
+    "KernelUnavailable": "kernels", "KernelResetError": "engine", "NotPlainError": "points",
 }
 
-__all__ = ["record", "artifact_path", "flatten", *_LAZY]
+__all__ = ["record", "artifact_path", "flatten", "SweepError", "ConfigError", "BackendError",
+           *_LAZY]
 
 
 def __getattr__(name: str):

@@ -40,7 +40,8 @@ def register(subparsers) -> None:
         description="Run every point of a sweep grid (TOML) as an executed notebook, several "
                     "at once, and write papermill_runs/<name>/ with the notebooks, "
                     "results.csv/.parquet and report.html.")
-    p.add_argument("grid", type=Path, metavar="GRID", help="grid file, e.g. data/sweeps/concurrency.toml")
+    p.add_argument("grid", type=Path, metavar="GRID", help="grid file, e.g. data/sweeps/concurrency.toml, or the name of "
+                   "a grid shipped with cuzklab (concurrency; `cuzklab grids` lists them)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=None,
                    help="points at once (default: the number of cores)")
     p.add_argument("--resume", action="store_true",
@@ -70,7 +71,9 @@ def register(subparsers) -> None:
 
 def _sweep(args) -> int:
     from ..cliargs import input_file, output_dir
+    from .grid import find_grid
     from .run import run_sweep
+    args.grid = find_grid(args.grid)
     input_file(args.grid, "GRID", text=True)
     if args.out is not None:
         output_dir(args.out, "--out")

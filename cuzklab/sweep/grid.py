@@ -130,9 +130,7 @@ def load_grid(source, *, check_notebook: bool = True, **overrides) -> Grid:
     elif isinstance(source, dict):
         data, path = dict(source), None
     elif isinstance(source, (str, Path)) and not _looks_like_toml_text(source):
-        path = Path(source)
-        if not path.is_file():
-            raise SweepError(f"grid file not found: {path}")
+        path = _grid_path(Path(source))
         where = str(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -156,6 +154,26 @@ def load_grid(source, *, check_notebook: bool = True, **overrides) -> Grid:
     if check_notebook:
         check_parameters(grid)
     return grid
+
+
+def find_grid(path: str | Path) -> Path:
+    """Return ``path``, or the shipped grid of that name when ``path`` is a bare name
+    (``concurrency``, ``phase9-concurrency.toml``) that is not a file here."""
+    path = Path(path)
+    if not path.is_file() and path.parent == Path("."):
+        from ..resources import find
+        shipped = find("sweeps", path.name)
+        if shipped is not None:
+            return shipped
+    return path
+
+
+def _grid_path(path: Path) -> Path:
+    path = find_grid(path)
+    if not path.is_file():
+        raise SweepError(f"grid file not found: {path} (a bare name such as 'concurrency' "
+                         f"picks a grid shipped with cuzklab; `cuzklab grids DIR` copies them)")
+    return path
 
 
 def _looks_like_toml_text(source) -> bool:
@@ -248,8 +266,14 @@ def resolve_notebook(nb, base: Path | None, where: str = "grid") -> Path:
             if c.suffix != ".ipynb":
                 raise SweepError(f"{where}: notebook must be an .ipynb file, got {c}")
             return c.resolve()
+    if not p.is_absolute() and p.parent in (Path("."), Path("notebooks")):
+        from ..resources import find  # the notebooks installed with cuzklab
+        shipped = find("notebooks", p.name)
+        if shipped is not None and shipped.suffix == ".ipynb":
+            return shipped.resolve()
     raise SweepError(f"{where}: notebook {str(nb)!r} not found (looked in the current "
-                     f"folder{' and above the grid file' if base else ''})")
+                     f"folder{', above the grid file' if base else ''} and among the "
+                     f"notebooks shipped with cuzklab)")
 
 
 def notebook_parameters(notebook: Path) -> dict[str, dict]:

@@ -75,13 +75,13 @@ def resolve_backend(backend: str) -> str:
     """Return "gpu" or "cpu" for ``backend`` ("auto" picks the GPU when there is one)."""
     if backend not in BACKENDS:
         raise ConfigError("backend", f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    from ..backend import gpu_available
+    from ..backend import gpu_available, gpu_install_hint
     if backend == "auto":
         return "gpu" if gpu_available() else "cpu"
     if backend == "gpu" and not gpu_available():
         from ..errors import BackendError
         raise BackendError("backend='gpu' but no CUDA device with CuPy is available here "
-                           "(install cuzklab[gpu] on a GPU machine, or use backend='auto')")
+                           f"(on a GPU machine: {gpu_install_hint()}; or use backend='auto')")
     return backend
 
 

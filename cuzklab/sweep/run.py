@@ -30,8 +30,8 @@ DEFAULT_ROOT = Path("papermill_runs")
 # Seconds between rebuilds of the results table while a sweep runs (it is
 # rebuilt from every sidecar; the final rebuild always happens).
 TABLE_EVERY_S = 10.0
-# The demo: the concurrency grid shipped with cuzklab.
-DEMO_GRID = Path(__file__).resolve().parents[2] / "data" / "sweeps" / "concurrency.toml"
+# The demo: the concurrency grid shipped with cuzklab (data/sweeps/).
+DEMO_GRID_NAME = "concurrency"
 
 
 @dataclass
@@ -180,6 +180,8 @@ def run_sweep(grid, *, out: str | os.PathLike | None = None, jobs: int | None = 
 def demo(out: str | os.PathLike | None = None, jobs: int | None = None,
          resume: bool = False, progress: bool = True) -> SweepResult:
     """Run the demo sweep (``data/sweeps/concurrency.toml``) and return its result."""
-    if not DEMO_GRID.is_file():
-        raise SweepError(f"the demo grid is missing: {DEMO_GRID}")
-    return run_sweep(DEMO_GRID, out=out, jobs=jobs, resume=resume, progress=progress)
+    from ..resources import data_dir, find
+    grid = find("sweeps", DEMO_GRID_NAME)
+    if grid is None:
+        raise SweepError(f"the demo grid {DEMO_GRID_NAME}.toml is missing from {data_dir('sweeps')}")
+    return run_sweep(grid, out=out, jobs=jobs, resume=resume, progress=progress)

@@ -1,5 +1,6 @@
 """Traces: the one format every source produces and every consumer reads."""
 
+from ..errors import TraceError
 from .schema import CPU_STAGES, GPU_STAGES, STAGES, WAIT_STAGES
 from .summary import bottleneck, summarize, union_length
 from .trace import Trace, TraceBuilder
@@ -11,4 +12,4 @@ def load(path) -> Trace:
 
 
 __all__ = ["Trace", "TraceBuilder", "STAGES", "GPU_STAGES", "CPU_STAGES",
-           "WAIT_STAGES", "summarize", "bottleneck", "union_length", "load"]
+           "WAIT_STAGES", "summarize", "bottleneck", "union_length", "load", "TraceError"]

@@ -1,6 +1,6 @@
 """The summary of a run and the analysis of what bounds its throughput.
 
-Names and meanings follow DESIGN.md: ``seconds_per_proof`` is the wall time
+Names and meanings follow docs/design.md: ``seconds_per_proof`` is the wall time
 from the first submit to the last completion divided by completed proofs (the
 figure cuzk-bench prints).
 """
@@ -229,7 +229,7 @@ def _worker_occupancy(spans, wall: float) -> float | None:
 
 
 def summarize(trace) -> dict:
-    """Return the flat, JSON-able summary dict of a trace (DESIGN.md names)."""
+    """Return the flat, JSON-able summary dict of a trace (names of docs/design.md)."""
     t0, t1, proofs = _window(trace)
     ok = proofs[proofs["status"] == "ok"] if len(proofs) else proofs
     completed = int(len(ok))

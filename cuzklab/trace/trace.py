@@ -114,7 +114,7 @@ class Trace:
 
     # -- analysis ------------------------------------------------------------
     def summary(self) -> dict:
-        """Return the flat, JSON-able summary of the run (see DESIGN.md)."""
+        """Return the flat, JSON-able summary of the run (see docs/design.md)."""
         from .summary import summarize
         return summarize(self)
 

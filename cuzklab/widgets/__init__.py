@@ -5,10 +5,11 @@ compare); :func:`register_source` plugs in another way of getting a trace
 (the live executor, parsed daemon logs) next to the built-in simulator.
 """
 
+from ..errors import ConfigError
 from .debounce import Debouncer
 from .explorer import Explorer
 from .sources import get_source, register_source, source_names, unregister_source
 from .sync import FigureSync
 
 __all__ = ["Explorer", "Debouncer", "FigureSync", "register_source", "unregister_source",
-           "get_source", "source_names"]
+           "get_source", "source_names", "ConfigError"]

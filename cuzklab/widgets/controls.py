@@ -12,7 +12,7 @@ import ipywidgets as w
 
 from ..model import ADMISSIONS, KEY_DOCS, LOCKS, PipelineConfig
 
-# Slider ranges. Upper ends cover the documented experiments (cuzk.md: up to
+# Slider ranges. Upper ends cover the documented experiments (cuzk's design notes: up to
 # 30 proofs with 20 in flight, pw up to 12, gw up to 4, 192-thread pools,
 # 754-768 GiB hosts) with head room; PipelineConfig caps gpus at 64 and gw at 16.
 RANGES = {
