@@ -27,24 +27,28 @@ def test_bench_msm_table_g2(capsys):
 
 
 def test_bench_field_and_ntt(capsys):
-    pytest.importorskip("cuzklab.field.bench")
     assert main(["bench", "field", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
     assert "fp" in capsys.readouterr().out
-    try:
-        import cuzklab.ntt.bench  # noqa: F401
-    except ModuleNotFoundError:
-        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4"]) == 2
-        assert "NTT is not available" in capsys.readouterr().err
-    else:
-        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
+    assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4", "--repeats", "1", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)["results"]
+    assert r["checked"] is True and r["n"] == 16
 
 
-def test_ntt_unavailable(monkeypatch):
-    def missing(module, what):
-        raise bench.BenchUnavailable(f"{what} is not available in this cuzklab")
-    monkeypatch.setattr(bench, "_import", missing)
-    with pytest.raises(bench.BenchUnavailable, match="NTT is not available"):
-        bench.run_bench("ntt", "cpu", 4)
+def test_a_result_not_checked_equal_exits_non_zero(capsys, monkeypatch):
+    from cuzklab.curve.affine import Point
+    from cuzklab.curve import reference as ref
+    # a wrong oracle: every timed MSM now disagrees with it
+    monkeypatch.setattr(MB, "expected", lambda group, limbs, seed=1: Point(group, ref.generator(group)))
+    assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "3", "--repeats", "1", "--json"]) == 1
+    captured = capsys.readouterr()
+    (r,) = json.loads(captured.out)["results"]  # the figures are still printed
+    assert r["checked"] is False
+    assert captured.err.startswith("cuzklab: error: bench msm: 1 result(s) not checked equal") and "2^3" in captured.err
+
+
+def test_unchecked_counts_false_zero_and_missing():
+    report = {"results": [{"checked": True}, {"checked": 8}, {"checked": False}, {"checked": 0}, {}]}
+    assert bench.unchecked(report) == [{"checked": False}, {"checked": 0}, {}]
 
 
 def test_bad_arguments(capsys):
