@@ -118,3 +118,15 @@ def test_bench_points_exact_oracle():
     from cuzklab.msm import msm_naive
     from cuzklab.msm import digits as D
     assert MB.expected("g1", limbs) == msm_naive(pts, D.limbs_to_ints(limbs))
+
+
+def test_readme_repeat_count_matches_the_benchmark_scripts():
+    import re
+    from pathlib import Path
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text()
+    (said,) = set(re.findall(r"On an NVIDIA H200\*\* \(CUDA events after a warm-up, medians of (\d+)", readme))
+    for script in ("bench_field.py", "bench_msm.py", "bench_ntt.py"):
+        text = (root / "benchmarks" / script).read_text()
+        (default,) = re.findall(r'add_argument\("--repeats", type=int, default=(\d+)', text)
+        assert default == said, f"{script} repeats {default}, the README says medians of {said}"

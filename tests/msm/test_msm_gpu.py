@@ -138,3 +138,23 @@ def test_gpu_glv_split_equals_twin_and_phases():
     got = gpu.msm_gpu(pts.to("gpu"), xp("gpu").asarray(limbs), 10, marks=marks, glv=True)
     assert got == _expected("g1", ks[:-1] + [0])  # the last point is the identity
     assert list(gpu.phase_times(marks)) == ["split", "sort", "accumulate", "bucket_sums", "reduce", "combine"]
+
+
+@pytest.mark.gpu
+def test_gpu_bench_upload_runs_start_from_freed_device_memory(monkeypatch):
+    import cupy as cp
+
+    from cuzklab.msm import bench as MB
+    pool, seen = cp.get_default_memory_pool(), []
+    real = MB.fresh_device_memory
+
+    def fresh():
+        real()
+        seen.append(pool.total_bytes() - pool.used_bytes())  # cached, unused bytes left
+    monkeypatch.setattr(MB, "fresh_device_memory", fresh)
+    r = MB.bench_msm(10, "gpu", repeats=3)
+    upload_bytes = (1 << 10) * (2 * 12 + 8) * 4  # x, y and the scalars of 2^10 G1 points
+    # before every upload run, fewer cached bytes than the upload needs: it cannot reuse them
+    assert r["checked"] and len(r["upload_times_s"]) == 3 and len(seen) == 3
+    assert all(s < upload_bytes for s in seen), seen
+    assert r["upload_from"].startswith("pageable host memory")
