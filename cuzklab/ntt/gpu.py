@@ -34,7 +34,9 @@ def _module():
     return load_module(_SOURCE.read_text())
 
 
+@functools.lru_cache(maxsize=None)
 def _fn(name: str):
+    """Return the kernel ``name`` (cached: fetching a function costs a driver call)."""
     return _module().get_function(name)
 
 
@@ -81,23 +83,40 @@ _SMEM_DEFAULT = 48 * 1024
 SMALL_MAX_LOG2 = 24
 SMALL_LOW_BITS = 8
 SMALL_LAST_COLS = 2
+#: Elements per thread of a pass: a block of a tile of T elements has
+#: min(256, T / ELEMS_PER_THREAD) threads (2: two threads per radix-4 unit).
+ELEMS_PER_THREAD = 2
 _NULL = np.uint64(0)
+_INT = {}  # np.int32 of small ints, built once: argument tuples are rebuilt per call
+
+
+def _i32(v: int):
+    r = _INT.get(v)
+    if r is None:
+        r = _INT[v] = np.int32(v)
+    return r
+
+
+#: Kernels whose dynamic shared-memory limit was raised, and to what.
+_SMEM_SET: dict = {}
 
 
 def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
-    threads = max(1, min(_THREADS, tile // 2))
+    threads = max(1, min(_THREADS, tile // ELEMS_PER_THREAD))
     shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
-    if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
-        kernel.max_dynamic_shared_size_bytes = shared
+    if shared > _SMEM_DEFAULT and _SMEM_SET.get(id(kernel), 0) < shared:
+        if kernel.max_dynamic_shared_size_bytes < shared:
+            kernel.max_dynamic_shared_size_bytes = shared
+        _SMEM_SET[id(kernel)] = shared
     kernel((blocks,), (threads,), args, shared_mem=shared)
 
 
 def _tables(powers):
     """Return the kernel arguments (lo, hi, shift) of optional power tables."""
     if powers is None:
-        return _NULL, _NULL, np.int32(0)
+        return _NULL, _NULL, _i32(0)
     lo, hi, shift = powers
-    return lo, hi, np.int32(shift)
+    return lo, hi, _i32(shift)
 
 
 def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
@@ -106,20 +125,34 @@ def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
     ``passes``: the DIF plan (default ``plan_passes(log_n)``), run in reverse.
     """
     W = gpu_twiddles(log_n).limbs
-    passes = plan_passes(log_n) if passes is None else list(passes)
+    passes = _plain_plan(log_n) if passes is None else list(passes)
     n = 1 << log_n
+    kernel = _fn("ntt_dit_pass")
     for p in reversed(passes):
-        _launch(_fn("ntt_dit_pass"), n // p.tile, p.tile, p.b,
-                (x, x, W, _NULL, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
-                 np.int32(1 if inverse else 0)))
+        _launch(kernel, n // p.tile, p.tile, p.b,
+                (x, x, W, _NULL, _i32(log_n), _i32(p.lo), _i32(p.b), _i32(p.c), _i32(int(inverse))))
 
 
 def natural_plan(log_n: int):
     """Return (passes, last_cols) for a transform of 2^log_n elements with natural-order output."""
     from . import plan
-    if log_n <= SMALL_MAX_LOG2:
-        return plan_passes(log_n, low_bits=min(plan.LOW_BITS, SMALL_LOW_BITS)), SMALL_LAST_COLS
-    return plan_passes(log_n), 0
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2,
+                         SMALL_LOW_BITS, SMALL_LAST_COLS)
+
+
+@functools.lru_cache(maxsize=None)
+def _natural_plan(log_n, tile_bits, low_bits, upper_bits, small_max, small_low, small_cols):
+    """``natural_plan`` for given plan constants (cached: the settings are part of the key)."""
+    kw = dict(tile_bits=tile_bits, upper_bits=upper_bits)
+    if log_n <= small_max:
+        return tuple(plan_passes(log_n, low_bits=min(low_bits, small_low), **kw)), small_cols
+    return tuple(plan_passes(log_n, low_bits=low_bits, **kw)), 0
+
+
+def _plain_plan(log_n: int):
+    """Return ``plan_passes(log_n)`` with the module's constants (cached per constants)."""
+    from . import plan
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, -1, 0, 0)[0]
 
 
 def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
@@ -139,9 +172,9 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     """
     plan_cols = 0
     if passes is None:
-        passes, plan_cols = natural_plan(log_n) if natural_output else (plan_passes(log_n), 0)
+        passes, plan_cols = natural_plan(log_n) if natural_output else (_plain_plan(log_n), 0)
     cols = plan_cols if last_cols is None else last_cols
-    passes = list(passes)
+    passes = tuple(passes)
     if not passes:  # n = 1: the transform is the identity; only the factors apply
         for tables in (pre_powers, post_powers):
             if tables is not None:
@@ -151,7 +184,7 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         return
     W = gpu_twiddles(log_n).limbs
     n = 1 << log_n
-    inv = np.int32(1 if inverse else 0)
+    inv = _i32(int(inverse))
     last = passes[-1]
     cols = max(0, min(cols, log_n - last.b)) if natural_output else 0
     src = x
@@ -164,16 +197,17 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
             src, fused, cols = x, False, 0
     if len(passes) == 1 and pre_powers is not None:
         scale_inplace_tables(x, pre_powers, reversed_order=False)
-    for i, p in enumerate(passes[:-1]):
+    kernel = _fn("ntt_dif_pass")
+    for i in range(len(passes) - 1):
+        p = passes[i]
         pre = pre_powers if i == 0 else None
-        _launch(_fn("ntt_dif_pass"), n // p.tile, p.tile, p.b,
+        _launch(kernel, n // p.tile, p.tile, p.b,
                 (x if i == 0 else src, src, W, _NULL) + _tables(pre)
-                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv))
+                + (_i32(log_n), _i32(p.lo), _i32(p.b), _i32(p.c), inv))
     tile = (1 << last.b) << cols
     _launch(_fn("ntt_dif_last"), n // tile, tile, last.b,
             (src, x, W, scale if scale is not None else _NULL) + _tables(post_powers)
-            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv,
-               np.int32(1 if fused else 0)))
+            + (_i32(log_n), _i32(last.b), _i32(cols), inv, _i32(int(fused))))
     if natural_output and not fused:
         bit_reverse_inplace(x, log_n)
 
@@ -254,6 +288,14 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     a scratch array of the size of ``x`` when memory allows (see
     ``dif_inplace``).
     """
+    pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
+                post_powers=post, scale=scale)
+
+
+@functools.lru_cache(maxsize=64)
+def _factors(log_n: int, inverse: bool, coset: bool):
+    """Return the (pre_powers, post_powers, scale) of a transform (device tables, cached)."""
     from .domain import COSET_GENERATOR
     n = 1 << log_n
     pre = post = scale = None
@@ -265,5 +307,4 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
             post = _power_tables(pow(COSET_GENERATOR, -1, Fr.FC.modulus), n, n_inv)
         else:
             scale = _constant(n_inv)
-    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
-                post_powers=post, scale=scale)
+    return pre, post, scale
