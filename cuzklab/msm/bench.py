@@ -13,7 +13,8 @@ GPU timings use CUDA events around the whole call (digits, sort, kernels and
 the final normalization on the host), after a warm-up that also compiles the
 kernels; "upload" timings add the transfer of points and scalars from pageable
 host memory and every device allocation: each such run starts from freed
-device memory (CuPy's pool is emptied before it, outside the timed region),
+device memory (CuPy's pool hands its free blocks back to the driver before
+it, outside the timed region),
 so no run reuses blocks that the one before it left in the pool.
 """
 

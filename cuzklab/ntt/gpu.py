@@ -84,39 +84,30 @@ SMALL_MAX_LOG2 = 24
 SMALL_LOW_BITS = 8
 SMALL_LAST_COLS = 2
 #: Elements per thread of a pass: a block of a tile of T elements has
-#: min(256, T / ELEMS_PER_THREAD) threads (2: two threads per radix-4 unit).
+#: min(256, T / ELEMS_PER_THREAD) threads (2: one thread per radix-2
+#: butterfly, two per radix-4 unit).
 ELEMS_PER_THREAD = 2
+#: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
+#: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
+#: others two stages per sync in radix-4 units (see ``cuda/ntt.cu``).
+RADIX2_MAX_LOG2 = 0
 _NULL = np.uint64(0)
-_INT = {}  # np.int32 of small ints, built once: argument tuples are rebuilt per call
-
-
-def _i32(v: int):
-    r = _INT.get(v)
-    if r is None:
-        r = _INT[v] = np.int32(v)
-    return r
-
-
-#: Kernels whose dynamic shared-memory limit was raised, and to what.
-_SMEM_SET: dict = {}
 
 
 def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
     threads = max(1, min(_THREADS, tile // ELEMS_PER_THREAD))
     shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
-    if shared > _SMEM_DEFAULT and _SMEM_SET.get(id(kernel), 0) < shared:
-        if kernel.max_dynamic_shared_size_bytes < shared:
-            kernel.max_dynamic_shared_size_bytes = shared
-        _SMEM_SET[id(kernel)] = shared
+    if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
+        kernel.max_dynamic_shared_size_bytes = shared
     kernel((blocks,), (threads,), args, shared_mem=shared)
 
 
 def _tables(powers):
     """Return the kernel arguments (lo, hi, shift) of optional power tables."""
     if powers is None:
-        return _NULL, _NULL, _i32(0)
+        return _NULL, _NULL, np.int32(0)
     lo, hi, shift = powers
-    return lo, hi, _i32(shift)
+    return lo, hi, np.int32(shift)
 
 
 def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
@@ -128,9 +119,11 @@ def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
     passes = _plain_plan(log_n) if passes is None else list(passes)
     n = 1 << log_n
     kernel = _fn("ntt_dit_pass")
+    r2 = np.int32(int(log_n <= RADIX2_MAX_LOG2))
     for p in reversed(passes):
         _launch(kernel, n // p.tile, p.tile, p.b,
-                (x, x, W, _NULL, _i32(log_n), _i32(p.lo), _i32(p.b), _i32(p.c), _i32(int(inverse))))
+                (x, x, W, _NULL, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
+                 np.int32(int(inverse)), r2))
 
 
 def natural_plan(log_n: int):
@@ -184,7 +177,8 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         return
     W = gpu_twiddles(log_n).limbs
     n = 1 << log_n
-    inv = _i32(int(inverse))
+    inv = np.int32(int(inverse))
+    r2 = np.int32(int(log_n <= RADIX2_MAX_LOG2))
     last = passes[-1]
     cols = max(0, min(cols, log_n - last.b)) if natural_output else 0
     src = x
@@ -203,11 +197,11 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         pre = pre_powers if i == 0 else None
         _launch(kernel, n // p.tile, p.tile, p.b,
                 (x if i == 0 else src, src, W, _NULL) + _tables(pre)
-                + (_i32(log_n), _i32(p.lo), _i32(p.b), _i32(p.c), inv))
+                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv, r2))
     tile = (1 << last.b) << cols
     _launch(_fn("ntt_dif_last"), n // tile, tile, last.b,
             (src, x, W, scale if scale is not None else _NULL) + _tables(post_powers)
-            + (_i32(log_n), _i32(last.b), _i32(cols), inv, _i32(int(fused))))
+            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv, np.int32(int(fused)), r2))
     if natural_output and not fused:
         bit_reverse_inplace(x, log_n)
 

@@ -122,11 +122,16 @@ def test_domain_constants():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("k", [12, 16])
-def test_gpu_matches_cpu(k):
+@pytest.mark.parametrize("radix2", [False, True])
+def test_gpu_matches_cpu(monkeypatch, k, radix2):
+    from cuzklab.ntt import cpu, gpu
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 27 if radix2 else 0)
     a = Fr.random(1 << k, k)
     g = a.to("gpu")
     for fn in (ntt, intt, coset_ntt, coset_intt):
         assert fn(g).to("cpu").equals(fn(a))
+    for inverse in (False, True):  # the DIT passes (bit-reversed in, natural out)
+        assert gpu.dit(g, inverse=inverse).to("cpu").equals(cpu.dit(a, inverse=inverse))
 
 
 @pytest.mark.gpu
@@ -155,11 +160,13 @@ def test_gpu_bench_catches_a_wrong_timed_transform(monkeypatch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("radix2", [False, True])
 @pytest.mark.parametrize("k", [1, 3, 8, 11, 13])
 @pytest.mark.parametrize("last_cols", [0, 1, 2])
-def test_gpu_fused_passes_match_cpu(tiny_plan, k, last_cols):
+def test_gpu_fused_passes_match_cpu(tiny_plan, monkeypatch, k, last_cols, radix2):
     """The first and last passes carry the coset and 1/n factors and the reversal."""
     from cuzklab.ntt import gpu
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 27 if radix2 else 0)
     a = Fr.random(1 << k, 50 + k)
     for inverse in (False, True):
         for coset in (False, True):
