@@ -87,10 +87,20 @@ SMALL_LAST_COLS = 2
 #: min(256, T / ELEMS_PER_THREAD) threads (2: one thread per radix-2
 #: butterfly, two per radix-4 unit).
 ELEMS_PER_THREAD = 2
+#: Plans of the smallest transforms, natural-order output: log2 size ->
+#: (last-pass bits, log2 tile of the other passes, log2 rows per block of the
+#: last pass), from ``benchmarks/tune_ntt.py`` on an H200 (2^16 to 2^22, 48
+#: plans each; ``benchmarks/results/tune-ntt-h200.json``). Smaller tiles give
+#: these latency-bound sizes more blocks: 2^17 0.063 ms against 0.082 with the
+#: 2^24 plan (same run). Other sizes up to SMALL_MAX_LOG2 use SMALL_LOW_BITS
+#: and SMALL_LAST_COLS with full tiles.
+SMALL_PLANS = {16: (10, 8, 0), 17: (8, 8, 0), 18: (8, 8, 0), 19: (8, 8, 0)}
 #: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
 #: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
-#: others two stages per sync in radix-4 units (see ``cuda/ntt.cu``).
-RADIX2_MAX_LOG2 = 0
+#: others two stages per sync in radix-4 units (see ``cuda/ntt.cu``). Same
+#: sweep: radix-2 wins at 2^16 to 2^19 (2^16: 0.058 ms against 0.065 for the
+#: best radix-4 plan), loses from 2^20 (2^22: 1.29 against 1.25 ms).
+RADIX2_MAX_LOG2 = 19
 _NULL = np.uint64(0)
 
 
@@ -130,13 +140,19 @@ def natural_plan(log_n: int):
     """Return (passes, last_cols) for a transform of 2^log_n elements with natural-order output."""
     from . import plan
     return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2,
-                         SMALL_LOW_BITS, SMALL_LAST_COLS)
+                         SMALL_LOW_BITS, SMALL_LAST_COLS, SMALL_PLANS.get(log_n))
 
 
 @functools.lru_cache(maxsize=None)
-def _natural_plan(log_n, tile_bits, low_bits, upper_bits, small_max, small_low, small_cols):
-    """``natural_plan`` for given plan constants (cached: the settings are part of the key)."""
+def _natural_plan(log_n, tile_bits, low_bits, upper_bits, small_max, small_low, small_cols, small=None):
+    """``natural_plan`` for given plan constants (cached: the settings are part of the key).
+
+    ``small``: (low bits, tile bits, last cols) of ``SMALL_PLANS`` for this size, or None.
+    """
     kw = dict(tile_bits=tile_bits, upper_bits=upper_bits)
+    if small is not None:
+        low, tile, cols = small
+        return tuple(plan_passes(log_n, low_bits=low, tile_bits=tile, upper_bits=upper_bits)), cols
     if log_n <= small_max:
         return tuple(plan_passes(log_n, low_bits=min(low_bits, small_low), **kw)), small_cols
     return tuple(plan_passes(log_n, low_bits=low_bits, **kw)), 0
