@@ -130,3 +130,26 @@ def test_readme_repeat_count_matches_the_benchmark_scripts():
         text = (root / "benchmarks" / script).read_text()
         (default,) = re.findall(r'add_argument\("--repeats", type=int, default=(\d+)', text)
         assert default == said, f"{script} repeats {default}, the README says medians of {said}"
+
+
+def test_compare_sppark_ratios_and_unchecked_results():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "benchmarks" / "compare_sppark.py"
+    spec = importlib.util.spec_from_file_location("compare_sppark", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    msm = {"results": [{"group": "g1", "glv": True, "log2_size": 20, "median_s": 0.014, "upload_median_s": 0.04,
+                        "checked": True},
+                       {"group": "g1", "glv": False, "log2_size": 20, "median_s": 0.015, "checked": True}]}
+    ntt = {"results": [{"log2_size": 20, "variant": "ntt", "median_s": 0.0003, "checked": True},
+                       {"log2_size": 20, "variant": "coset_intt", "median_s": 0.0004, "checked": False}]}
+    sp_msm = [{"op": "g1_msm", "log2": 20, "device_ms": 28.0, "upload_ms": 40.0}]
+    sp_ntt = [{"op": "fr_ntt", "log2": 20, "ntt_ms": 0.3, "intt_ms": 0.3, "coset_ntt_ms": 0.3, "coset_intt_ms": 0.2}]
+    table, problems = mod.compare(msm, ntt, sp_msm, sp_ntt)
+    (m,) = table["msm"]  # the GLV (default) row only
+    assert m["ratio"] == pytest.approx(0.5) and m["upload_ratio"] == pytest.approx(1.0)
+    (n,) = table["ntt"]
+    assert n["ntt_ratio"] == pytest.approx(1.0) and n["coset_intt_ratio"] == pytest.approx(2.0)
+    assert problems == ["cuzklab NTT coset_intt 2^20 not checked"]
+    assert "| 2^20 | 14.00 ms | 28.00 ms | 0.50 |" in mod.markdown(table)
