@@ -8,7 +8,7 @@
 Reads the JSON of ``bench_msm.py`` and ``bench_ntt.py`` and the JSON lines of
 the sppark harness (its ``msm_bench`` / ``ntt_bench``: medians of 5, G1 MSM
 with points on the device and from host memory, Fr NTT natural order in and
-out), run in the same device call, and writes per size: both medians and
+out), run in one job on the same GPU, and writes per size: both medians and
 the ratio cuzklab / sppark (below 1: cuzklab is faster). Only results that
 both sides checked are compared; anything else is an error (exit 1). The
 MSM row is cuzklab's default path (GLV for G1 on plain bases). Prints a
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
                 name, _, commit = line.partition(" ")
                 versions[name] = commit.strip()
     report = {"benchmark": "sppark_side_by_side", "device": msm.get("device") or ntt.get("device"),
-              "same_device_call": True, "versions": versions,
+              "same_run": True, "versions": versions,
               "ratio": "cuzklab median / sppark median (below 1: cuzklab faster)",
               "msm_timing": "cuzklab: CUDA events around the whole call; sppark: host clock around "
                             "msm_t::invoke (host-synchronous, its window combination included)",
