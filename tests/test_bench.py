@@ -153,3 +153,23 @@ def test_compare_sppark_ratios_and_unchecked_results():
     assert n["ntt_ratio"] == pytest.approx(1.0) and n["coset_intt_ratio"] == pytest.approx(2.0)
     assert problems == ["cuzklab NTT coset_intt 2^20 not checked"]
     assert "| 2^20 | 14.00 ms | 28.00 ms | 0.50 |" in mod.markdown(table)
+
+
+def test_bench_field_script_exits_non_zero_when_unchecked(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_field.py"
+    spec = importlib.util.spec_from_file_location("bench_field_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    argv = ["--backend", "cpu", "--cpu-log2-size", "4", "--repeats", "1", "--json", str(tmp_path / "f.json")]
+    assert mod.main(argv) == 0
+    real = mod.bench_field
+
+    def unchecked(*args, **kwargs):
+        rep = real(*args, **kwargs)
+        rep["results"][0]["checked"] = 0
+        return rep
+    monkeypatch.setattr(mod, "bench_field", unchecked)
+    assert mod.main(argv) == 1
+    assert "not checked: cpu fr" in capsys.readouterr().err
