@@ -7,6 +7,7 @@
 GPU: k dependent multiplies per element, CUDA events after a warm-up, random
 non-zero data, a sample checked against the CPU path. CPU: one vectorized
 multiply at a small size. Prints a table and writes JSON (device, sizes, medians).
+Exits 1 when a result was not checked (a mismatch stops the run with an error).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def main(argv=None) -> int:
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"benchmark": "field_mont_mul", "reports": reports}, indent=2))
         print(f"wrote {args.json}")
+    unchecked = [f"{rep['backend']} {r['field']}" for rep in reports for r in rep["results"] if not r["checked"]]
+    if unchecked:
+        print(f"not checked: {', '.join(unchecked)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -9,7 +9,8 @@
 # step has a time limit, so one slow step cannot take the rest with it.
 # STEPS=gpu-tests,field,msm,ntt,prove (the default: all) runs only those;
 # TEST_JOBS=N runs the tests in N processes (pytest-xdist), which compile
-# their kernels in parallel.
+# their kernels in parallel. MSM_FLAGS replaces the MSM variants (default:
+# "--precomputed both --glv both"; e.g. "--glv both" leaves out precomputed bases).
 set -uo pipefail
 out="${1:?usage: gpu_suite.sh OUT_DIR [--quick]}"
 quick="${2:-}"
@@ -36,7 +37,8 @@ step() {  # step NAME SECONDS CMD...
 step gpu-tests 900 "$py" -m pytest -p no:cacheprovider -m gpu -q --timeout 300 ${jobs[@]+"${jobs[@]}"} \
   tests/field tests/curve tests/msm tests/ntt tests/groth16 tests/stages
 step field 300 "$py" benchmarks/bench_field.py --backend gpu --json "$out/field.json"
-step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both --precomputed both --glv both \
+read -r -a msm_flags <<< "${MSM_FLAGS:---precomputed both --glv both}"
+step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both "${msm_flags[@]}" \
   --g1-sizes "$g1" --g2-sizes "$g2" --json "$out/msm.json"
 step ntt 600 "$py" benchmarks/bench_ntt.py --backend gpu --sizes "$ntt" --json "$out/ntt.json"
 step prove 900 "$py" benchmarks/bench_prove.py --backend gpu --b-g2-backend gpu \

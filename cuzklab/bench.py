@@ -7,9 +7,10 @@
 
 ``field`` runs ``cuzklab.field.bench.bench_field``, ``msm``
 ``cuzklab.msm.bench.bench_msm_sizes`` and ``ntt``
-``cuzklab.ntt.bench.bench_ntt`` (when that part of cuzklab is installed).
-Without ``--json`` a table is printed; with it, the report as JSON (device
-name, sizes, every timing and the medians).
+``cuzklab.ntt.bench.bench_ntt``. Without ``--json`` a table is printed; with
+it, the report as JSON (device name, sizes, every timing and the medians).
+The command exits with status 1 when any timed result was not checked equal
+to its reference (the report is printed first, so the figures are not lost).
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ KERNELS = ("field", "msm", "ntt")
 #: Default sizes per kernel and backend: seconds on a CPU, milliseconds on a GPU.
 DEFAULT_LOG2 = {("field", "cpu"): 16, ("field", "gpu"): 20, ("msm", "cpu"): 8, ("msm", "gpu"): 20,
                 ("ntt", "cpu"): 12, ("ntt", "gpu"): 20}
-
-
-class BenchUnavailable(CuzklabError):
-    """The kernel's benchmark is not part of this cuzklab installation."""
 
 
 class BenchArgumentError(CuzklabError, ValueError):
@@ -47,22 +44,9 @@ def check_args(kernel: str, log2_size: int, *, window=None, precomputed: bool = 
             raise BenchArgumentError(f"--window must be in [{digits.MIN_WINDOW}, {digits.MAX_WINDOW}], "
                                      f"got {window}")
     module = {"field": "cuzklab.field.bench", "msm": "cuzklab.msm.bench", "ntt": "cuzklab.ntt.domain"}[kernel]
-    try:
-        hi = importlib.import_module(module).MAX_LOG2_SIZE
-    except ModuleNotFoundError:
-        hi = None  # that part is not installed: run_bench says so
-    if hi is not None and not 0 <= log2_size <= hi:
+    hi = importlib.import_module(module).MAX_LOG2_SIZE
+    if not 0 <= log2_size <= hi:
         raise BenchArgumentError(f"--log2-size must be in [0, {hi}] for {kernel}, got {log2_size}")
-
-
-def _import(module: str, what: str):
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise BenchUnavailable(f"{what} is not available in this cuzklab "
-                                   f"({module} is not installed)") from None
-        raise
 
 
 def run_bench(kernel: str, backend: str, log2_size: int, *, repeats: int = 5,
@@ -71,26 +55,31 @@ def run_bench(kernel: str, backend: str, log2_size: int, *, repeats: int = 5,
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
     if kernel == "field":
-        mod = _import("cuzklab.field.bench", "the field benchmark")
-        return mod.bench_field(backend, log2_size, repeats)
+        from .field.bench import bench_field
+        return bench_field(backend, log2_size, repeats)
     if kernel == "msm":
         from .msm.bench import bench_msm_sizes
         return bench_msm_sizes([log2_size], backend, group=group, repeats=repeats, window=window,
                                precomputed=precomputed)
-    mod = _import("cuzklab.ntt.bench", "NTT")
-    fn = getattr(mod, "bench_ntt", None)
-    if fn is None:
-        raise BenchUnavailable("NTT is not available in this cuzklab (cuzklab.ntt.bench has no bench_ntt)")
-    res = fn(log2_size, backend, repeats=repeats)
+    from .ntt.bench import bench_ntt
+    res = bench_ntt(log2_size, backend, repeats=repeats)
     return {"device": res.get("device"), "backend": backend, "results": [res]}
+
+
+def unchecked(report: dict) -> list[dict]:
+    """Return the results of ``report`` that were not checked equal to their reference.
+
+    A result's ``checked`` is True (MSM, NTT) or the number of elements
+    compared (field); False, 0 or a missing key counts as unchecked.
+    """
+    return [r for r in report.get("results", []) if not r.get("checked")]
 
 
 def format_report(kernel: str, report: dict) -> str:
     """Return a human-readable table of a report."""
     if kernel == "field":
-        fmt = getattr(_import("cuzklab.field.bench", "the field benchmark"), "format_table", None)
-        if fmt is not None:
-            return fmt(report)
+        from .field.bench import format_table
+        return format_table(report)
     if kernel == "msm":
         from .msm.bench import format_table
         return format_table(report)
@@ -114,6 +103,12 @@ def _handler(args) -> int:
         sys.stdout.write("\n")
     else:
         print(format_report(args.kernel, report))
+    bad = unchecked(report)
+    if bad:
+        sizes = ", ".join(f"2^{r.get('log2_size')}" for r in bad)
+        print(f"cuzklab: error: bench {args.kernel}: {len(bad)} result(s) not checked equal to the "
+              f"reference ({sizes})", file=sys.stderr)
+        return 1
     return 0
 
 

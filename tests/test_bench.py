@@ -27,24 +27,28 @@ def test_bench_msm_table_g2(capsys):
 
 
 def test_bench_field_and_ntt(capsys):
-    pytest.importorskip("cuzklab.field.bench")
     assert main(["bench", "field", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
     assert "fp" in capsys.readouterr().out
-    try:
-        import cuzklab.ntt.bench  # noqa: F401
-    except ModuleNotFoundError:
-        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4"]) == 2
-        assert "NTT is not available" in capsys.readouterr().err
-    else:
-        assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4", "--repeats", "1"]) == 0
+    assert main(["bench", "ntt", "--backend", "cpu", "--log2-size", "4", "--repeats", "1", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)["results"]
+    assert r["checked"] is True and r["n"] == 16
 
 
-def test_ntt_unavailable(monkeypatch):
-    def missing(module, what):
-        raise bench.BenchUnavailable(f"{what} is not available in this cuzklab")
-    monkeypatch.setattr(bench, "_import", missing)
-    with pytest.raises(bench.BenchUnavailable, match="NTT is not available"):
-        bench.run_bench("ntt", "cpu", 4)
+def test_a_result_not_checked_equal_exits_non_zero(capsys, monkeypatch):
+    from cuzklab.curve.affine import Point
+    from cuzklab.curve import reference as ref
+    # a wrong oracle: every timed MSM now disagrees with it
+    monkeypatch.setattr(MB, "expected", lambda group, limbs, seed=1: Point(group, ref.generator(group)))
+    assert main(["bench", "msm", "--backend", "cpu", "--log2-size", "3", "--repeats", "1", "--json"]) == 1
+    captured = capsys.readouterr()
+    (r,) = json.loads(captured.out)["results"]  # the figures are still printed
+    assert r["checked"] is False
+    assert captured.err.startswith("cuzklab: error: bench msm: 1 result(s) not checked equal") and "2^3" in captured.err
+
+
+def test_unchecked_counts_false_zero_and_missing():
+    report = {"results": [{"checked": True}, {"checked": 8}, {"checked": False}, {"checked": 0}, {}]}
+    assert bench.unchecked(report) == [{"checked": False}, {"checked": 0}, {}]
 
 
 def test_bad_arguments(capsys):
@@ -114,3 +118,58 @@ def test_bench_points_exact_oracle():
     from cuzklab.msm import msm_naive
     from cuzklab.msm import digits as D
     assert MB.expected("g1", limbs) == msm_naive(pts, D.limbs_to_ints(limbs))
+
+
+def test_readme_repeat_count_matches_the_benchmark_scripts():
+    import re
+    from pathlib import Path
+    root = Path(__file__).parents[1]
+    readme = (root / "README.md").read_text()
+    (said,) = set(re.findall(r"On an NVIDIA H200\*\* \(CUDA events after a warm-up, medians of (\d+)", readme))
+    for script in ("bench_field.py", "bench_msm.py", "bench_ntt.py"):
+        text = (root / "benchmarks" / script).read_text()
+        (default,) = re.findall(r'add_argument\("--repeats", type=int, default=(\d+)', text)
+        assert default == said, f"{script} repeats {default}, the README says medians of {said}"
+
+
+def test_compare_sppark_ratios_and_unchecked_results():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "benchmarks" / "compare_sppark.py"
+    spec = importlib.util.spec_from_file_location("compare_sppark", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    msm = {"results": [{"group": "g1", "glv": True, "log2_size": 20, "median_s": 0.014, "upload_median_s": 0.04,
+                        "checked": True},
+                       {"group": "g1", "glv": False, "log2_size": 20, "median_s": 0.015, "checked": True}]}
+    ntt = {"results": [{"log2_size": 20, "variant": "ntt", "median_s": 0.0003, "checked": True},
+                       {"log2_size": 20, "variant": "coset_intt", "median_s": 0.0004, "checked": False}]}
+    sp_msm = [{"op": "g1_msm", "log2": 20, "device_ms": 28.0, "upload_ms": 40.0}]
+    sp_ntt = [{"op": "fr_ntt", "log2": 20, "ntt_ms": 0.3, "intt_ms": 0.3, "coset_ntt_ms": 0.3, "coset_intt_ms": 0.2}]
+    table, problems = mod.compare(msm, ntt, sp_msm, sp_ntt)
+    (m,) = table["msm"]  # the GLV (default) row only
+    assert m["ratio"] == pytest.approx(0.5) and m["upload_ratio"] == pytest.approx(1.0)
+    (n,) = table["ntt"]
+    assert n["ntt_ratio"] == pytest.approx(1.0) and n["coset_intt_ratio"] == pytest.approx(2.0)
+    assert problems == ["cuzklab NTT coset_intt 2^20 not checked"]
+    assert "| 2^20 | 14.00 ms | 28.00 ms | 0.50 |" in mod.markdown(table)
+
+
+def test_bench_field_script_exits_non_zero_when_unchecked(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_field.py"
+    spec = importlib.util.spec_from_file_location("bench_field_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    argv = ["--backend", "cpu", "--cpu-log2-size", "4", "--repeats", "1", "--json", str(tmp_path / "f.json")]
+    assert mod.main(argv) == 0
+    real = mod.bench_field
+
+    def unchecked(*args, **kwargs):
+        rep = real(*args, **kwargs)
+        rep["results"][0]["checked"] = 0
+        return rep
+    monkeypatch.setattr(mod, "bench_field", unchecked)
+    assert mod.main(argv) == 1
+    assert "not checked: cpu fr" in capsys.readouterr().err

@@ -11,8 +11,11 @@ three scalar multiplications; every timed run is compared with it.
 
 GPU timings use CUDA events around the whole call (digits, sort, kernels and
 the final normalization on the host), after a warm-up that also compiles the
-kernels; "upload" timings add the transfer of points and scalars from host
-memory and the device allocations.
+kernels; "upload" timings add the transfer of points and scalars from pageable
+host memory and every device allocation: each such run starts from freed
+device memory (CuPy's pool hands its free blocks back to the driver before
+it, outside the timed region),
+so no run reuses blocks that the one before it left in the pool.
 """
 
 from __future__ import annotations
@@ -128,6 +131,13 @@ def _check_bench(log2_size, backend: str, group: str, repeats) -> int:
     return 1 << log2_size
 
 
+def fresh_device_memory() -> None:
+    """Return CuPy's cached device blocks to the driver (before an upload run)."""
+    cp = xp("gpu")
+    cp.cuda.Device().synchronize()
+    cp.get_default_memory_pool().free_all_blocks()
+
+
 def _inputs(group: str, n: int, backend: str, seed: int):
     """Return (host scalar limbs, the exact result, the points on ``backend``) of a benchmark."""
     host_limbs = bench_scalars(n, seed)
@@ -139,7 +149,8 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
 
     Keys: op, group, backend, device, log2_size, n, window, glv, repeats,
-    times_s, median_s, upload_times_s, upload_median_s (GPU with ``upload``),
+    times_s, median_s, upload_times_s, upload_median_s (GPU with ``upload``:
+    from pageable host memory, each run from freed device memory), upload_from,
     checked (every run equal to the exact result). ``glv``: as ``msm``'s
     (None: the GPU default, off on the CPU); the report says whether it ran.
     """
@@ -176,7 +187,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
             del dev_limbs
             from ..curve import fields as FF
             for _ in range(repeats):
-                cp.cuda.Device().synchronize()
+                fresh_device_memory()
                 start.record()
                 dx, dy, dl = cp.asarray(hx), cp.asarray(hy), cp.asarray(host_limbs)
                 up = Points(group, FF.wrap(group, dx, "gpu"), FF.wrap(group, dy, "gpu"))
@@ -199,6 +210,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     if up_times:
         out["upload_times_s"] = up_times
         out["upload_median_s"] = statistics.median(up_times)
+        out["upload_from"] = "pageable host memory; device memory freed before each run"
     if backend == "gpu":
         marks: list = []
         got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks, glv=used_glv)

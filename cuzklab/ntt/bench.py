@@ -1,13 +1,18 @@
 """NTT benchmarks: median time of a transform of size 2^k on one backend.
 
 On the GPU the data stay on the device, the transform runs in place and is
-timed with CUDA events after a warm-up; the result is checked by a round
-trip on the device and, at a small size, against the CPU path. On the CPU the
-wall clock of ``transform`` is reported (it is far slower; keep sizes small).
+timed with CUDA events after a warm-up; every timed run starts from the same
+input (restored outside the timed region), and the output of the last one is
+checked at ``CHECK_ENTRIES`` positions against direct evaluations of the
+polynomial (``reference.transform_entries``: field arithmetic only, no
+transform kernel), besides a round trip on the device and a comparison with
+the CPU path at 2^12. On the CPU the wall clock of ``transform`` is reported
+(it is far slower; keep sizes small) and its output is checked the same way.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 
@@ -15,10 +20,28 @@ from ..backend import check_backend, device_name, xp
 from ..field import Fr
 from ..field.constants import FR
 from .domain import Direction, check_log2_size
+from .reference import transform_entries
 from .transform import transform
 
 #: Size at which GPU results are compared with the CPU path in the same run.
 CHECK_LOG2_SIZE = 12
+#: Outputs of the timed transform compared with direct evaluations: the first,
+#: the last and this many more drawn from the seed.
+CHECK_ENTRIES = 2
+
+
+def check_entries(a: Fr, y: Fr, *, inverse: bool, coset: bool, seed: int = 1) -> tuple[int, int]:
+    """Return (matching, sampled): outputs of ``y`` (the transform of ``a``) checked by direct evaluation.
+
+    Both on one backend. The positions are 0, n - 1 and ``CHECK_ENTRIES``
+    drawn from ``seed``; ``y`` is wrong when matching < sampled.
+    """
+    n = len(a)
+    rng = random.Random(seed)
+    idx = sorted({0, n - 1, *(rng.randrange(n) for _ in range(CHECK_ENTRIES))})
+    want = transform_entries(a, idx, inverse=inverse, coset=coset)
+    got = y[idx].to_ints()
+    return sum(int(g == w) for g, w in zip(got, want)), len(idx)
 
 
 def _check_gpu_against_cpu(coset: bool, inverse: bool, seed: int) -> bool:
@@ -45,6 +68,10 @@ def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
               inverse: bool = False, repeats: int = 5, seed: int = 1, data: Fr | None = None) -> dict:
     """Return timings of one NTT size: median_s, times_s, and whether results checked out.
 
+    ``checked`` is True when the timed output matched direct evaluation at
+    every sampled position (``entries_checked``) and, on the GPU, the round
+    trip and the comparison with the CPU path at 2^12 held too.
+
     ``data``: the input (2^log2_size elements on ``backend``); drawn from ``seed`` when None.
     """
     log2_size = check_log2_size(log2_size)
@@ -62,21 +89,28 @@ def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
         x = a.limbs.copy()
         kw = dict(inverse=inverse, coset=coset, natural_output=True)
         gpu.transform_inplace(x, log2_size, **kw)  # warm-up (compiles, builds tables)
-        cp.cuda.Device().synchronize()
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         for _ in range(repeats):
+            x[...] = a.limbs  # every timed run transforms the same input
+            cp.cuda.Device().synchronize()
             start.record()
             gpu.transform_inplace(x, log2_size, **kw)
             stop.record()
             stop.synchronize()
             times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-        # round trip of the original data on the device, then the small-size CPU check
+        # the timed output itself, at sampled positions; a round trip; the CPU path at 2^12
+        good, total = check_entries(a, Fr.from_mont_limbs(x, check=False), inverse=inverse,
+                                    coset=coset, seed=seed)
         d = Direction.INVERSE if inverse else Direction.FORWARD
         back = Direction.FORWARD if inverse else Direction.INVERSE
+        del x
         y = transform(a, direction=d, coset=coset)
         round_trip = bool(transform(y, direction=back, coset=coset).equals(a))
-        checked = round_trip and _check_gpu_against_cpu(coset, inverse, seed)
-        del x, y
+        del y
+        cpu_check = _check_gpu_against_cpu(coset, inverse, seed)
+        checked = good == total and round_trip and cpu_check
+        extra = {"entries_checked": good, "entries": total, "round_trip": round_trip,
+                 "cpu_check_log2_size": CHECK_LOG2_SIZE, "cpu_check": cpu_check}
     else:
         d = Direction.INVERSE if inverse else Direction.FORWARD
         y = transform(a, direction=d, coset=coset)  # warm-up (tables)
@@ -84,14 +118,15 @@ def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
             t0 = time.perf_counter()
             y = transform(a, direction=d, coset=coset)
             times.append(time.perf_counter() - t0)
-        back = Direction.FORWARD if inverse else Direction.INVERSE
-        checked = bool(transform(y, direction=back, coset=coset).equals(a))
+        good, total = check_entries(a, y, inverse=inverse, coset=coset, seed=seed)
+        checked = good == total
+        extra = {"entries_checked": good, "entries": total}
     return {
         "op": "ntt", "log2_size": log2_size, "n": n, "backend": backend,
         "device": device_name(backend), "coset": bool(coset), "inverse": bool(inverse),
         "repeats": repeats, "times_s": times, "median_s": statistics.median(times),
         "elements_per_s": n / statistics.median(times) if statistics.median(times) > 0 else float("inf"),
-        "checked": checked,
+        "checked": bool(checked), **extra,
     }
 
 
@@ -107,4 +142,5 @@ def bench_ntt_sizes(log2_sizes, backend: str = "gpu", *, repeats: int = 5) -> di
     return {"device": device_name(backend), "results": results}
 
 
-__all__ = ["bench_ntt", "bench_ntt_sizes", "random_input", "CHECK_LOG2_SIZE"]
+__all__ = ["bench_ntt", "bench_ntt_sizes", "check_entries", "random_input", "CHECK_LOG2_SIZE",
+           "CHECK_ENTRIES"]

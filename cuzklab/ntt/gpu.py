@@ -34,7 +34,9 @@ def _module():
     return load_module(_SOURCE.read_text())
 
 
+@functools.lru_cache(maxsize=None)
 def _fn(name: str):
+    """Return the kernel ``name`` (cached: fetching a function costs a driver call)."""
     return _module().get_function(name)
 
 
@@ -81,11 +83,29 @@ _SMEM_DEFAULT = 48 * 1024
 SMALL_MAX_LOG2 = 24
 SMALL_LOW_BITS = 8
 SMALL_LAST_COLS = 2
+#: Elements per thread of a pass: a block of a tile of T elements has
+#: min(256, T / ELEMS_PER_THREAD) threads (2: one thread per radix-2
+#: butterfly, two per radix-4 unit).
+ELEMS_PER_THREAD = 2
+#: Plans of the smallest transforms, natural-order output: log2 size ->
+#: (last-pass bits, log2 tile of the other passes, log2 rows per block of the
+#: last pass), from ``benchmarks/tune_ntt.py`` on an H200 (2^16 to 2^22, 48
+#: plans each; ``benchmarks/results/tune-ntt-h200.json``). Smaller tiles give
+#: these latency-bound sizes more blocks: 2^17 0.063 ms against 0.082 with the
+#: 2^24 plan (same run). Other sizes up to SMALL_MAX_LOG2 use SMALL_LOW_BITS
+#: and SMALL_LAST_COLS with full tiles.
+SMALL_PLANS = {16: (10, 8, 0), 17: (8, 8, 0), 18: (8, 8, 0), 19: (8, 8, 0)}
+#: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
+#: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
+#: others two stages per sync in radix-4 units (see ``cuda/ntt.cu``). Same
+#: sweep: radix-2 wins at 2^16 to 2^19 (2^16: 0.058 ms against 0.065 for the
+#: best radix-4 plan), loses from 2^20 (2^22: 1.29 against 1.25 ms).
+RADIX2_MAX_LOG2 = 19
 _NULL = np.uint64(0)
 
 
 def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
-    threads = max(1, min(_THREADS, tile // 2))
+    threads = max(1, min(_THREADS, tile // ELEMS_PER_THREAD))
     shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
     if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
         kernel.max_dynamic_shared_size_bytes = shared
@@ -106,20 +126,42 @@ def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
     ``passes``: the DIF plan (default ``plan_passes(log_n)``), run in reverse.
     """
     W = gpu_twiddles(log_n).limbs
-    passes = plan_passes(log_n) if passes is None else list(passes)
+    passes = _plain_plan(log_n) if passes is None else list(passes)
     n = 1 << log_n
+    kernel = _fn("ntt_dit_pass")
+    r2 = np.int32(int(log_n <= RADIX2_MAX_LOG2))
     for p in reversed(passes):
-        _launch(_fn("ntt_dit_pass"), n // p.tile, p.tile, p.b,
+        _launch(kernel, n // p.tile, p.tile, p.b,
                 (x, x, W, _NULL, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
-                 np.int32(1 if inverse else 0)))
+                 np.int32(int(inverse)), r2))
 
 
 def natural_plan(log_n: int):
     """Return (passes, last_cols) for a transform of 2^log_n elements with natural-order output."""
     from . import plan
-    if log_n <= SMALL_MAX_LOG2:
-        return plan_passes(log_n, low_bits=min(plan.LOW_BITS, SMALL_LOW_BITS)), SMALL_LAST_COLS
-    return plan_passes(log_n), 0
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2,
+                         SMALL_LOW_BITS, SMALL_LAST_COLS, SMALL_PLANS.get(log_n))
+
+
+@functools.lru_cache(maxsize=None)
+def _natural_plan(log_n, tile_bits, low_bits, upper_bits, small_max, small_low, small_cols, small=None):
+    """``natural_plan`` for given plan constants (cached: the settings are part of the key).
+
+    ``small``: (low bits, tile bits, last cols) of ``SMALL_PLANS`` for this size, or None.
+    """
+    kw = dict(tile_bits=tile_bits, upper_bits=upper_bits)
+    if small is not None:
+        low, tile, cols = small
+        return tuple(plan_passes(log_n, low_bits=low, tile_bits=tile, upper_bits=upper_bits)), cols
+    if log_n <= small_max:
+        return tuple(plan_passes(log_n, low_bits=min(low_bits, small_low), **kw)), small_cols
+    return tuple(plan_passes(log_n, low_bits=low_bits, **kw)), 0
+
+
+def _plain_plan(log_n: int):
+    """Return ``plan_passes(log_n)`` with the module's constants (cached per constants)."""
+    from . import plan
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, -1, 0, 0)[0]
 
 
 def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
@@ -139,9 +181,9 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     """
     plan_cols = 0
     if passes is None:
-        passes, plan_cols = natural_plan(log_n) if natural_output else (plan_passes(log_n), 0)
+        passes, plan_cols = natural_plan(log_n) if natural_output else (_plain_plan(log_n), 0)
     cols = plan_cols if last_cols is None else last_cols
-    passes = list(passes)
+    passes = tuple(passes)
     if not passes:  # n = 1: the transform is the identity; only the factors apply
         for tables in (pre_powers, post_powers):
             if tables is not None:
@@ -151,7 +193,8 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         return
     W = gpu_twiddles(log_n).limbs
     n = 1 << log_n
-    inv = np.int32(1 if inverse else 0)
+    inv = np.int32(int(inverse))
+    r2 = np.int32(int(log_n <= RADIX2_MAX_LOG2))
     last = passes[-1]
     cols = max(0, min(cols, log_n - last.b)) if natural_output else 0
     src = x
@@ -164,16 +207,17 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
             src, fused, cols = x, False, 0
     if len(passes) == 1 and pre_powers is not None:
         scale_inplace_tables(x, pre_powers, reversed_order=False)
-    for i, p in enumerate(passes[:-1]):
+    kernel = _fn("ntt_dif_pass")
+    for i in range(len(passes) - 1):
+        p = passes[i]
         pre = pre_powers if i == 0 else None
-        _launch(_fn("ntt_dif_pass"), n // p.tile, p.tile, p.b,
+        _launch(kernel, n // p.tile, p.tile, p.b,
                 (x if i == 0 else src, src, W, _NULL) + _tables(pre)
-                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv))
+                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv, r2))
     tile = (1 << last.b) << cols
     _launch(_fn("ntt_dif_last"), n // tile, tile, last.b,
             (src, x, W, scale if scale is not None else _NULL) + _tables(post_powers)
-            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv,
-               np.int32(1 if fused else 0)))
+            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv, np.int32(int(fused)), r2))
     if natural_output and not fused:
         bit_reverse_inplace(x, log_n)
 
@@ -254,6 +298,14 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     a scratch array of the size of ``x`` when memory allows (see
     ``dif_inplace``).
     """
+    pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
+                post_powers=post, scale=scale)
+
+
+@functools.lru_cache(maxsize=64)
+def _factors(log_n: int, inverse: bool, coset: bool):
+    """Return the (pre_powers, post_powers, scale) of a transform (device tables, cached)."""
     from .domain import COSET_GENERATOR
     n = 1 << log_n
     pre = post = scale = None
@@ -265,5 +317,4 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
             post = _power_tables(pow(COSET_GENERATOR, -1, Fr.FC.modulus), n, n_inv)
         else:
             scale = _constant(n_inv)
-    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
-                post_powers=post, scale=scale)
+    return pre, post, scale

@@ -1,9 +1,14 @@
-"""Naive O(n^2) transforms over Python ints: the oracle for tests at small sizes."""
+"""Oracles for the transforms: naive O(n^2) transforms over Python ints (tests at
+small sizes) and single outputs of a transform at any size by direct evaluation
+(``transform_entries``: field multiplies and additions only, no transform kernel),
+which the benchmarks use to check the very results they time.
+"""
 
 from __future__ import annotations
 
+from ..field import Fr
 from ..field.constants import FR
-from .domain import COSET_GENERATOR, Domain, log2_of
+from .domain import COSET_GENERATOR, Domain, log2_of, powers
 
 _R = FR.modulus
 
@@ -39,3 +44,42 @@ def naive_intt(evals: list[int], *, coset: bool = False) -> list[int]:
         g_inv = pow(COSET_GENERATOR, -1, _R)
         coeffs = [c * pow(g_inv, i, _R) % _R for i, c in enumerate(coeffs)]
     return coeffs
+
+
+def evaluate(a: Fr, x: int) -> int:
+    """Return sum_i a[i] x^i as a Python int, on ``a``'s backend.
+
+    The powers of x by repeated doubling, one elementwise multiply and a
+    halving tree of additions: O(n) field operations, independent of every
+    transform kernel. ``len(a)`` must be a power of two.
+    """
+    log2_of(len(a), name="len(a)")
+    s = a * powers(x % _R, len(a), a.backend)
+    while len(s) > 1:
+        h = len(s) // 2
+        s = s[:h] + s[h:]
+    return s.to_ints()[0]
+
+
+def transform_entries(a: Fr, indices, *, inverse: bool = False, coset: bool = False) -> list[int]:
+    """Return outputs ``indices`` (natural order) of the transform of natural-order ``a``.
+
+    Forward: y_k = A(w^k), on the coset A(g w^k); inverse: y_k = A(w^-k) / n,
+    on the coset additionally times g^-k (A the polynomial with coefficients
+    ``a``, w the domain's root, g ``COSET_GENERATOR``). Each entry is one
+    ``evaluate``: O(n) work, for any n, on ``a``'s backend.
+    """
+    d = Domain(log2_of(len(a), name="len(a)"))
+    out = []
+    for k in indices:
+        if not 0 <= int(k) < d.size:
+            raise ValueError(f"indices: {k} is outside [0, {d.size})")
+        if inverse:
+            v = evaluate(a, pow(d.omega_inv, int(k), _R)) * d.size_inv % _R
+            if coset:
+                v = v * pow(COSET_GENERATOR, -int(k), _R) % _R
+        else:
+            x = pow(d.omega, int(k), _R)
+            v = evaluate(a, x * COSET_GENERATOR % _R if coset else x)
+        out.append(v)
+    return out

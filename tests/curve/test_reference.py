@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,7 +38,22 @@ def test_generators_and_cofactors_match_py_ecc():
     assert _to_ref("g2", b.G2) == K.G2_GENERATOR
     assert ref.is_on_curve("g1", K.G1_GENERATOR) and ref.is_on_curve("g2", K.G2_GENERATOR)
     assert K.H_G1 * R == P + 1 - (K.BLS_X + 1)
-    assert K.H_G2 % 1 == 0 and K.H_G2 > 0
+
+
+def test_g2_cofactor_is_the_twist_order_over_r():
+    # E'(Fp2) is the sextic twist of E over Fp2: with t = x + 1 the trace of E(Fp) and
+    # t^2 - 4p = -3 f^2, E(Fp2) has trace t2 = t^2 - 2p and the twist of order divisible
+    # by r has p^2 + 1 - (3 t f + t2) / 2 points; h2 is that order over r
+    t = K.BLS_X + 1
+    f = math.isqrt((4 * P - t * t) // 3)
+    assert 3 * f * f == 4 * P - t * t
+    t2 = t * t - 2 * P
+    order = P * P + 1 - (3 * t * f + t2) // 2
+    assert order % R == 0 and K.H_G2 == order // R
+    # the group order annihilates a point of E'(Fp2) outside the subgroup; r alone does not
+    pt = _off_subgroup_point("g2")
+    assert ref.affine_mul("g2", pt, R) is not None
+    assert ref.affine_mul("g2", pt, K.H_G2 * R) is None
 
 
 @settings(max_examples=4, deadline=None)

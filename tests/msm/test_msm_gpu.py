@@ -138,3 +138,22 @@ def test_gpu_glv_split_equals_twin_and_phases():
     got = gpu.msm_gpu(pts.to("gpu"), xp("gpu").asarray(limbs), 10, marks=marks, glv=True)
     assert got == _expected("g1", ks[:-1] + [0])  # the last point is the identity
     assert list(gpu.phase_times(marks)) == ["split", "sort", "accumulate", "bucket_sums", "reduce", "combine"]
+
+
+@pytest.mark.gpu
+def test_gpu_bench_upload_runs_start_from_freed_device_memory(monkeypatch):
+    import cupy as cp
+
+    from cuzklab.msm import bench as MB
+    pool, seen = cp.get_default_memory_pool(), []
+    real = MB.fresh_device_memory
+
+    def fresh():
+        real()
+        left = pool.free_bytes()  # cached bytes that no later free can return (split chunks)
+        pool.free_all_blocks()
+        seen.append(left - pool.free_bytes())  # what the run could still have reused: nothing
+    monkeypatch.setattr(MB, "fresh_device_memory", fresh)
+    r = MB.bench_msm(10, "gpu", repeats=3)
+    assert r["checked"] and len(r["upload_times_s"]) == 3 and seen == [0, 0, 0]
+    assert r["upload_from"].startswith("pageable host memory")

@@ -122,11 +122,16 @@ def test_domain_constants():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("k", [12, 16])
-def test_gpu_matches_cpu(k):
+@pytest.mark.parametrize("radix2", [False, True])
+def test_gpu_matches_cpu(monkeypatch, k, radix2):
+    from cuzklab.ntt import cpu, gpu
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 27 if radix2 else 0)
     a = Fr.random(1 << k, k)
     g = a.to("gpu")
     for fn in (ntt, intt, coset_ntt, coset_intt):
         assert fn(g).to("cpu").equals(fn(a))
+    for inverse in (False, True):  # the DIT passes (bit-reversed in, natural out)
+        assert gpu.dit(g, inverse=inverse).to("cpu").equals(cpu.dit(a, inverse=inverse))
 
 
 @pytest.mark.gpu
@@ -142,14 +147,26 @@ def test_gpu_bench_checks():
     from cuzklab.ntt.bench import bench_ntt
     r = bench_ntt(14, "gpu", coset=True, inverse=True, repeats=2)
     assert r["checked"] and r["median_s"] > 0
+    assert r["entries_checked"] == r["entries"] == 4 and r["round_trip"] and r["cpu_check"]
 
 
 @pytest.mark.gpu
+def test_gpu_bench_catches_a_wrong_timed_transform(monkeypatch):
+    from cuzklab.ntt import bench, gpu
+    # a transform that does nothing passes a round trip through itself
+    monkeypatch.setattr(gpu, "transform_inplace", lambda x, log_n, **kw: None)
+    r = bench.bench_ntt(12, "gpu", repeats=1)
+    assert r["round_trip"] and not r["checked"] and r["entries_checked"] < r["entries"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("radix2", [False, True])
 @pytest.mark.parametrize("k", [1, 3, 8, 11, 13])
 @pytest.mark.parametrize("last_cols", [0, 1, 2])
-def test_gpu_fused_passes_match_cpu(tiny_plan, k, last_cols):
+def test_gpu_fused_passes_match_cpu(tiny_plan, monkeypatch, k, last_cols, radix2):
     """The first and last passes carry the coset and 1/n factors and the reversal."""
     from cuzklab.ntt import gpu
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 27 if radix2 else 0)
     a = Fr.random(1 << k, 50 + k)
     for inverse in (False, True):
         for coset in (False, True):
@@ -186,3 +203,22 @@ def test_gpu_natural_output_without_scratch_memory(monkeypatch):
 
     monkeypatch.setattr(cupy, "empty_like", no_memory)
     assert coset_intt(a.to("gpu")).to("cpu").equals(want)
+
+
+@pytest.mark.parametrize("inverse,coset", [(False, False), (True, True)])
+def test_transform_entries_match_the_naive_oracle(inverse, coset):
+    from cuzklab.ntt import reference
+    a = Fr.random(8, 5)
+    naive = reference.naive_intt if inverse else reference.naive_ntt
+    assert reference.transform_entries(a, range(8), inverse=inverse, coset=coset) == naive(a.to_ints(), coset=coset)
+    with pytest.raises(ValueError, match="indices: 8 is outside"):
+        reference.transform_entries(a, [8])
+
+
+def test_bench_checks_the_timed_output_not_only_a_round_trip(monkeypatch):
+    from cuzklab.ntt import bench
+    assert bench.bench_ntt(6, "cpu", coset=True, repeats=1)["checked"] is True
+    # a "transform" that returns its input survives a round trip; the entry check catches it
+    monkeypatch.setattr(bench, "transform", lambda a, **kw: a)
+    r = bench.bench_ntt(6, "cpu", repeats=1)
+    assert r["checked"] is False and r["entries_checked"] < r["entries"] == 4

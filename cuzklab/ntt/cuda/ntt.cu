@@ -65,19 +65,57 @@ __device__ __forceinline__ void radix2_span1(uint4* tile, int T, int M, int C, i
     }
 }
 
+// One radix-2 stage of span h = 2^t over the tile: butterflies (m0, m0 + h)
+// with twiddle omega_{2h}^j = wm[j << (b - 1 - t)], j = m0 mod h (j = 0 needs
+// no multiply). DIF: (u + v, (u - v) w); DIT: (u + v w, u - v w). One thread
+// per butterfly: twice the threads of a radix-4 unit, for small transforms
+// whose blocks are too few to hide the multiplier's latency.
+template <bool DIT>
+__device__ __forceinline__ void radix2_stage(uint4* tile, const uint4* wm, int b, int c, int t,
+                                             int tid, int nt)
+{
+    const int M = 1 << b, C = 1 << c, T = M * C, h = 1 << t;
+    for (int q = tid; q < (M / 2) * C; q += nt) {
+        const int col = q & (C - 1), r = q >> c;
+        const int j = r & (h - 1);
+        const int m0 = ((r >> t) << (t + 1)) + j;
+        const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
+        fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
+        if (DIT) {
+            if (j) v = v * sh_load(wm, j << (b - 1 - t), M / 2);
+            sh_store(tile, i0, T, u + v);
+            sh_store(tile, i1, T, u - v);
+        } else {
+            fr_t d = u - v;
+            if (j) d = d * sh_load(wm, j << (b - 1 - t), M / 2);
+            sh_store(tile, i0, T, u + v);
+            sh_store(tile, i1, T, d);
+        }
+    }
+}
+
 // The b radix-2 stages of the tile: M-point transforms of the C columns of a
 // tile in shared memory laid out as (mid << c) + col, with the M/2 internal
 // twiddles omega_M^j in wm.
 //
+// radix2: one radix-2 stage per sync (radix2_stage), DIF from span M/2 down,
+// DIT from span 1 up. Otherwise:
 // Stages run two at a time in registers (a radix-4 unit: four elements
 // m0 + k h, k < 4, through stages s and s - 1), so a block syncs once per
 // two stages; an odd b leaves one radix-2 stage of span 1 (twiddle 1).
 // DIF goes from the top stage down, DIT (the transpose) from the bottom up.
 template <bool DIT>
 __device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b, int c,
-                                            int tid, int nt)
+                                            int tid, int nt, int radix2)
 {
     const int M = 1 << b, C = 1 << c, T = M * C;
+    if (radix2) {
+        for (int k = 0; k < b; k++) {
+            radix2_stage<DIT>(tile, wm, b, c, DIT ? k : b - 1 - k, tid, nt);
+            __syncthreads();
+        }
+        return;
+    }
     if (DIT && (b & 1)) { radix2_span1(tile, T, M, C, c, tid, nt); __syncthreads(); }
     const int first = DIT ? ((b & 1) ? 2 : 1) : b - 1;
     for (int s = first; DIT ? (s <= b - 1) : (s >= 1); s += DIT ? 2 : -2) {
@@ -146,7 +184,7 @@ __device__ __forceinline__ fr_t table_power(const u32* lo, const u32* hi, int sh
 template <bool DIT>
 __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W, const u32* scale,
                                          const u32* pw_lo, const u32* pw_hi, int pw_shift,
-                                         int log_n, int lo, int b, int c, int inverse)
+                                         int log_n, int lo, int b, int c, int inverse, int radix2)
 {
     extern __shared__ uint4 smem[];
     const int M = 1 << b, C = 1 << c, T = M * C;
@@ -172,7 +210,7 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
     }
     __syncthreads();
 
-    tile_stages<DIT>(tile, wm, b, c, tid, nt);
+    tile_stages<DIT>(tile, wm, b, c, tid, nt, radix2);
 
     fr_t sc;
     if (scale) sc = load<FrTraits>(scale, 0);
@@ -192,19 +230,21 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
 
 // The pass kernels. Blocks have at most 256 threads; the register budget of
 // three resident blocks per SM (80 registers instead of the compiler's 92)
-// was 4 % faster at 2^24 and 2^27 on an H200, with no spills.
+// was 4 % faster at 2^24 and 2^27 on an H200, with no spills. radix2: see
+// tile_stages.
 extern "C" __global__ void __launch_bounds__(256, 3)
 ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
-             const u32* pw_hi, int pw_shift, int log_n, int lo, int b, int c, int inverse)
+             const u32* pw_hi, int pw_shift, int log_n, int lo, int b, int c, int inverse,
+             int radix2)
 {
-    ntt_pass<false>(src, dst, W, scale, pw_lo, pw_hi, pw_shift, log_n, lo, b, c, inverse);
+    ntt_pass<false>(src, dst, W, scale, pw_lo, pw_hi, pw_shift, log_n, lo, b, c, inverse, radix2);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 3)
 ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n, int lo, int b,
-             int c, int inverse)
+             int c, int inverse, int radix2)
 {
-    ntt_pass<true>(src, dst, W, scale, nullptr, nullptr, 0, log_n, lo, b, c, inverse);
+    ntt_pass<true>(src, dst, W, scale, nullptr, nullptr, 0, log_n, lo, b, c, inverse, radix2);
 }
 
 // The last DIF pass (the low b bits; H = log_n - b bits above them), with the
@@ -220,7 +260,8 @@ ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n
 // the 1/n and coset factors of an inverse transform).
 extern "C" __global__ void __launch_bounds__(256, 3)
 ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
-             const u32* pw_hi, int pw_shift, int log_n, int b, int c, int inverse, int rev_out)
+             const u32* pw_hi, int pw_shift, int log_n, int b, int c, int inverse, int rev_out,
+             int radix2)
 {
     extern __shared__ uint4 smem[];
     const int M = 1 << b, C = 1 << c, T = M * C, H = log_n - b;
@@ -237,7 +278,7 @@ ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32
     }
     __syncthreads();
 
-    tile_stages<false>(tile, wm, b, c, tid, nt);
+    tile_stages<false>(tile, wm, b, c, tid, nt, radix2);
 
     fr_t sc;
     if (scale) sc = load<FrTraits>(scale, 0);
