@@ -315,6 +315,7 @@ def _generate(n: int, ni: int, k: int, rng):
         args[row:row + k, 0] = j
         args[row:row + k, 1] = np.arange(k)
         outs[row:row + k] = b - ni
+        ocol[row:row + k] = b      # the bit itself (A and B of its booleanity row)
         nvar += k
         row += k
         bits.add(b)
