@@ -64,11 +64,13 @@ RECENT_LAYERS = 4
 P_B_ELIGIBLE = B_AUX_DENSITY
 #: FLIN coefficients: a few fixed field constants (derived from a seed below).
 NUM_KCONST = 16
-#: Extra Fr multiplications per constraint and unit of witness_work. Measured on
-#: a shared 2-core x86-64 host at 2^18 constraints (benchmarks/bench_cpu_stages.py):
-#: one thread, MatVec ~1.3 us/row, gates ~0.1 us/row, a chained multiplication
-#: ~0.027 us with its addition; 3 x 1.3 - 0.1 = 3.8 us of extra work per row.
-WORK_MULS_PER_UNIT = 22
+#: Extra Fr multiplications per constraint and unit of witness_work, so that
+#: with witness_work=1 the one-thread witness step is ~3x the one-thread MatVec
+#: (cuzk phase 5: witness 75 %, MatVec 25 %). From the H200 host's 16-core Xeon
+#: at 2^20 (benchmarks/results/cpu-stages-h200.json): 22 multiplications gave a
+#: warm witness step of ~1.08 s against a 0.61 s MatVec, of which ~0.14 s is the
+#: gates themselves (~41 ns per extra multiplication); 3 x 0.61 s needs ~39.
+WORK_MULS_PER_UNIT = 40
 
 
 def _mont(values) -> np.ndarray:

@@ -34,12 +34,13 @@ def plan(n: int, threads: int) -> tuple[int, int]:
     best = None
     for c in WINDOWS:
         w = math.ceil(256 / c)
-        parts = max(1, min(math.ceil(threads / w), max(1, n // 64)))
-        per_task = MIXED_ADD_MULS * n / parts + FULL_ADD_MULS * (1 << c)
-        rounds = math.ceil(w * parts / threads)
-        key = (rounds * per_task, w * parts * per_task)
-        if best is None or key < best[0]:
-            best = (key, c, parts)
+        # cutting the points of each window too balances the rounds on the pool
+        for parts in range(1, max(1, min(math.ceil(4 * threads / w), n // 64)) + 1):
+            per_task = MIXED_ADD_MULS * n / parts + FULL_ADD_MULS * (1 << c)
+            rounds = math.ceil(w * parts / threads)
+            key = (rounds * per_task, w * parts * per_task)
+            if best is None or key < best[0]:
+                best = (key, c, parts)
     return best[1], best[2]
 
 
