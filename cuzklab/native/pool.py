@@ -25,13 +25,19 @@ def ranges(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)] if n else []
 
 
-def run_tasks(fn, tasks, threads: int) -> list:
-    """Return ``[fn(*t) for t in tasks]``, computed on ``threads`` threads (in order)."""
+def run_tasks(fn, tasks, threads: int, pool: ThreadPoolExecutor | None = None) -> list:
+    """Return ``[fn(*t) for t in tasks]``, computed on ``threads`` threads (in order).
+
+    ``pool``: an executor to reuse (its own size then applies), else one is
+    made for this call.
+    """
     tasks = list(tasks)
     if threads <= 1 or len(tasks) <= 1:
         return [fn(*t) for t in tasks]
-    with ThreadPoolExecutor(max_workers=min(threads, len(tasks))) as pool:
+    if pool is not None:
         return list(pool.map(lambda t: fn(*t), tasks))
+    with ThreadPoolExecutor(max_workers=min(threads, len(tasks))) as own:
+        return list(own.map(lambda t: fn(*t), tasks))
 
 
 def chunks_for(n: int, threads: int, min_chunk: int) -> list[tuple[int, int]]:
