@@ -52,8 +52,8 @@ def _gpu_used_gib() -> float | None:
 
 def prove_size(k: int, backend: str, seed: int, b_g2_backend: str, verify_proof: bool) -> dict:
     """Return the figures of one size: timings of circuit, setup, two proofs, verification."""
-    from cuzklab.groth16 import (constraints_for_domain, porep_circuit, prove, setup,
-                                 stage_seconds, verify)
+    from cuzklab.groth16 import constraints_for_domain, porep_circuit, setup, verify
+    from cuzklab.prove import prove, stage_seconds
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     r1cs, witness = porep_circuit(constraints_for_domain(k), rng=rng, backend=backend)

@@ -23,6 +23,8 @@ from . import constants as K
 from . import fields as FF
 from . import jacobian as J
 from . import reference as ref
+from . import serialize as S
+from . import xyzz as X
 
 
 def _check_ref_point(group: str, pt, where: str):
@@ -203,11 +205,23 @@ class Points:
         return cls.from_ints([ref.generator(FF.check_group(group))] * n, group, backend, check=False)
 
     @classmethod
+    def from_jacobian(cls, p) -> "Points":
+        """Return a :class:`~.jacobian.Jacobian` batch normalized to affine points."""
+        return cls(p.group, *J.affine_coords(p))
+
+    @classmethod
+    def from_xyzz(cls, p) -> "Points":
+        """Return an :class:`~.xyzz.XYZZ` batch normalized to affine points."""
+        return cls(p.group, *X.affine_coords(p))
+
+    @classmethod
     def from_bytes(cls, data, group: str = "g1", backend: str = "cpu", *, compressed: bool | None = None,
                    check: bool = True):
-        """Return points decoded from ZCash bytes (see :mod:`.serialize`)."""
-        from .serialize import decode
-        return decode(data, group, backend, compressed=compressed, check=check)
+        """Return points decoded from ZCash bytes (see :mod:`.serialize`); ``check``: subgroup too."""
+        pts = cls(group, *S.decode_coords(data, group, backend, compressed=compressed))
+        if check:
+            pts.validate("data")
+        return pts
 
     @classmethod
     def concat(cls, batches):
@@ -255,8 +269,7 @@ class Points:
 
     def to_bytes(self, compressed: bool = True) -> bytes:
         """Return the ZCash encodings of all points, concatenated."""
-        from .serialize import encode
-        return encode(self, compressed=compressed)
+        return S.encode(self, compressed=compressed)
 
     def point(self, i: int) -> Point:
         """Return point i as a ``Point``."""
@@ -292,9 +305,9 @@ class Points:
             return xp(self.backend).zeros(0, dtype=bool)
         inf = self.is_infinity()
         bits = J.scalars_to_bits([abs(K.BLS_X)] * len(self))
-        xp_ = J.to_affine(J.mul_bits(self, bits))                     # [|x|] P
+        xp_ = Points.from_jacobian(J.mul_bits(self, bits))            # [|x|] P
         if self.group == "g1":
-            lhs = J.to_affine(J.mul_bits(xp_, bits))                  # [x^2] P
+            lhs = Points.from_jacobian(J.mul_bits(xp_, bits))         # [x^2] P
             beta = FF.wrap("g1", _const_limbs("g1", ref.g1_beta(), self.backend), self.backend)
             rx, ry = self.x * beta, self.y                           # phi(P)
             ok = (lhs.x == rx) & (lhs.y == -ry)                       # [x^2]P = -phi(P)
@@ -335,14 +348,14 @@ class Points:
 
     def __add__(self, other: "Points") -> "Points":
         self._same(other, "add")
-        return J.to_affine(J.add_mixed(J.from_affine(self), other))
+        return Points.from_jacobian(J.add_mixed(J.from_affine(self), other))
 
     def __sub__(self, other: "Points") -> "Points":
         return self + (-other)
 
     def double(self) -> "Points":
         """Return 2P for every point."""
-        return J.to_affine(J.double(J.from_affine(self)))
+        return Points.from_jacobian(J.double(J.from_affine(self)))
 
     def mul(self, scalars) -> "Points":
         """Return [k_i] P_i for Python-int scalars reduced mod r (a single point takes many scalars).
@@ -359,7 +372,7 @@ class Points:
         bits = J.scalars_to_bits(ks)
         if bits.shape[0] == 0:
             return Points.infinity(self.group, len(base), self.backend)
-        return J.to_affine(J.mul_bits(base, bits))
+        return Points.from_jacobian(J.mul_bits(base, bits))
 
     def __eq__(self, other):
         if not isinstance(other, Points):

@@ -55,15 +55,17 @@ def from_affine(pts) -> Jacobian:
     return Jacobian(pts.group, FF.select(inf, one, pts.x), FF.select(inf, one, pts.y), z)
 
 
-def to_affine(p: Jacobian):
-    """Return the batch normalized to affine ``Points`` (one batched inversion)."""
-    from .affine import Points
+def affine_coords(p: Jacobian):
+    """Return the affine coordinates (x, y) of the batch, (0, 0) at infinity (one batched inversion).
+
+    ``Points.from_jacobian`` wraps them; this module stays below :mod:`.affine`.
+    """
     inf = p.is_infinity()
     n = len(p)
     zi = FF.select(inf, FF.ones(p.group, n, p.backend), p.Z).inverse()
     zi2 = zi.square()
     zero = FF.zeros(p.group, n, p.backend)
-    return Points(p.group, FF.select(inf, zero, p.X * zi2), FF.select(inf, zero, p.Y * zi2 * zi))
+    return FF.select(inf, zero, p.X * zi2), FF.select(inf, zero, p.Y * zi2 * zi)
 
 
 def where(mask, a: Jacobian, b: Jacobian) -> Jacobian:

@@ -12,8 +12,8 @@ Decoding rejects, with a :class:`~cuzklab.errors.CurveError` naming the
 element: a wrong length, the compression flag not matching the format, the
 sign flag in an uncompressed or infinity encoding, an infinity encoding with
 other bits set, a coordinate >= p, an x with no point on the curve, a point
-off the curve, and (unless ``check=False``) a point outside the order-r
-subgroup.
+off the curve; ``Points.from_bytes`` then rejects (unless ``check=False``)
+a point outside the order-r subgroup.
 """
 
 from __future__ import annotations
@@ -132,14 +132,14 @@ def _sqrt_fp2(a):
     return x, to_numpy(x.square() == a)
 
 
-def decode(data, group: str = "g1", backend: str = "cpu", *, compressed: bool | None = None,
-           check: bool = True, argument: str = "data"):
-    """Return ``Points`` decoded from ZCash bytes; ``compressed=None`` infers it from the length.
+def decode_coords(data, group: str = "g1", backend: str = "cpu", *,
+                  compressed: bool | None = None, argument: str = "data"):
+    """Return the affine coordinates (x, y) decoded from ZCash bytes ((0, 0) for infinity).
 
-    ``check`` also verifies subgroup membership (curve membership is always
-    checked: it is part of decoding).
+    ``compressed=None`` infers the encoding from the length. Curve membership
+    is checked (it is part of decoding); ``Points.from_bytes`` wraps the
+    coordinates and checks the subgroup.
     """
-    from .affine import Points
     check_backend(backend)
     csize, usize = _sizes(group)
     if compressed is None:
@@ -156,7 +156,7 @@ def decode(data, group: str = "g1", backend: str = "cpu", *, compressed: bool | 
     rows = _as_rows(data, size, argument)
     n = rows.shape[0]
     if n == 0:
-        return Points.infinity(group, 0, backend)
+        return FF.zeros(group, 0, backend), FF.zeros(group, 0, backend)
     flags = rows[:, 0] & K.FLAG_MASK
     cflag = (flags & K.FLAG_COMPRESSION) != 0
     iflag = (flags & K.FLAG_INFINITY) != 0
@@ -197,7 +197,4 @@ def decode(data, group: str = "g1", backend: str = "cpu", *, compressed: bool | 
         if bad.size:
             raise CurveError(f"{argument}[{int(bad[0])}]: point is not on the {group.upper()} curve")
     zero = FF.zeros(group, n, backend)
-    pts = Points(group, FF.select(iflag, zero, x), FF.select(iflag, zero, y))
-    if check:
-        pts.validate(argument)
-    return pts
+    return FF.select(iflag, zero, x), FF.select(iflag, zero, y)

@@ -54,9 +54,11 @@ def from_affine(pts) -> XYZZ:
     return XYZZ(pts.group, FF.select(inf, one, pts.x), FF.select(inf, one, pts.y), zz, zz)
 
 
-def to_affine(p: XYZZ):
-    """Return the batch normalized to affine ``Points`` (one batched inversion)."""
-    from .affine import Points
+def affine_coords(p: XYZZ):
+    """Return the affine coordinates (x, y) of the batch, (0, 0) at infinity (one batched inversion).
+
+    ``Points.from_xyzz`` wraps them; this module stays below :mod:`.affine`.
+    """
     inf = p.is_infinity()
     n = len(p)
     one = FF.ones(p.group, n, p.backend)
@@ -66,7 +68,7 @@ def to_affine(p: XYZZ):
     x = p.X * zzz * t
     y = p.Y * zz * t
     zero = FF.zeros(p.group, n, p.backend)
-    return Points(p.group, FF.select(inf, zero, x), FF.select(inf, zero, y))
+    return FF.select(inf, zero, x), FF.select(inf, zero, y)
 
 
 def where(mask, a: XYZZ, b: XYZZ) -> XYZZ:

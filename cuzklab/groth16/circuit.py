@@ -25,6 +25,7 @@ import numpy as np
 from ..backend import check_backend, xp
 from ..field import Fr
 from ..field.constants import FR
+from .matvec import matvec
 from .r1cs import R1CS, SparseMatrix, Witness
 
 # Shape of one 32 GiB PoRep partition (cuzk documentation, SupraSeal C2).
@@ -180,7 +181,6 @@ def _generate(spec: CircuitSpec, rng: np.random.Generator, backend: str) -> tupl
                      coeffs=Fr.from_mont_limbs(a_coeffs, backend=backend, check=False), rows=n)
     b = SparseMatrix(cols=mod.asarray(b_cols),
                      coeffs=Fr.from_mont_limbs(b_coeffs, backend=backend, check=False), rows=n)
-    from .matvec import matvec
     target = matvec(a, z) * matvec(b, z)
     c_dev = mod.asarray(c_cols)
     c_rest = Fr.from_mont_limbs(c_coeffs[n:], backend=backend, check=False)

@@ -63,7 +63,8 @@ def prove_once(log2_constraints: int, *, backend: str = "cpu", seed: int = 0,
     and the second is reported, so first-use costs (GPU kernel compilation,
     memory pools) stay out of the stage times; ``prove_cold_s`` keeps the first.
     """
-    from . import constraints_for_domain, porep_circuit, prove, setup, stage_seconds, verify
+    from ..prove import prove, stage_seconds
+    from . import constraints_for_domain, porep_circuit, setup, verify
     if b_g2_backend is None:
         b_g2_backend = "gpu" if (backend == "gpu" and log2_constraints >= 16) else "cpu"
     rng = np.random.default_rng(seed)

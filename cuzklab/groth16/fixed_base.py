@@ -84,7 +84,7 @@ def _cpu(group: str, scalars: Fr) -> Points:
     for w in range(WINDOWS):
         d = (k[:, w >> 2] >> np.uint32(WINDOW_BITS * (w & 3))) & np.uint32(0xFF)
         acc = X.add_mixed(acc, table[w * 256 + d.astype(np.int64)])
-    return X.to_affine(acc)
+    return Points.from_xyzz(acc)
 
 
 def fixed_base_mul(group: str, scalars: Fr, backend: str) -> Points:

@@ -6,7 +6,9 @@ setup uses to turn Lagrange-basis evaluations at tau into the per-variable
 QAP polynomials u_i(tau), v_i(tau), w_i(tau).
 
 The CPU path is a few vectorized Fr multiplies per ELL slot; the GPU path is
-one CUDA thread per row (``cuda/ell_matvec.cu``).
+one CUDA thread per row (``cuda/ell_matvec.cu``). This module sits below
+:mod:`.r1cs`: it works on any ELL matrix (``cols``, ``coeffs``, ``rows``,
+``slot``) and never imports the system types.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import numpy as np
 
 from ..backend import xp
 from ..field import Fr
-from .r1cs import R1CS, SparseMatrix, Witness
 
 _CUDA_DIR = Path(__file__).with_name("cuda")
 _THREADS = 256
@@ -28,7 +29,7 @@ def _wrap(limbs) -> Fr:
     return Fr.from_mont_limbs(limbs, check=False)
 
 
-def matvec(m: SparseMatrix, z: Fr) -> Fr:
+def matvec(m: "SparseMatrix", z: Fr) -> Fr:
     """Return ``M z`` (one Fr per row) on the backend of ``m``."""
     if z.backend != m.backend:
         raise ValueError(f"z lives on {z.backend} but the matrix on {m.backend}")
@@ -43,7 +44,7 @@ def matvec(m: SparseMatrix, z: Fr) -> Fr:
     return acc
 
 
-def evaluate(r1cs: R1CS, witness: Witness) -> tuple[Fr, Fr, Fr]:
+def evaluate(r1cs: "R1CS", witness: "Witness") -> tuple[Fr, Fr, Fr]:
     """Return ``(A z, B z, C z)`` for the assignment ``z = (inputs, aux)``."""
     r1cs.check_witness(witness)
     z = witness.to(r1cs.backend).z()
@@ -57,7 +58,7 @@ def _kernel():
     return load_module(src).get_function("ell_matvec")
 
 
-def _matvec_gpu(m: SparseMatrix, z: Fr) -> Fr:
+def _matvec_gpu(m: "SparseMatrix", z: Fr) -> Fr:
     cp = xp("gpu")
     out = cp.empty((m.rows, 8), dtype=cp.uint32)
     cols = cp.ascontiguousarray(m.cols, dtype=cp.int64)
@@ -97,7 +98,7 @@ def segment_sum(values: Fr, segments, num_segments: int) -> Fr:
     return _wrap(out)
 
 
-def transpose_evaluate(m: SparseMatrix, values: Fr, num_variables: int) -> Fr:
+def transpose_evaluate(m: "SparseMatrix", values: Fr, num_variables: int) -> Fr:
     """Return ``M^T values``: for each variable, the sum over rows of coefficient * value."""
     if len(values) != m.rows:
         raise ValueError(f"values must have one entry per row ({m.rows}), got {len(values)}")

@@ -20,6 +20,7 @@ import numpy as np
 from ..backend import check_backend, to_numpy
 from ..field import Fr
 from ..field.constants import R as FR_MODULUS
+from .matvec import evaluate
 
 
 def _field_backend(a: Fr) -> str:
@@ -238,7 +239,6 @@ class R1CS:
 
     def is_satisfied(self, witness: Witness) -> bool:
         """Return True when (A z) * (B z) == C z on every row."""
-        from .matvec import evaluate
         self.check_witness(witness)
         a, b, c = evaluate(self, witness.to(self.backend))
         return bool((a * b).equals(c))

@@ -87,7 +87,7 @@ def bench_points(group: str, n: int, backend: str, seed: int = 1) -> Points:
     T = 1 << TABLE_BITS
     a, b, c = idx & (T - 1), (idx >> TABLE_BITS) & (T - 1), (idx >> 2 * TABLE_BITS) & (T - 1)
     acc = J.add_mixed(J.from_affine(table[a]), table[T + b])
-    return J.to_affine(J.add_mixed(acc, table[2 * T + c]))
+    return Points.from_jacobian(J.add_mixed(acc, table[2 * T + c]))
 
 
 def bench_scalars(n: int, seed: int = 1) -> np.ndarray:

@@ -95,5 +95,5 @@ def precompute(points: Points, *, window: int | None = None) -> PrecomputedBases
     for _ in range(1, nwin):
         for _ in range(c):
             cur = X.double(cur)
-        parts.append(X.to_affine(cur))
+        parts.append(Points.from_xyzz(cur))
     return PrecomputedBases(Points.concat(parts), n, c)

@@ -128,13 +128,15 @@ def _twiddles_cpu(log2_size: int, inverse: bool) -> Fr:
 
 
 def twiddles(log2_size: int, *, inverse: bool = False, backend: str = "cpu") -> Fr:
-    """Return omega^j (or omega^-j) for j < n/2, cached per size on the CPU."""
-    if backend == "cpu":
-        return _twiddles_cpu(check_log2_size(log2_size), bool(inverse))
-    from .gpu import gpu_twiddles
-    if inverse:
-        raise ValueError("the GPU table holds forward twiddles only; kernels invert exponents")
-    return gpu_twiddles(check_log2_size(log2_size))
+    """Return omega^j (or omega^-j) for j < n/2, cached per size on the CPU.
+
+    The device's table is :func:`cuzklab.ntt.gpu.gpu_twiddles` (this module
+    sits below :mod:`.gpu` and does not import it).
+    """
+    if backend != "cpu":
+        raise ValueError(f"backend must be 'cpu' (the GPU table is cuzklab.ntt.gpu.gpu_twiddles), "
+                         f"got {backend!r}")
+    return _twiddles_cpu(check_log2_size(log2_size), bool(inverse))
 
 
 @functools.lru_cache(maxsize=32)

@@ -1,9 +1,12 @@
 """cuzk's proving stages as functions over real data, each timed.
 
-``synth`` → ``prep_msm`` → ``ntt_h`` → ``batch_add`` → ``tail_msm`` →
-``b_g2_msm`` → ``epilogue``; ``cuzklab.groth16.prove`` is their composition.
-Each takes a ``StageClock`` (optional) and returns its outputs with a
-``StageTiming`` (wall clock, and CUDA event time on the GPU).
+``synthesize`` (or ``synth`` from a known witness) → ``prep_msm`` →
+``ntt_h`` → ``batch_add`` → ``tail_msm`` → ``b_g2_msm`` → ``epilogue``;
+``cuzklab.prove`` is their composition in sequence. Each takes a
+``StageClock`` (optional) and returns its outputs with a ``StageTiming``
+(wall clock, and CUDA event time on the GPU). On the CPU, synthesis,
+prep_msm and b_g2_msm run native code on a pool of ``threads`` threads with
+the GIL released (:mod:`cuzklab.native`).
 """
 
 from .b_g2_msm import BG2MsmOutput, b_g2_msm
@@ -11,10 +14,10 @@ from .batch_add import BatchAddOutput, batch_add
 from .epilogue import epilogue
 from .ntt_h import NttHOutput, ntt_h, quotient
 from .prep_msm import PrepOutput, QuerySplit, prep_msm
-from .synth import SynthOutput, synth
+from .synth import SynthOutput, synth, synthesize
 from .tail_msm import TailMsmOutput, tail_msm
 from .timing import StageClock, StageTiming
 
-__all__ = ["synth", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue",
+__all__ = ["synth", "synthesize", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue",
            "quotient", "SynthOutput", "PrepOutput", "QuerySplit", "NttHOutput",
            "BatchAddOutput", "TailMsmOutput", "BG2MsmOutput", "StageClock", "StageTiming"]

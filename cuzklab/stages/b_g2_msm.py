@@ -1,9 +1,11 @@
 """Stage ``b_g2_msm``: Pippenger over the B tail in G2, on the CPU as cuzk does.
 
 cuzk runs it on a CPU pool of ``gpu_threads`` threads while the GPU moves on.
-Here the tail is cut into ``threads`` contiguous chunks, each an MSM on its
-own thread (NumPy releases the GIL inside its kernels), and the partial
-sums are added. ``backend="gpu"`` runs one GPU MSM instead.
+Here it is the native Pippenger of :mod:`cuzklab.native.msm_g2`, its
+(window, point range) tasks on ``threads`` threads with the GIL released.
+``native=False`` runs the NumPy twin: the tail cut into ``threads`` chunks,
+each an MSM on its own thread, the partial sums added. ``backend="gpu"``
+runs one GPU MSM instead.
 """
 
 from __future__ import annotations
@@ -54,9 +56,24 @@ def _cpu_parallel(pk: ProvingKey, prep: PrepOutput, threads: int) -> tuple[Point
     return total, k
 
 
+def _cpu_native(pk: ProvingKey, prep: PrepOutput, threads: int) -> tuple[Point, int]:
+    from ..native.msm_g2 import g2_msm, tasks
+    split = prep.b
+    if split.tail == 0:
+        return Point.infinity("g2"), 1
+    bases = pk.b_g2 if pk.b_g2.backend == "cpu" else pk.b_g2.to("cpu")
+    point = g2_msm(bases, split.tail_scalars.to("cpu"), idx=to_numpy(split.tail_idx),
+                   threads=threads)
+    return point, min(threads, tasks(split.tail, threads))
+
+
 def b_g2_msm(prep: PrepOutput, pk: ProvingKey, *, threads: int | None = None,
-             backend: str = "cpu", clock: StageClock | None = None) -> BG2MsmOutput:
-    """Return the BG2MsmOutput (B_G2 tail MSM), timed as stage ``b_g2_msm``."""
+             backend: str = "cpu", clock: StageClock | None = None,
+             native: bool = True) -> BG2MsmOutput:
+    """Return the BG2MsmOutput (B_G2 tail MSM), timed as stage ``b_g2_msm``.
+
+    ``threads``: the CPU pool (None: every core); ``native=False``: the NumPy twin.
+    """
     check_backend(backend)
     if threads is None:
         threads = os.cpu_count() or 1
@@ -65,7 +82,9 @@ def b_g2_msm(prep: PrepOutput, pk: ProvingKey, *, threads: int | None = None,
     clock = new_clock(clock)
     lane = POOL_LANE if backend == "cpu" else lane_for(backend)
     with clock.stage("b_g2_msm", lane, backend):
-        if backend == "cpu":
+        if backend == "cpu" and native:
+            point, used = _cpu_native(pk, prep, threads)
+        elif backend == "cpu":
             point, used = _cpu_parallel(pk, prep, threads)
         else:
             point, used = tail_point(pk.b_g2, prep.b, backend), 1

@@ -8,6 +8,10 @@ is split only when its tail is at most half of its points (SupraSeal C2's
 rule); otherwise every non-zero scalar goes to the tail and there is no
 batch addition. The tail's bases are gathered by ``tail_msm`` from
 ``tail_idx``; the tail scalars are gathered here.
+
+On the CPU the classify-and-gather runs in native code over ``threads``
+threads (:mod:`cuzklab.native.split`); ``native=False`` runs the NumPy twin
+below, which gives the same split.
 """
 
 from __future__ import annotations
@@ -101,16 +105,37 @@ def split_query(scalars: Fr) -> QuerySplit:
     return QuerySplit(ones_idx, tail_idx, scalars[tail_idx], n0, n1, True)
 
 
+def native_splits(out: SynthOutput, threads: int = 1) -> dict[str, QuerySplit]:
+    """Return {query: QuerySplit} of L, A, B by the native classify-and-gather (CPU)."""
+    from ..native.split import split_queries
+    no_inputs = np.zeros(len(out.inputs), dtype=bool)
+    masks = {"l": (no_inputs, None), "a": (None, out.a_aux_density),
+             "b": (out.b_input_density, out.b_aux_density)}
+    res = split_queries(out.inputs.to("cpu").limbs, out.aux.to("cpu").limbs, masks,
+                        threads=threads)
+    return {q: QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, "cpu", check=False), n0, n1, sp)
+            for q, (ones, tail_idx, vals, n0, n1, sp) in res.items()}
+
+
 def prep_msm(out: SynthOutput, *, backend: str | None = None,
-             clock: StageClock | None = None) -> PrepOutput:
-    """Return the PrepOutput (0 / 1 / tail split of L, A, B), timed as stage ``prep_msm``."""
+             clock: StageClock | None = None, threads: int = 1,
+             native: bool = True) -> PrepOutput:
+    """Return the PrepOutput (0 / 1 / tail split of L, A, B), timed as stage ``prep_msm``.
+
+    ``threads``: the native pool size on the CPU; ``native=False``: the NumPy twin.
+    """
     backend = out.aux.backend if backend is None else check_backend(backend)
+    from ..native.pool import check_threads
+    threads = check_threads(threads)
     clock = new_clock(clock)
     with clock.stage("prep_msm", lane_for(backend), backend):
-        if backend != out.aux.backend:
-            out = _moved(out, backend)
-        sc = query_scalars(out)
-        splits = {q: split_query(sc[q]) for q in QUERIES}
+        if backend == "cpu" and native:
+            splits = native_splits(out, threads)
+        else:
+            if backend != out.aux.backend:
+                out = _moved(out, backend)
+            sc = query_scalars(out)
+            splits = {q: split_query(sc[q]) for q in QUERIES}
     return PrepOutput(l=splits["l"], a=splits["a"], b=splits["b"], timing=clock.last())
 
 

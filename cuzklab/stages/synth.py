@@ -1,16 +1,21 @@
-"""Stage ``synth``: from a witness to the a, b, c evaluations, aux values and density bitmaps.
+"""Stage ``synth``: from public inputs (or a witness) to a, b, c, the aux values and density bitmaps.
 
-cuzk synthesizes the circuit on the CPU; here the circuit is already an
-R1CS with a known witness, so what is left of synthesis is the sparse
-matrix-vector products A z, B z, C z plus the density bitmaps. The outputs
-are laid out as the prover's quotient step wants them: length n (the NTT
-domain), with the input rows ``input_i * 0 = 0`` appended to a and zero
-padding. On the GPU backend the products run on the device (the witness
-upload included), so a, b, c need no separate upload.
+``synthesize(program, inputs)`` does what cuzk's synthesis does on the CPU:
+it evaluates the circuit's gate program on one thread to compute the witness
+(the aux values, written as they are computed), then the row-parallel
+MatVec A z, B z, C z over ``threads`` threads (a, b, c written as the rows
+are done), both in native code that releases the GIL. ``synth(r1cs,
+witness)`` starts from a known witness and does the MatVec only.
+
+The outputs are laid out as the prover's quotient step wants them: length n
+(the NTT domain), with the input rows ``input_i * 0 = 0`` appended to a and
+zero padding. On the GPU backend the products run on the device (the
+witness upload included), so a, b, c need no separate upload.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,13 +23,14 @@ import numpy as np
 from ..backend import check_backend
 from ..field import Fr, concat
 from ..groth16.matvec import evaluate
+from ..groth16.program import CircuitProgram
 from ..groth16.r1cs import R1CS, Witness
 from .timing import StageClock, StageTiming, lane_for, new_clock
 
 
 @dataclass(frozen=True)
 class SynthOutput:
-    """a, b, c over the domain (length n), the assignment, the density bitmaps."""
+    """a, b, c over the domain (length n), the assignment, the density bitmaps, the time split."""
 
     a: Fr
     b: Fr
@@ -35,6 +41,8 @@ class SynthOutput:
     b_input_density: np.ndarray
     b_aux_density: np.ndarray
     timing: StageTiming
+    witness_s: float = 0.0     # witness program (0 when the witness was given)
+    matvec_s: float = 0.0      # A/B/C MatVec and the density bitmaps
 
     @property
     def domain_size(self) -> int:
@@ -43,7 +51,7 @@ class SynthOutput:
 
 
 def domain_vectors(r1cs: R1CS, witness: Witness) -> tuple[Fr, Fr, Fr]:
-    """Return a, b, c padded to the domain: A z with the inputs appended, B z, C z."""
+    """Return a, b, c padded to the domain by the array twin: A z with the inputs appended, B z, C z."""
     a, b, c = evaluate(r1cs, witness)
     n, m, ni = r1cs.domain_size, r1cs.num_constraints, r1cs.num_inputs
     backend = r1cs.backend
@@ -52,19 +60,77 @@ def domain_vectors(r1cs: R1CS, witness: Witness) -> tuple[Fr, Fr, Fr]:
     return concat([a, witness.inputs, pad_a]), concat([b, pad]), concat([c, pad])
 
 
-def synth(r1cs: R1CS, witness: Witness, *, backend: str = "cpu",
-          clock: StageClock | None = None) -> SynthOutput:
-    """Return the SynthOutput of ``witness`` for ``r1cs``, timed as stage ``synth``."""
+def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1) -> tuple[Fr, Fr, Fr]:
+    """Return the same a, b, c as :func:`domain_vectors`, by the native row-parallel MatVec (CPU)."""
+    from ..native.synthesis import matvec_into
+    n, m, ni = r1cs.domain_size, r1cs.num_constraints, r1cs.num_inputs
+    inputs = np.ascontiguousarray(witness.inputs.to("cpu").limbs)
+    aux = np.ascontiguousarray(witness.aux.to("cpu").limbs)
+    out = []
+    for mat in (r1cs.a, r1cs.b, r1cs.c):
+        v = np.empty((n, 8), dtype=np.uint32)    # pages fill as the rows are written
+        matvec_into(mat.cols, mat.coeffs.limbs, m, inputs, aux, v, threads=threads)
+        v[m:] = 0
+        out.append(v)
+    out[0][m:m + ni] = inputs
+    return tuple(Fr.from_mont_limbs(v, "cpu", check=False) for v in out)
+
+
+def _vectors(r1cs: R1CS, witness: Witness, backend: str, threads: int, native: bool):
+    if backend == "cpu" and native:
+        return native_domain_vectors(r1cs, witness, threads=threads)
+    return domain_vectors(r1cs, witness.to(backend))
+
+
+def synth(r1cs: R1CS, witness: Witness, *, backend: str = "cpu", clock: StageClock | None = None,
+          threads: int = 1, native: bool = True) -> SynthOutput:
+    """Return the SynthOutput of ``witness`` for ``r1cs``, timed as stage ``synth`` (MatVec only).
+
+    ``native=False`` runs the NumPy twin of the MatVec on the CPU.
+    """
     check_backend(backend)
     if not isinstance(r1cs, R1CS):
         raise TypeError(f"r1cs must be an R1CS, got {type(r1cs).__name__}")
     r1cs.check_witness(witness)
     clock = new_clock(clock)
     with clock.stage("synth", lane_for(backend), backend):
+        t0 = time.perf_counter()
         r1 = r1cs.to(backend)
         w = witness.to(backend)
-        a, b, c = domain_vectors(r1, w)
+        a, b, c = _vectors(r1, w, backend, threads, native)
         dens = r1.densities()
+        t1 = time.perf_counter()
     return SynthOutput(a=a, b=b, c=c, inputs=w.inputs, aux=w.aux,
                        a_aux_density=dens["a_aux"], b_input_density=dens["b_input"],
-                       b_aux_density=dens["b_aux"], timing=clock.last())
+                       b_aux_density=dens["b_aux"], timing=clock.last(), matvec_s=t1 - t0)
+
+
+def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: str = "cpu",
+               clock: StageClock | None = None, native: bool = True) -> SynthOutput:
+    """Return the SynthOutput of one partition's public ``inputs``, timed as stage ``synth``.
+
+    The witness program runs on one thread (as in cuzk, where each partition's
+    circuit code runs on its worker's thread), then the MatVec on ``threads``
+    threads; ``witness_s`` and ``matvec_s`` split the stage's time. On the GPU
+    backend the MatVec runs on the device (the program's R1CS kept there).
+    """
+    check_backend(backend)
+    if not isinstance(program, CircuitProgram):
+        raise TypeError(f"program must be a CircuitProgram, got {type(program).__name__}")
+    from ..native.pool import check_threads
+    threads = check_threads(threads)
+    vals = program.check_inputs(inputs)
+    clock = new_clock(clock)
+    with clock.stage("synth", lane_for(backend), backend):
+        t0 = time.perf_counter()
+        w = program.witness(vals, native=native)
+        t1 = time.perf_counter()
+        r1 = program.r1cs if backend == "cpu" else program.on_device()
+        wb = w if backend == "cpu" else w.to(backend)
+        a, b, c = _vectors(r1, wb, backend, threads, native)
+        dens = program.r1cs.densities()
+        t2 = time.perf_counter()
+    return SynthOutput(a=a, b=b, c=c, inputs=wb.inputs, aux=wb.aux,
+                       a_aux_density=dens["a_aux"], b_input_density=dens["b_input"],
+                       b_aux_density=dens["b_aux"], timing=clock.last(),
+                       witness_s=t1 - t0, matvec_s=t2 - t1)

@@ -8,6 +8,7 @@ the device is synchronized at its end, so the wall clock covers the kernels.
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,11 +34,17 @@ class StageTiming:
 
 
 class StageClock:
-    """A time origin plus the timings recorded against it, in order."""
+    """A time origin plus the timings recorded against it, in order.
+
+    Threads may share one clock: recording is locked, and ``last()`` returns
+    the latest timing recorded by the calling thread.
+    """
 
     def __init__(self):
         self.origin = time.perf_counter()
         self.timings: list[StageTiming] = []
+        self._lock = threading.Lock()
+        self._mine = threading.local()
 
     def now(self) -> float:
         """Return seconds since the origin."""
@@ -62,11 +69,15 @@ class StageClock:
             events[1].record()
             events[1].synchronize()
             gpu_s = cp.cuda.get_elapsed_time(events[0], events[1]) / 1e3
-        self.timings.append(StageTiming(name, lane, start, self.now(), gpu_s))
+        timing = StageTiming(name, lane, start, self.now(), gpu_s)
+        with self._lock:
+            self.timings.append(timing)
+        self._mine.last = timing
 
     def last(self) -> StageTiming:
-        """Return the most recent timing."""
-        return self.timings[-1]
+        """Return the most recent timing recorded by the calling thread."""
+        mine = getattr(self._mine, "last", None)
+        return mine if mine is not None else self.timings[-1]
 
 
 def new_clock(clock: StageClock | None) -> StageClock:

@@ -49,14 +49,14 @@ def test_batched_arithmetic(group, backend):
     raw2 = [raw2[0], raw[1], ref.affine_neg(group, raw[2]), None]
     want = [ref.affine_add(group, a, c) for a, c in zip(raw, raw2)]
     assert (P + Q).to_ints() == want
-    assert X.to_affine(X.add(X.from_affine(P), X.from_affine(Q))).to_ints() == want
-    assert X.to_affine(X.add_mixed(X.from_affine(P), Q)).to_ints() == want
-    assert X.to_affine(X.add_mixed(X.from_affine(Q), P)).to_ints() == want
-    assert J.to_affine(J.add(J.from_affine(P), J.from_affine(Q))).to_ints() == want
+    assert Points.from_xyzz(X.add(X.from_affine(P), X.from_affine(Q))).to_ints() == want
+    assert Points.from_xyzz(X.add_mixed(X.from_affine(P), Q)).to_ints() == want
+    assert Points.from_xyzz(X.add_mixed(X.from_affine(Q), P)).to_ints() == want
+    assert Points.from_jacobian(J.add(J.from_affine(P), J.from_affine(Q))).to_ints() == want
     dbl = [ref.affine_add(group, a, a) for a in raw2]
     assert Q.double().to_ints() == dbl
-    assert X.to_affine(X.double(X.from_affine(Q))).to_ints() == dbl
-    assert X.to_affine(X.double(X.infinity(group, 2, backend))).to_ints() == [None, None]
+    assert Points.from_xyzz(X.double(X.from_affine(Q))).to_ints() == dbl
+    assert Points.from_xyzz(X.double(X.infinity(group, 2, backend))).to_ints() == [None, None]
     assert (P - P).to_ints() == [None] * 4
     ks = [0, 1, R - 1, R + 5]
     assert P.mul(ks).to_ints() == [ref.affine_mul(group, a, k) for a, k in zip(raw, ks)]

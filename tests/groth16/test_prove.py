@@ -9,8 +9,8 @@ pytest.importorskip("py_ecc")
 from cuzklab.curve import Point  # noqa: E402
 from cuzklab.field.constants import R  # noqa: E402
 from cuzklab.groth16 import (Proof, ToxicWaste, Witness, constraints_for_domain,  # noqa: E402
-                             porep_circuit, prove, setup, setup_with_toxic_waste,
-                             stage_seconds, verify)
+                             porep_circuit, setup, setup_with_toxic_waste, verify)
+from cuzklab.prove import prove, stage_seconds  # noqa: E402
 from cuzklab.groth16 import reference as ref  # noqa: E402
 from cuzklab.trace import STAGES  # noqa: E402
 

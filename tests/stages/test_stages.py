@@ -16,6 +16,7 @@ from cuzklab.groth16.setup import setup_with_toxic_waste
 from cuzklab.msm import msm_naive
 from cuzklab.stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm,
                             quotient, synth, tail_msm)
+from cuzklab.native.msm_g2 import tasks
 from cuzklab.stages.prep_msm import query_scalars, split_query
 
 
@@ -104,15 +105,20 @@ def test_batch_add_and_tail(case):
     assert ba.b_g2 == _naive(pk.b_g2[ones], [1] * len(ones))
 
 
+@pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("threads", [1, 3])
-def test_b_g2_msm_threads(case, monkeypatch, threads):
+def test_b_g2_msm_threads(case, monkeypatch, threads, native):
     _, _, pk, _, po = case
     module = importlib.import_module("cuzklab.stages.b_g2_msm")
     monkeypatch.setattr(module, "MIN_POINTS_PER_THREAD", 1)
-    out = b_g2_msm(po, pk, threads=threads)
+    out = b_g2_msm(po, pk, threads=threads, native=native)
     idx = np.asarray(po.b.tail_idx, dtype=np.int64)
     assert out.b_g2 == _naive(pk.b_g2[idx], po.b.tail_scalars.to_ints())
-    assert out.threads == min(threads, max(1, po.b.tail))
+    # the twin cuts the tail in point chunks, the native code in (window, range) tasks
+    if native:
+        assert out.threads == min(threads, tasks(po.b.tail, threads))
+    else:
+        assert out.threads == min(threads, max(1, po.b.tail))
     assert out.timing.lane == "cpu.pool"
     with pytest.raises(ValueError, match="threads"):
         b_g2_msm(po, pk, threads=0)

@@ -1,20 +1,28 @@
-"""The Groth16 prover as the composition of cuzk's stages, with a live Trace.
+"""The Groth16 prover as the sequential composition of cuzk's stages, with a live Trace.
 
 ``prove`` runs synth → prep_msm → ntt_h → batch_add → tail_msm → b_g2_msm →
 epilogue for one partition (proof 0, partition 0) and returns the proof and
-a Trace whose spans are the stages' measured intervals. On the GPU backend
-every stage but b_g2_msm (CPU pool, as in cuzk; ``b_g2_backend="gpu"`` moves
-it to the device) and the epilogue runs on the device.
+a Trace whose spans are the stages' measured intervals. Given a
+:class:`~cuzklab.groth16.program.CircuitProgram` and public inputs instead
+of an R1CS and a witness, synthesis computes the witness first, as cuzk's
+does. On the GPU backend every stage but b_g2_msm (CPU pool, as in cuzk;
+``b_g2_backend="gpu"`` moves it to the device) and the epilogue runs on the
+device. It sits above :mod:`cuzklab.stages`, beside :mod:`cuzklab.live` (the
+concurrent composition).
 """
 
 from __future__ import annotations
 
 import secrets
-from ..backend import check_backend, device_name
-from ..field.constants import R as FR_MODULUS
-from ..trace import Trace, TraceBuilder
-from .keys import Proof, ProvingKey
-from .r1cs import R1CS, Witness
+
+from .backend import check_backend, device_name
+from .field.constants import R as FR_MODULUS
+from .groth16.keys import Proof, ProvingKey
+from .groth16.program import CircuitProgram
+from .groth16.r1cs import R1CS, Witness
+from .stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm, synth,
+                     synthesize, tail_msm)
+from .trace import Trace, TraceBuilder
 
 
 class ProveResult(tuple):
@@ -45,11 +53,15 @@ def _blinding(v, name: str) -> int:
 
 
 def _check_shapes(pk: ProvingKey, r1cs: R1CS, witness: Witness) -> None:
+    if not isinstance(r1cs, R1CS):
+        raise TypeError(f"r1cs must be an R1CS or a CircuitProgram, got {type(r1cs).__name__}")
+    r1cs.check_witness(witness)
+    _check_key(pk, r1cs)
+
+
+def _check_key(pk: ProvingKey, r1cs: R1CS) -> None:
     if not isinstance(pk, ProvingKey):
         raise TypeError(f"pk must be a ProvingKey, got {type(pk).__name__}")
-    if not isinstance(r1cs, R1CS):
-        raise TypeError(f"r1cs must be an R1CS, got {type(r1cs).__name__}")
-    r1cs.check_witness(witness)
     if (pk.num_inputs, pk.num_aux, pk.domain_size) != (r1cs.num_inputs, r1cs.num_aux,
                                                       r1cs.domain_size):
         raise ValueError("pk was not made for this r1cs: inputs, aux or domain size differ "
@@ -57,25 +69,36 @@ def _check_shapes(pk: ProvingKey, r1cs: R1CS, witness: Witness) -> None:
                          f"({r1cs.num_inputs}, {r1cs.num_aux}, {r1cs.domain_size})")
 
 
-def prove(pk: ProvingKey, r1cs: R1CS, witness: Witness, *, backend: str = "cpu",
-          r: int | None = None, s: int | None = None, threads: int | None = None,
-          b_g2_backend: str = "cpu") -> ProveResult:
+def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, *,
+          backend: str = "cpu", r: int | None = None, s: int | None = None,
+          threads: int | None = None, b_g2_backend: str = "cpu",
+          synth_threads: int = 1) -> ProveResult:
     """Return ProveResult (unpacks as ``proof, trace``; ``.outputs`` per stage) for ``witness``.
 
+    ``r1cs, witness``: a system and its witness, or a CircuitProgram and one
+    partition's public inputs (then synthesis evaluates the program).
     ``r``, ``s``: the blinding scalars (fresh random ones when None; pass
-    them to get reproducible proofs). ``threads``: the b_g2_msm pool size.
+    them to get reproducible proofs). ``threads``: the b_g2_msm pool size;
+    ``synth_threads``: the MatVec's and prep_msm's.
     """
-    from ..stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm, synth,
-                          tail_msm)
     check_backend(backend)
     check_backend(b_g2_backend)
-    _check_shapes(pk, r1cs, witness)
+    program = r1cs if isinstance(r1cs, CircuitProgram) else None
+    if program is not None:
+        inputs = program.check_inputs(witness)
+        r1cs = program.r1cs
+        _check_key(pk, r1cs)
+    else:
+        _check_shapes(pk, r1cs, witness)
     r, s = _blinding(r, "r"), _blinding(s, "s")
     if pk.backend != backend:
         pk = pk.to(backend)
     clock = StageClock()
-    so = synth(r1cs, witness, backend=backend, clock=clock)
-    po = prep_msm(so, backend=backend, clock=clock)
+    if program is not None:
+        so = synthesize(program, inputs, threads=synth_threads, backend=backend, clock=clock)
+    else:
+        so = synth(r1cs, witness, backend=backend, clock=clock, threads=synth_threads)
+    po = prep_msm(so, backend=backend, clock=clock, threads=synth_threads)
     ho = ntt_h(so, pk, backend=backend, clock=clock)
     bo = batch_add(po, pk, backend=backend, clock=clock)
     to = tail_msm(po, pk, backend=backend, clock=clock)
@@ -87,11 +110,13 @@ def prove(pk: ProvingKey, r1cs: R1CS, witness: Witness, *, backend: str = "cpu",
         builder.span(0, 0, t.stage, t.lane, t.start, t.end, gpu=0 if t.lane.startswith("gpu0") else -1)
     trace = builder.build(
         config={"constraints": r1cs.num_constraints, "inputs": r1cs.num_inputs,
+                "witness_program": program is not None,
                 "aux": r1cs.num_aux, "log2_domain": pk.log2_domain, "backend": backend,
                 "b_g2_backend": b_g2_backend, "threads": go.threads},
         device=device_name(backend),
         stage_gpu_s={t.stage: t.gpu_s for t in clock.timings if t.gpu_s is not None},
         msm_split=po.counts(), ntt_h_split={"ntt_s": ho.ntt_s, "msm_s": ho.msm_s},
+        synth_split={"witness_s": so.witness_s, "matvec_s": so.matvec_s},
         proofs=[{"proof": 0, "submitted": 0.0, "started": clock.timings[0].start,
                  "completed": clock.timings[-1].end, "status": "ok"}],
         failed=False, failure=None)

@@ -1,0 +1,131 @@
+"""Benchmark the native CPU stages against their thread count: synthesis, prep_msm, b_g2_msm.
+
+    python benchmarks/bench_cpu_stages.py --log2 20 --threads 1,2,4,8,16 --json cpu_stages.json
+
+One 2^K-domain partition of the witness program is built once; then, for
+each thread count, the median of ``--repeat`` runs of: ``synthesize`` (the
+witness program on one thread, the MatVec on the pool; its split), the
+MatVec alone, ``prep_msm`` (per scalar of the three queries), and the G2 MSM
+of the B tail (per point). Speed-up and efficiency are against one thread.
+``--twin`` also times the NumPy twin of b_g2_msm at one thread. cuzk's
+published figures are printed beside them. Figures from a shared machine
+are disturbed by its other users.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cuzklab.atomic import write_text  # noqa: E402
+from cuzklab.native.bench import CUZK, host, median_s, partition  # noqa: E402
+
+
+def _ints(text: str) -> list[int]:
+    vals = [int(x) for x in text.split(",") if x]
+    if not vals or min(vals) < 1:
+        raise argparse.ArgumentTypeError(f"expected a comma-separated list of ints >= 1, got {text!r}")
+    return vals
+
+
+def run(log2: int, threads: list[int], repeat: int, witness_work: float, twin: bool) -> dict:
+    """Return the figures (JSON-able) of every stage at every thread count."""
+    from cuzklab.native.msm_g2 import g2_msm
+    from cuzklab.stages import b_g2_msm, prep_msm, synthesize
+    from cuzklab.stages.synth import native_domain_vectors
+    part = partition(log2, witness_work=witness_work)
+    prog, po = part.program, part.prep
+    n = prog.num_constraints
+    scalars = sum(getattr(po, q).size for q in ("l", "a", "b"))
+    tail = po.b.tail
+    w = prog.witness(part.inputs)
+    rows = []
+    for t in threads:
+        outs = []
+        synth_s = median_s(lambda: outs.append(synthesize(prog, part.inputs, threads=t)), repeat)
+        wit = sorted(o.witness_s for o in outs)[len(outs) // 2]
+        mv = median_s(lambda: native_domain_vectors(prog.r1cs, w, threads=t), repeat)
+        prep = median_s(lambda: prep_msm(part.synth, threads=t), repeat)
+        g2 = median_s(lambda: g2_msm(part.g2_bases, po.b.tail_scalars, threads=t), repeat)
+        rows.append({"threads": t, "synth_s": synth_s, "witness_s": wit, "matvec_s": mv,
+                     "synth_us_per_constraint": synth_s / n * 1e6,
+                     "witness_share": wit / synth_s if synth_s else 0.0,
+                     "matvec_us_per_constraint": mv / n * 1e6,
+                     "prep_msm_s": prep, "prep_msm_ns_per_scalar": prep / scalars * 1e9,
+                     "b_g2_msm_s": g2, "b_g2_us_per_point": g2 / max(1, tail) * 1e6})
+    base = rows[0]
+    for r in rows:
+        for key in ("matvec_s", "prep_msm_s", "b_g2_msm_s"):
+            sp = base[key] / r[key] if r[key] else 0.0
+            r[key.replace("_s", "_speedup")] = sp
+            r[key.replace("_s", "_efficiency")] = sp / (r["threads"] / base["threads"])
+    out = {"benchmark": "cpu_stages", "host": host(), "log2_domain": log2, "constraints": n,
+           "scalars": scalars, "b_g2_tail": tail, "witness_work": witness_work,
+           "repeat": repeat, "build_s": part.build_s, "rows": rows, "cuzk": CUZK,
+           "note": "medians of wall seconds; the witness program runs on one thread"}
+    if twin:
+        from cuzklab.groth16.keys import ProvingKey  # noqa: F401  (type only)
+        import types
+        pk = types.SimpleNamespace(b_g2=part.g2_bases)
+        import numpy as np
+        from cuzklab.stages.prep_msm import PrepOutput, QuerySplit
+        b = QuerySplit(np.zeros(0, np.int64), np.arange(tail, dtype=np.int64),
+                       po.b.tail_scalars, 0, 0, True)
+        prep = PrepOutput(po.l, po.a, b, po.timing)
+        s = median_s(lambda: b_g2_msm(prep, pk, threads=1, native=False), 1)
+        out["twin_b_g2_us_per_point"] = s / max(1, tail) * 1e6
+    return out
+
+
+def table(res: dict) -> str:
+    """Return the figures as a text table."""
+    lines = [f"# CPU stages at 2^{res['log2_domain']} ({res['constraints']} constraints, "
+             f"{res['scalars']} prep_msm scalars, B tail {res['b_g2_tail']} points) on "
+             f"{res['host']['cpu']} ({res['host']['cores']} cores)",
+             "threads  synth_s  us/constr  witness%  matvec_s (eff)   prep_s (eff) ns/scalar   "
+             "b_g2_s (eff) us/point"]
+    for r in res["rows"]:
+        lines.append(f"{r['threads']:>7}  {r['synth_s']:7.3f}  {r['synth_us_per_constraint']:9.3f}  "
+                     f"{100 * r['witness_share']:7.1f}  {r['matvec_s']:8.3f} ({r['matvec_efficiency']:.2f})"
+                     f"  {r['prep_msm_s']:7.4f} ({r['prep_msm_efficiency']:.2f}) "
+                     f"{r['prep_msm_ns_per_scalar']:8.2f}  {r['b_g2_msm_s']:7.4f} "
+                     f"({r['b_g2_msm_efficiency']:.2f}) {r['b_g2_us_per_point']:8.2f}")
+    c = res["cuzk"]
+    lines.append(f"cuzk (130 M constraints, 96-core Zen4): synth {c['synth_s']} s "
+                 f"({c['synth_us_per_constraint']:.3f} us/constraint), prep_msm "
+                 f"{c['prep_msm_s'][0]}-{c['prep_msm_s'][1]} s, b_g2_msm "
+                 f"{c['b_g2_msm_s'][0]}-{c['b_g2_msm_s'][1]} s")
+    if "twin_b_g2_us_per_point" in res:
+        lines.append(f"NumPy twin of b_g2_msm, one thread: {res['twin_b_g2_us_per_point']:.1f} us/point")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2", type=int, default=18, help="NTT domain 2^K of the partition (default 18)")
+    ap.add_argument("--threads", type=_ints, default=[1, 2, 4, 8], help="thread counts, e.g. 1,2,4,8")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    ap.add_argument("--witness-work", type=float, default=1.0, help="witness_work of the program")
+    ap.add_argument("--twin", action="store_true", help="also time the NumPy twin of b_g2_msm")
+    ap.add_argument("--quick", action="store_true", help="2^12, threads 1,2, one run: a smoke test")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    a = ap.parse_args(argv)
+    if not 8 <= a.log2 <= 26:
+        ap.error(f"--log2 must be in [8, 26], got {a.log2}")
+    if a.repeat < 1:
+        ap.error(f"--repeat must be >= 1, got {a.repeat}")
+    if a.quick:
+        a.log2, a.threads, a.repeat = 12, [1, 2], 1
+    res = run(a.log2, a.threads, a.repeat, a.witness_work, a.twin)
+    print(table(res))
+    if a.json:
+        write_text(a.json, json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

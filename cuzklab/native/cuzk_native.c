@@ -1,0 +1,499 @@
+/* Native CPU stages of the cuzk pipeline: Fr / Fp / Fp2 Montgomery arithmetic on
+ * 64-bit limbs, the witness program, the A/B/C MatVec, prep_msm's classify and
+ * gather, and b_g2_msm's Pippenger over G2 in XYZZ coordinates.
+ *
+ * Every function works on a range [lo, hi) of its batch and touches no global
+ * state, so the Python side runs ranges on a thread pool (ctypes releases the
+ * GIL for the duration of each call). The field constants (FR_*, FP_*) are
+ * prepended by the loader, derived from cuzklab.field.constants.
+ *
+ * Layout: the project's arrays hold 32-bit little-endian limbs in Montgomery
+ * form with radix 2^256 (Fr) and 2^384 (Fp); read as 64-bit limbs they are the
+ * same numbers with the same radix, so no conversion is needed.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Full unrolling of the limb loops (GCC's default stops at 16 iterations: 6 x 6 is 36). */
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define UNROLL _Pragma("GCC unroll 8")
+#else
+#define UNROLL
+#endif
+
+typedef uint64_t u64;
+typedef unsigned __int128 u128;
+
+static const u64 FR_P[4] = {FR_P0, FR_P1, FR_P2, FR_P3};
+static const u64 FR_ONE[4] = {FR_ONE0, FR_ONE1, FR_ONE2, FR_ONE3};
+static const u64 FP_P[6] = {FP_P0, FP_P1, FP_P2, FP_P3, FP_P4, FP_P5};
+static const u64 FP_ONE[6] = {FP_ONE0, FP_ONE1, FP_ONE2, FP_ONE3, FP_ONE4, FP_ONE5};
+
+/* ---------------------------------------------------------------- fields */
+
+/* CIOS Montgomery product r = a b 2^(-64N) mod p, inputs < p, output < p. */
+static inline void mont_mul(u64 *r, const u64 *a, const u64 *b, const u64 *p, u64 inv, int N)
+{
+    u64 t[8] = {0};
+    UNROLL
+    for (int i = 0; i < N; i++) {
+        u128 c = 0;
+        UNROLL
+    for (int j = 0; j < N; j++) {
+            c += (u128)a[j] * b[i] + t[j];
+            t[j] = (u64)c;
+            c >>= 64;
+        }
+        u128 s = (u128)t[N] + (u64)c;
+        t[N] = (u64)s;
+        t[N + 1] = (u64)(s >> 64);
+        u64 m = t[0] * inv;
+        c = (u128)m * p[0] + t[0];
+        c >>= 64;
+        UNROLL
+    for (int j = 1; j < N; j++) {
+            c += (u128)m * p[j] + t[j];
+            t[j - 1] = (u64)c;
+            c >>= 64;
+        }
+        s = (u128)t[N] + (u64)c;
+        t[N - 1] = (u64)s;
+        t[N] = t[N + 1] + (u64)(s >> 64);
+    }
+    u64 d[6];
+    u64 borrow = 0;
+    UNROLL
+    for (int j = 0; j < N; j++) {
+        u128 x = (u128)t[j] - p[j] - borrow;
+        d[j] = (u64)x;
+        borrow = (u64)(x >> 64) & 1;
+    }
+    if (t[N] || !borrow)
+        memcpy(r, d, 8 * N);
+    else
+        memcpy(r, t, 8 * N);
+}
+
+/* r = a + b mod p (p leaves the top bit of the top limb free). */
+static inline void mod_add(u64 *r, const u64 *a, const u64 *b, const u64 *p, int N)
+{
+    u64 s[6], d[6];
+    u64 carry = 0, borrow = 0;
+    UNROLL
+    for (int j = 0; j < N; j++) {
+        u128 x = (u128)a[j] + b[j] + carry;
+        s[j] = (u64)x;
+        carry = (u64)(x >> 64);
+    }
+    UNROLL
+    for (int j = 0; j < N; j++) {
+        u128 x = (u128)s[j] - p[j] - borrow;
+        d[j] = (u64)x;
+        borrow = (u64)(x >> 64) & 1;
+    }
+    memcpy(r, borrow ? s : d, 8 * N);
+}
+
+/* r = a - b mod p. */
+static inline void mod_sub(u64 *r, const u64 *a, const u64 *b, const u64 *p, int N)
+{
+    u64 d[6];
+    u64 borrow = 0;
+    UNROLL
+    for (int j = 0; j < N; j++) {
+        u128 x = (u128)a[j] - b[j] - borrow;
+        d[j] = (u64)x;
+        borrow = (u64)(x >> 64) & 1;
+    }
+    if (borrow) {
+        u64 carry = 0;
+        UNROLL
+    for (int j = 0; j < N; j++) {
+            u128 x = (u128)d[j] + p[j] + carry;
+            d[j] = (u64)x;
+            carry = (u64)(x >> 64);
+        }
+    }
+    memcpy(r, d, 8 * N);
+}
+
+static inline int is_zero_n(const u64 *a, int N)
+{
+    u64 x = 0;
+    UNROLL
+    for (int j = 0; j < N; j++) x |= a[j];
+    return x == 0;
+}
+
+static inline int eq_n(const u64 *a, const u64 *b, int N)
+{
+    u64 x = 0;
+    UNROLL
+    for (int j = 0; j < N; j++) x |= a[j] ^ b[j];
+    return x == 0;
+}
+
+static inline void fr_mul(u64 *r, const u64 *a, const u64 *b) { mont_mul(r, a, b, FR_P, FR_INV, 4); }
+static inline void fr_add(u64 *r, const u64 *a, const u64 *b) { mod_add(r, a, b, FR_P, 4); }
+static inline void fr_sub(u64 *r, const u64 *a, const u64 *b) { mod_sub(r, a, b, FR_P, 4); }
+static inline void fp_mul(u64 *r, const u64 *a, const u64 *b) { mont_mul(r, a, b, FP_P, FP_INV, 6); }
+static inline void fp_add(u64 *r, const u64 *a, const u64 *b) { mod_add(r, a, b, FP_P, 6); }
+static inline void fp_sub(u64 *r, const u64 *a, const u64 *b) { mod_sub(r, a, b, FP_P, 6); }
+
+/* Fp2 = Fp[u]/(u^2 + 1): 12 limbs, c0 then c1. */
+static inline void fp2_add(u64 *r, const u64 *a, const u64 *b) { fp_add(r, a, b); fp_add(r + 6, a + 6, b + 6); }
+static inline void fp2_sub(u64 *r, const u64 *a, const u64 *b) { fp_sub(r, a, b); fp_sub(r + 6, a + 6, b + 6); }
+
+static inline void fp2_mul(u64 *r, const u64 *a, const u64 *b)
+{
+    u64 t0[6], t1[6], sa[6], sb[6], t2[6];
+    fp_mul(t0, a, b);
+    fp_mul(t1, a + 6, b + 6);
+    fp_add(sa, a, a + 6);
+    fp_add(sb, b, b + 6);
+    fp_mul(t2, sa, sb);
+    fp_sub(r, t0, t1);
+    fp_sub(t2, t2, t0);
+    fp_sub(r + 6, t2, t1);
+}
+
+static inline void fp2_sqr(u64 *r, const u64 *a)
+{
+    u64 s[6], d[6], m[6];
+    fp_add(s, a, a + 6);
+    fp_sub(d, a, a + 6);
+    fp_mul(m, a, a + 6);
+    fp_mul(r, s, d);
+    fp_add(r + 6, m, m);
+}
+
+static inline void fp2_neg(u64 *r, const u64 *a)
+{
+    static const u64 zero[12] = {0};
+    fp2_sub(r, zero, a);
+}
+
+static inline int fp2_is_zero(const u64 *a) { return is_zero_n(a, 12); }
+
+/* --------------------------------------------------------- G2 in XYZZ */
+
+/* X, Y, ZZ, ZZZ, each an Fp2; ZZ = 0 is the point at infinity. */
+typedef struct { u64 X[12], Y[12], ZZ[12], ZZZ[12]; } g2_xyzz;
+
+static inline void g2_set_inf(g2_xyzz *p) { memset(p, 0, sizeof *p); }
+
+static inline void fp2_set_one(u64 *r) { memset(r, 0, 96); memcpy(r, FP_ONE, 48); }
+
+/* dbl-2008-s-1 (a = 0). */
+static void g2_dbl(g2_xyzz *p)
+{
+    if (fp2_is_zero(p->ZZ)) return;
+    u64 U[12], V[12], W[12], S[12], M[12], t[12];
+    fp2_add(U, p->Y, p->Y);
+    fp2_sqr(V, U);
+    fp2_mul(W, U, V);
+    fp2_mul(S, p->X, V);
+    fp2_sqr(t, p->X);
+    fp2_add(M, t, t);
+    fp2_add(M, M, t);
+    fp2_sqr(t, M);
+    fp2_sub(t, t, S);
+    fp2_sub(p->X, t, S);               /* X3 = M^2 - 2S */
+    fp2_sub(t, S, p->X);
+    fp2_mul(t, M, t);
+    fp2_mul(U, W, p->Y);
+    fp2_sub(p->Y, t, U);               /* Y3 = M(S - X3) - W Y1 */
+    fp2_mul(p->ZZ, V, p->ZZ);
+    fp2_mul(p->ZZZ, W, p->ZZZ);
+}
+
+/* p += (x2, y2) affine, y negated when neg (madd-2008-s). */
+static void g2_add_affine(g2_xyzz *p, const u64 *x2, const u64 *y2in, int neg)
+{
+    u64 y2[12];
+    if (neg) fp2_neg(y2, y2in); else memcpy(y2, y2in, 96);
+    if (fp2_is_zero(p->ZZ)) {
+        memcpy(p->X, x2, 96);
+        memcpy(p->Y, y2, 96);
+        fp2_set_one(p->ZZ);
+        fp2_set_one(p->ZZZ);
+        return;
+    }
+    u64 P[12], R[12], PP[12], PPP[12], Q[12], t[12];
+    fp2_mul(t, x2, p->ZZ);
+    fp2_sub(P, t, p->X);
+    fp2_mul(t, y2, p->ZZZ);
+    fp2_sub(R, t, p->Y);
+    if (fp2_is_zero(P)) {
+        if (fp2_is_zero(R)) {
+            memcpy(p->X, x2, 96);
+            memcpy(p->Y, y2, 96);
+            fp2_set_one(p->ZZ);
+            fp2_set_one(p->ZZZ);
+            g2_dbl(p);
+        } else {
+            g2_set_inf(p);
+        }
+        return;
+    }
+    fp2_sqr(PP, P);
+    fp2_mul(PPP, P, PP);
+    fp2_mul(Q, p->X, PP);
+    fp2_sqr(t, R);
+    fp2_sub(t, t, PPP);
+    fp2_sub(t, t, Q);
+    fp2_sub(p->X, t, Q);               /* X3 = R^2 - PPP - 2Q */
+    fp2_sub(t, Q, p->X);
+    fp2_mul(t, R, t);
+    fp2_mul(Q, p->Y, PPP);
+    fp2_sub(p->Y, t, Q);               /* Y3 = R(Q - X3) - Y1 PPP */
+    fp2_mul(p->ZZ, p->ZZ, PP);
+    fp2_mul(p->ZZZ, p->ZZZ, PPP);
+}
+
+/* p += q (add-2008-s). */
+static void g2_add(g2_xyzz *p, const g2_xyzz *q)
+{
+    if (fp2_is_zero(q->ZZ)) return;
+    if (fp2_is_zero(p->ZZ)) { *p = *q; return; }
+    u64 U1[12], U2[12], S1[12], S2[12], P[12], R[12], PP[12], PPP[12], Q[12], t[12];
+    fp2_mul(U1, p->X, q->ZZ);
+    fp2_mul(U2, q->X, p->ZZ);
+    fp2_mul(S1, p->Y, q->ZZZ);
+    fp2_mul(S2, q->Y, p->ZZZ);
+    fp2_sub(P, U2, U1);
+    fp2_sub(R, S2, S1);
+    if (fp2_is_zero(P)) {
+        if (fp2_is_zero(R)) g2_dbl(p); else g2_set_inf(p);
+        return;
+    }
+    fp2_sqr(PP, P);
+    fp2_mul(PPP, P, PP);
+    fp2_mul(Q, U1, PP);
+    fp2_sqr(t, R);
+    fp2_sub(t, t, PPP);
+    fp2_sub(t, t, Q);
+    fp2_sub(p->X, t, Q);
+    fp2_sub(t, Q, p->X);
+    fp2_mul(t, R, t);
+    fp2_mul(S2, S1, PPP);
+    fp2_sub(p->Y, t, S2);
+    fp2_mul(t, p->ZZ, q->ZZ);
+    fp2_mul(p->ZZ, t, PP);
+    fp2_mul(t, p->ZZZ, q->ZZZ);
+    fp2_mul(p->ZZZ, t, PPP);
+}
+
+/* Signed c-bit digits of Montgomery Fr scalars [lo, hi): digits[w * n + i]. */
+void g2_digits(const u64 *scalars, int64_t n, int64_t lo, int64_t hi, int c, int windows,
+               int32_t *digits)
+{
+    static const u64 canon_one[4] = {1, 0, 0, 0};
+    const int64_t half = (int64_t)1 << (c - 1), full = (int64_t)1 << c;
+    for (int64_t i = lo; i < hi; i++) {
+        u64 k[5];
+        fr_mul(k, scalars + 4 * i, canon_one);   /* leave Montgomery form */
+        k[4] = 0;
+        int64_t carry = 0;
+        for (int w = 0; w < windows; w++) {
+            int bit = w * c, limb = bit >> 6, off = bit & 63;
+            u64 v = k[limb] >> off;
+            if (off + c > 64 && limb < 4) v |= k[limb + 1] << (64 - off);
+            int64_t d = (int64_t)(v & (u64)(full - 1)) + carry;
+            if (d > half) { d -= full; carry = 1; } else { carry = 0; }
+            digits[(int64_t)w * n + i] = (int32_t)d;
+        }
+    }
+}
+
+/* The sum over buckets of one window for points [lo, hi): out = sum_j j * B_j. Point i is
+ * base idx[i] (i itself when idx is NULL). */
+void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *digits,
+               int64_t lo, int64_t hi, int c, u64 *out)
+{
+    const int64_t nb = (int64_t)1 << (c - 1);
+    g2_xyzz *B = (g2_xyzz *)calloc((size_t)nb, sizeof(g2_xyzz));
+    g2_xyzz run, sum;
+    g2_set_inf(&run);
+    g2_set_inf(&sum);
+    if (!B) { memset(out, 0xff, sizeof(g2_xyzz)); return; }
+    for (int64_t i = lo; i < hi; i++) {
+        int32_t d = digits[i];
+        if (d == 0) continue;
+        int64_t k = idx ? idx[i] : i;
+        const u64 *x = bx + 12 * k, *y = by + 12 * k;
+        if (fp2_is_zero(x) && fp2_is_zero(y)) continue;   /* infinity stored as (0, 0) */
+        int64_t j = (d < 0 ? -d : d) - 1;
+        g2_add_affine(&B[j], x, y, d < 0);
+    }
+    for (int64_t j = nb - 1; j >= 0; j--) {
+        g2_add(&run, &B[j]);
+        g2_add(&sum, &run);
+    }
+    free(B);
+    memcpy(out, &sum, sizeof sum);
+}
+
+/* Horner over windows: sums[w * parts + k] are partial window sums; out = sum_w 2^(c w) S_w. */
+void g2_combine(const u64 *sums, int windows, int parts, int c, u64 *out)
+{
+    g2_xyzz acc;
+    g2_set_inf(&acc);
+    for (int w = windows - 1; w >= 0; w--) {
+        for (int s = 0; s < c && w != windows - 1; s++) g2_dbl(&acc);
+        for (int k = 0; k < parts; k++)
+            g2_add(&acc, (const g2_xyzz *)(sums + (size_t)(w * parts + k) * 48));
+    }
+    memcpy(out, &acc, sizeof acc);
+}
+
+/* ------------------------------------------------------------ prep_msm */
+
+static inline int fr_code(const u64 *v)
+{
+    if (is_zero_n(v, 4)) return 0;
+    if (eq_n(v, FR_ONE, 4)) return 1;
+    return 2;
+}
+
+/* codes[i] = 0 / 1 / 2 (zero, one, other) for i in [lo, hi); counts[3 m + code] for
+ * each selection mask m (NULL selects everything). */
+void fr_classify(const u64 *v, int64_t lo, int64_t hi, uint8_t *codes, const uint8_t *m0,
+                 const uint8_t *m1, const uint8_t *m2, int64_t *counts)
+{
+    int64_t c[9] = {0};
+    for (int64_t i = lo; i < hi; i++) {
+        int k = fr_code(v + 4 * i);
+        codes[i] = (uint8_t)k;
+        if (!m0 || m0[i]) c[k]++;
+        if (!m1 || m1[i]) c[3 + k]++;
+        if (!m2 || m2[i]) c[6 + k]++;
+    }
+    for (int j = 0; j < 9; j++) counts[j] = c[j];
+}
+
+/* For the selected i in [lo, hi) (query positions from pos on): ones go to ones_idx when
+ * split, every other non-zero to tail_idx and tail_vals. */
+void fr_gather(const u64 *v, const uint8_t *codes, const uint8_t *mask, int64_t lo, int64_t hi,
+               int split, int64_t pos, int64_t *ones_idx, int64_t ones_at, int64_t *tail_idx,
+               u64 *tail_vals, int64_t tail_at)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        if (mask && !mask[i]) continue;
+        int k = codes[i];
+        if (k == 1 && split) ones_idx[ones_at++] = pos;
+        else if (k != 0) {
+            tail_idx[tail_at] = pos;
+            memcpy(tail_vals + 4 * tail_at, v + 4 * i, 32);
+            tail_at++;
+        }
+        pos++;
+    }
+}
+
+/* ---------------------------------------------------------- synthesis */
+
+static inline const u64 *zvar(int64_t var, const u64 *inputs, int64_t ni, const u64 *aux)
+{
+    return var < ni ? inputs + 4 * var : aux + 4 * (var - ni);
+}
+
+/* out[i] = sum_k coeffs[k rows + i] z[cols[k rows + i]] for rows [lo, hi). */
+void fr_matvec(const int64_t *cols, const u64 *coeffs, int width, int64_t rows, int64_t lo,
+               int64_t hi, const u64 *inputs, int64_t ni, const u64 *aux, u64 *out)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        u64 acc[4] = {0, 0, 0, 0}, t[4];
+        for (int k = 0; k < width; k++) {
+            const u64 *cf = coeffs + 4 * ((int64_t)k * rows + i);
+            if (is_zero_n(cf, 4)) continue;
+            fr_mul(t, cf, zvar(cols[(int64_t)k * rows + i], inputs, ni, aux));
+            fr_add(acc, acc, t);
+        }
+        memcpy(out + 4 * i, acc, 32);
+    }
+}
+
+/* Gate opcodes of the witness program (cuzklab/groth16/program.py). */
+enum { G_UNPACK = 1, G_PACK = 2, G_CH = 3, G_CHN = 4, G_CHNN = 5, G_FMUL = 6, G_FLIN = 7,
+       G_CHECK = 8 };
+
+/* Evaluate gates [lo, hi) in order, writing aux[outs[i]]; args[3 i + 0..2] are the
+ * operands (variables, or an input / bit / constant index, by opcode). consts holds
+ * the FLIN coefficients then 2^j for j < 64, Montgomery form. work_q16 / 2^16 extra
+ * Fr multiplications per gate model the rest of a real circuit's witness code; their
+ * chain is returned so that it is not optimized away. */
+u64 witness_eval(const uint8_t *ops, const int32_t *args, const int32_t *outs, int64_t lo,
+                 int64_t hi, const u64 *inputs, int64_t ni, const u64 *inputs_canon, u64 *aux,
+                 const u64 *kconst, const u64 *pow2, uint32_t work_q16)
+{
+    u64 h[4] = {FR_ONE0, FR_ONE1, FR_ONE2, FR_ONE3};
+    uint32_t frac = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        const int32_t *a = args + 3 * i;
+        u64 w[4], t[4], u[4];
+        int op = ops[i];
+        switch (op) {
+        case G_UNPACK: {
+            int bit = a[1];
+            u64 b = (inputs_canon[4 * a[0] + (bit >> 6)] >> (bit & 63)) & 1;
+            if (b) memcpy(w, FR_ONE, 32); else memset(w, 0, 32);
+            break;
+        }
+        case G_PACK:
+            fr_mul(t, pow2 + 4 * a[2], zvar(a[1], inputs, ni, aux));
+            fr_add(w, zvar(a[0], inputs, ni, aux), t);
+            break;
+        case G_CH:      /* t ? b : c = t (b - c) + c */
+            fr_sub(t, zvar(a[0], inputs, ni, aux), zvar(a[1], inputs, ni, aux));
+            fr_mul(u, zvar(a[2], inputs, ni, aux), t);
+            fr_add(w, u, zvar(a[1], inputs, ni, aux));
+            break;
+        case G_CHN:     /* t ? 1 - b : c = t (1 - b - c) + c */
+            fr_sub(t, FR_ONE, zvar(a[0], inputs, ni, aux));
+            fr_sub(t, t, zvar(a[1], inputs, ni, aux));
+            fr_mul(u, zvar(a[2], inputs, ni, aux), t);
+            fr_add(w, u, zvar(a[1], inputs, ni, aux));
+            break;
+        case G_CHNN:    /* t ? 1 - b : 1 - c = t (c - b) + 1 - c */
+            fr_sub(t, zvar(a[1], inputs, ni, aux), zvar(a[0], inputs, ni, aux));
+            fr_mul(u, zvar(a[2], inputs, ni, aux), t);
+            fr_add(u, u, FR_ONE);
+            fr_sub(w, u, zvar(a[1], inputs, ni, aux));
+            break;
+        case G_FMUL:    /* (s + v) t */
+            fr_add(t, zvar(a[0], inputs, ni, aux), zvar(a[1], inputs, ni, aux));
+            fr_mul(w, t, zvar(a[2], inputs, ni, aux));
+            break;
+        case G_FLIN:    /* s + k v */
+            fr_mul(t, kconst + 4 * a[2], zvar(a[1], inputs, ni, aux));
+            fr_add(w, zvar(a[0], inputs, ni, aux), t);
+            break;
+        default:        /* G_CHECK and unknown: no output */
+            memset(w, 0, 32);
+            break;
+        }
+        if (outs[i] >= 0) memcpy(aux + 4 * (int64_t)outs[i], w, 32);
+        frac += work_q16;
+        for (uint32_t r = frac >> 16; r; r--) {
+            fr_mul(h, h, h);
+            fr_add(h, h, w);
+        }
+        frac &= 0xffff;
+    }
+    return h[0] ^ h[1] ^ h[2] ^ h[3];
+}
+
+/* Self-check hooks for the tests: elementwise Fr and Fp2 products. */
+void fr_mul_batch(const u64 *a, const u64 *b, int64_t lo, int64_t hi, u64 *out)
+{
+    for (int64_t i = lo; i < hi; i++) fr_mul(out + 4 * i, a + 4 * i, b + 4 * i);
+}
+
+void fp2_mul_batch(const u64 *a, const u64 *b, int64_t lo, int64_t hi, u64 *out)
+{
+    for (int64_t i = lo; i < hi; i++) fp2_mul(out + 12 * i, a + 12 * i, b + 12 * i);
+}

@@ -1,0 +1,198 @@
+"""Native CPU stages against their NumPy twins and Python ints / py_ecc, on random and edge inputs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from cuzklab.curve import Point, Points
+from cuzklab.field import Fp2, Fr
+from cuzklab.field.constants import P, R
+from cuzklab.groth16 import constraints_for_domain, porep_circuit
+from cuzklab.groth16.program import porep_program
+from cuzklab.msm import msm, msm_naive
+from cuzklab.native import build
+from cuzklab.native.msm_g2 import g2_msm, plan
+from cuzklab.native.pool import ranges
+from cuzklab.stages import prep_msm, synth, synthesize
+from cuzklab.stages.synth import domain_vectors, native_domain_vectors
+
+
+def _fr_edges(rng, n):
+    vals = [0, 1, 2, R - 1, R - 2, (1 << 128) % R] + [int(x) for x in rng.integers(0, 2**63, size=n)]
+    return [v * (1 + i) % R for i, v in enumerate(vals)]
+
+
+def test_fr_and_fp2_products_match_the_twins_and_python_ints():
+    lib = build.library()
+    rng = np.random.default_rng(5)
+    a_int = _fr_edges(rng, 40)
+    b_int = list(reversed(a_int))
+    a, b = Fr.from_ints(a_int), Fr.from_ints(b_int)
+    out = np.empty_like(a.limbs)
+    lib.fr_mul_batch(a.limbs.ctypes.data, b.limbs.ctypes.data, 0, len(a), out.ctypes.data)
+    got = Fr.from_mont_limbs(out)
+    assert got.equals(a * b)
+    assert got.to_ints() == [x * y % R for x, y in zip(a_int, b_int)]
+    edges = [0, 1, P - 1, P - 2, 2**380 % P]
+    pairs = [(edges[i % 5], edges[(3 * i + 1) % 5]) for i in range(10)]
+    pairs += [(int(x) * 7919 % P, int(y)) for x, y in rng.integers(0, 2**62, size=(10, 2))]
+    x, y = Fp2.from_ints(pairs), Fp2.from_ints(list(reversed(pairs)))
+    out = np.empty_like(x.limbs)
+    lib.fp2_mul_batch(x.limbs.ctypes.data, y.limbs.ctypes.data, 0, len(x), out.ctypes.data)
+    got = Fp2.from_mont_limbs(out)
+    assert got.equals(x * y)
+    for (a0, a1), (b0, b1), (c0, c1) in zip(pairs, reversed(pairs), got.to_ints()):
+        assert (c0, c1) == ((a0 * b0 - a1 * b1) % P, (a0 * b1 + a1 * b0) % P)
+
+
+@pytest.fixture(scope="module")
+def g2_case():
+    """G2 bases (an infinity point and a repeated point among them) and edge scalars."""
+    rng = np.random.default_rng(9)
+    g = Point.generator("g2")
+    pts = [(g * int(k)).xy for k in rng.integers(1, 2**40, size=45)]
+    pts[3] = None
+    pts[7] = pts[8]
+    bases = Points.from_ints(pts, "g2", check=False)
+    ks = [int(k) for k in rng.integers(0, 2**63, size=45)]
+    ks[:6] = [0, 1, R - 1, R - 2, 2**254, 5]
+    ks[8] = R - ks[7]          # P7 * k + P8 * (r - k) = 0: cancellation in a bucket
+    scalars = Fr.from_ints([k % R for k in ks])
+    want = msm_naive(bases, scalars)
+    assert msm(bases, scalars, backend="cpu") == want        # the NumPy twin agrees
+    return bases, scalars, want
+
+
+@pytest.mark.parametrize("threads,window", [(1, None), (3, None), (2, 4), (1, 13), (5, 9)])
+def test_g2_msm_matches_twin_and_naive(g2_case, threads, window):
+    bases, scalars, want = g2_case
+    assert g2_msm(bases, scalars, threads=threads, window=window) == want
+
+
+def test_g2_msm_edges(g2_case):
+    bases, scalars, _ = g2_case
+    assert g2_msm(bases[:0], scalars[:0]) == Point.infinity("g2")
+    assert g2_msm(bases[3:4], scalars[3:4]) == Point.infinity("g2")           # infinity base
+    assert g2_msm(bases[:1], Fr.from_ints([0])) == Point.infinity("g2")
+    one = g2_msm(bases[1:2], Fr.from_ints([R - 1]))
+    assert one == -bases.point(1)
+    idx = np.array([5, 5, 1, 3, 9], dtype=np.int64)
+    assert g2_msm(bases, scalars[:5], idx=idx) == msm_naive(bases[idx], scalars[:5])
+    with pytest.raises(ValueError, match="idx"):
+        g2_msm(bases, scalars[:1], idx=np.array([99]))
+    with pytest.raises(ValueError, match="threads"):
+        g2_msm(bases, scalars, threads=0)
+    with pytest.raises(ValueError, match="window"):
+        g2_msm(bases, scalars, window=3)
+
+
+def test_plan_spreads_windows_over_threads():
+    c, parts = plan(5000, 1)
+    assert parts == 1 and 7 <= c <= 11
+    c16, parts16 = plan(5000, 64)
+    assert parts16 > 1
+    assert ranges(10, 3) == [(0, 3), (3, 6), (6, 10)] and ranges(0, 4) == []
+
+
+@pytest.fixture(scope="module")
+def program():
+    return porep_program(constraints_for_domain(12), rng=21)
+
+
+def test_witness_native_equals_twin_and_satisfies(program):
+    for seed in (0, 1):
+        inputs = program.inputs_for(seed)
+        w = program.witness(inputs)
+        assert w.aux.equals(program.witness(inputs, native=False).aux)
+        assert w.aux.equals(program.witness(inputs, threads=3).aux)
+        assert program.r1cs.is_satisfied(w)
+    assert not program.witness(program.inputs_for(0)).aux.equals(
+        program.witness(program.inputs_for(1)).aux)
+
+
+def test_matvec_native_equals_twin(program):
+    w = program.witness(program.inputs_for(3))
+    want = domain_vectors(program.r1cs, w)
+    for threads in (1, 4):
+        got = native_domain_vectors(program.r1cs, w, threads=threads)
+        assert all(g.equals(x) for g, x in zip(got, want))
+    r1, w1 = porep_circuit(300, rng=2)
+    assert all(g.equals(x) for g, x in zip(native_domain_vectors(r1, w1, threads=2),
+                                           domain_vectors(r1, w1)))
+
+
+def _same_split(x, y):
+    assert (x.zeros, x.ones, x.tail, x.split) == (y.zeros, y.ones, y.tail, y.split)
+    assert np.array_equal(x.ones_idx, y.ones_idx) and np.array_equal(x.tail_idx, y.tail_idx)
+    assert x.tail_scalars.equals(y.tail_scalars)
+
+
+def test_prep_msm_native_equals_twin(program, monkeypatch):
+    import cuzklab.native.split as S
+    monkeypatch.setattr(S, "MIN_CHUNK", 64)        # many ranges at this small size
+    so = synthesize(program, program.inputs_for(4))
+    for threads in (1, 3):
+        got, want = prep_msm(so, threads=threads), prep_msm(so, native=False)
+        for q in ("l", "a", "b"):
+            _same_split(getattr(got, q), getattr(want, q))
+    # mostly "other" values: the tail is over half, so nothing is split
+    r1, w = porep_circuit(200, rng=3, p_zero=0.1, p_one=0.1)
+    so = synth(r1, w)
+    got, want = prep_msm(so, threads=2), prep_msm(so, native=False)
+    assert not want.l.split
+    for q in ("l", "a", "b"):
+        _same_split(getattr(got, q), getattr(want, q))
+
+
+def test_synthesize_splits_its_time_and_matches_synth(program):
+    inputs = program.inputs_for(6)
+    out = synthesize(program, inputs, threads=2)
+    ref = synth(program.r1cs, program.witness(inputs, native=False), native=False)
+    assert out.a.equals(ref.a) and out.b.equals(ref.b) and out.c.equals(ref.c)
+    assert out.aux.equals(ref.aux)
+    assert out.witness_s > 0 and out.matvec_s > 0
+    assert out.timing.stage == "synth"
+    assert out.timing.wall_s >= out.witness_s + out.matvec_s - 1e-3
+    with pytest.raises(ValueError, match="inputs\\[0\\]"):
+        synthesize(program, [2] + inputs[1:])
+    with pytest.raises(ValueError, match="threads"):
+        synthesize(program, inputs, threads=0)
+
+
+def test_native_calls_release_the_gil(program):
+    slow = porep_program(1 << 12, rng=1, witness_work=8.0)
+    inputs = slow.inputs_for(0)
+    done = threading.Event()
+
+    def work():
+        slow.witness(inputs)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    time.sleep(0.01)
+    spins = 0
+    while not done.is_set():
+        spins += 1
+    t.join()
+    assert spins > 1000
+
+
+def test_a_missing_compiler_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", "no-such-cc-for-cuzklab")
+    with pytest.raises(build.NativeBuildError, match="no C compiler found.*gcc"):
+        build.find_compiler()
+    monkeypatch.setenv("CUZKLAB_NATIVE_CACHE", str(tmp_path))
+    with pytest.raises(build.NativeBuildError):
+        build.build()
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_library_is_cached_by_source_hash(tmp_path):
+    path = build.library_path()
+    assert path.exists() and path.name.startswith("cuzk_native-")
+    assert "#define FR_P0 0x" in build.constants_header()
