@@ -601,7 +601,10 @@ class _Progress:
         if callable(progress):
             self._fn = progress
         elif progress is None or progress is True:
-            from tqdm.auto import tqdm
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # a bare GPU host: no bar, the run is the same
+                return
             self._bar = tqdm(total=total, unit="proof", desc="cuzklab live", delay=2.0,
                              leave=False, dynamic_ncols=True)
 
