@@ -50,3 +50,33 @@ def test_live_json_is_one_object(capsys):
 ])
 def test_live_errors_are_one_line(cli_error, argv, parts):
     cli_error(["live", *argv], *parts)
+
+
+def test_ctrl_c_writes_the_partial_trace_and_exits_130(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from cuzklab.trace import load
+    out = tmp_path / "partial.parquet"
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cuzklab", "live", "--log2-constraints", "4", "--set", "proofs=40",
+         "--set", "concurrency=1", "--set", "partitions=1", "--set", "partition_workers=1",
+         "--no-verify", "--trace", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    seen = b""
+    while b"cuzklab live" not in seen:       # the progress bar: the run is under way
+        chunk = proc.stderr.read1(4096)
+        assert chunk, f"the run ended before it could be interrupted: {seen!r}"
+        seen += chunk
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (stdout, stderr)
+    assert b"interrupted" in stderr and b"Traceback" not in stderr
+    trace = load(out)
+    assert trace.failed and trace.meta["failure"]["reason"] == "interrupted"
+    assert 0 < trace.summary()["proofs"] < 40

@@ -210,6 +210,12 @@ def test_multi_gpu_stand_ins_keep_per_device_exclusivity_and_one_budget():
     assert _max_concurrent(s[s["stage"] == "synth"]) <= 2
     names = set(trace.counters["name"])
     assert {"vram_gib.gpu0", "vram_gib.gpu1", "rss_gib", "gpu_queue_depth"} <= names
+    # Perfetto: one track group (process) per GPU, its memory counter inside it
+    events = trace.to_perfetto()["traceEvents"]
+    pids = {e["args"]["name"]: e["pid"] for e in events if e.get("name") == "process_name"}
+    assert {"gpu0", "gpu1"} <= set(pids)
+    vram = [e for e in events if e.get("ph") == "C" and e["name"] == "vram_gib"]
+    assert {e["pid"] for e in vram} >= {pids["gpu0"], pids["gpu1"]}
 
 
 def test_memory_guard_stops_the_run_with_oom_and_keeps_the_trace():
