@@ -88,7 +88,6 @@ class Device:
         self.backend = backend
         self.mutex = threading.Lock()       # the per-GPU mutex around the CUDA region
         self.mem_mutex = threading.Lock()   # two_lock: the upload's own mutex
-        self.last_holder: object = None     # the worker that held the mutex last
         self.pk = None
         self.key_bytes = 0
         self._buffer_bytes = 0

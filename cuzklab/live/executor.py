@@ -356,6 +356,8 @@ class LiveRun:
         self._pad("synth")
         out = W.synthesize(self.work, clock)
         host = self.pinned.stage(out.a, out.b, out.c)
+        if self.backend == "gpu":  # a, b, c now live in pinned memory only, as in cuzk
+            out = W.with_abc(out, None, None, None)
         return out, host, self.now()
 
     def _synth_job(self, p: Part, k: int, lane: str) -> None:
@@ -469,13 +471,12 @@ class LiveRun:
         to = self._kernel(p, k, d, lane, "tail_msm", W.kernels_tail_msm, dev_prep, d.pk, be)
         data.update(h=ho.h_point, bo=bo, to=to)
 
-    def _region(self, p: Part, k: int, d: Device, lane: str, prep, me, buffers) -> None:
+    def _region(self, p: Part, k: int, d: Device, lane: str, prep, buffers) -> None:
         """The CUDA region under the per-GPU mutex: h2d, then the kernels."""
-        d.last_holder = me
         arrays = self._upload(p, k, d, lane, buffers)
         self._kernels(p, k, d, lane, arrays, prep)
 
-    def _two_lock_region(self, p: Part, d: Device, lane: str, prep, me, buffers) -> None:
+    def _two_lock_region(self, p: Part, d: Device, lane: str, prep, buffers) -> None:
         """Upload under the memory mutex into this worker's buffers, kernels under the compute mutex."""
         k = p.index
         t0 = self.now()
@@ -492,7 +493,6 @@ class LiveRun:
         try:
             if self.now() > t1:
                 self._span(p, k, "mutex_wait", lane, t1, self.now(), gpu=d.index)
-            d.last_holder = me
             self._kernels(p, k, d, lane, arrays, prep)
         finally:
             d.mutex.release()
@@ -545,7 +545,6 @@ class LiveRun:
     def _gpu_worker(self, d: Device, w: int, shared) -> None:
         cfg = self.cfg
         lane, cpu_lane = f"{d.name}.w{w}", f"{d.name}.w{w}.cpu"
-        me = object()
         with d.context():
             stream = d.new_stream()
             buffers = shared if shared is not None else d.buffers(self.work.domain_size)
@@ -564,7 +563,7 @@ class LiveRun:
                                 self._span(p, k, "mutex_wait", lane, t0, self.now(), gpu=d.index)
                             for k in p.members:
                                 prep = self._submit_prep(p, k, cpu_lane)
-                                self._region(p, k, d, lane, prep, me, buffers)
+                                self._region(p, k, d, lane, prep, buffers)
                             self._after_kernels(p)
                             self._finalize(p, cpu_lane)
                         finally:
@@ -572,14 +571,14 @@ class LiveRun:
                         continue
                     prep = self._submit_prep(p, p.index, cpu_lane)
                     if cfg.lock == "two_lock":
-                        self._two_lock_region(p, d, lane, prep, me, buffers)
+                        self._two_lock_region(p, d, lane, prep, buffers)
                     else:
                         t0 = self.now()
                         acquire(d.mutex, self.stop)
                         try:
                             self._span(p, p.index, "mutex_wait", lane, t0, self.now(),
                                        gpu=d.index)
-                            self._region(p, p.index, d, lane, prep, me, buffers)
+                            self._region(p, p.index, d, lane, prep, buffers)
                         finally:
                             d.mutex.release()
                     result(prep, self.stop)
