@@ -3,7 +3,7 @@
 ``run(config, log2_constraints=K, backend="cpu"|"gpu") -> Trace`` proves
 ``config.proofs`` proofs of ``config.partitions`` partitions each, every
 partition a real Groth16 proof of a PoRep-shaped circuit of 2^K - inputs
-constraints (K = 20: 1,048,576 rows, 1,048,512 constraints and 64 public
+constraints (K = 20: 1,048,576 rows, 1,048,248 constraints and 328 public
 inputs), under exactly the concurrency, admission rule and lock strategy
 that ``cuzklab.sim.simulate`` models, with real threads, mutexes, a bounded
 channel and a byte budget. The Trace has the model's schema (source
@@ -28,6 +28,8 @@ _WORKLOADS_LOCK = threading.Lock()
 def check_log2(value) -> int:
     """Return ``value`` if it is an allowed circuit size K, else raise ConfigError naming it."""
     from .work import MAX_LOG2, MIN_LOG2
+    if hasattr(value, "item") and not isinstance(value, bool):  # numpy integers
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, int) or not MIN_LOG2 <= value <= MAX_LOG2:
         raise ConfigError("log2_constraints",
                           f"must be an integer in [{MIN_LOG2}, {MAX_LOG2}] (2^K rows: "
