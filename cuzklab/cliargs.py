@@ -132,3 +132,35 @@ def finite_config(config, option: str):
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(option, f"{key}: must be a finite number, got {value}")
     return config
+
+
+def add_config_arguments(parser) -> None:
+    """Add ``--config cuzk.toml`` and the repeatable ``--set KEY=VALUE`` to a sub-command."""
+    parser.add_argument("--config", default=None, metavar="cuzk.toml",
+                        help="read the configuration from a cuzk daemon TOML")
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one configuration key (repeatable)")
+
+
+def config_from_args(args):
+    """Return the PipelineConfig of ``--config`` (or the defaults) with every ``--set`` applied."""
+    from .errors import ConfigError
+    from .model import PipelineConfig
+    config = cuzk_config(args.config, "--config") if args.config else PipelineConfig()
+    try:
+        config = config.with_overrides(args.sets)
+    except ConfigError as exc:
+        raise ConfigError("--set", str(exc)) from None
+    return finite_config(config, "--set")
+
+
+def profile_arg(value, option: str = "--profile"):
+    """Return the Profile named (or at the path) ``value``; errors name ``option``."""
+    from .errors import ProfileError
+    from .model import Profile
+    if value is not None and Path(value).exists():
+        input_file(value, option, text=True)
+    try:
+        return Profile.load(value)
+    except ProfileError as exc:
+        raise ProfileError(f"{option} {value}: {exc}") from None

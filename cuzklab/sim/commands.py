@@ -9,15 +9,13 @@ import sys
 
 def register(sub) -> None:
     """Add the ``simulate`` sub-command."""
+    from ..cliargs import add_config_arguments
     p = sub.add_parser(
         "simulate", help="simulate the cuzk daemon on a configuration",
         description="Simulate the cuzk daemon (SimPy model) and print the run's summary.")
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
-    p.add_argument("--config", default=None, metavar="cuzk.toml",
-                   help="read the configuration from a cuzk daemon TOML")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one configuration key (repeatable)")
+    add_config_arguments(p)
     p.add_argument("--json", action="store_true", help="print exactly one JSON object: the summary")
     p.add_argument("--trace", default=None, metavar="FILE.parquet", help="write the trace (Parquet)")
     p.add_argument("--perfetto", default=None, metavar="FILE.json",
@@ -27,24 +25,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     """Simulate, print the summary and write the requested files."""
-    from pathlib import Path
-
-    from ..cliargs import cuzk_config, finite_config, input_file, output_file
-    from ..errors import ConfigError, ProfileError
-    from ..model import PipelineConfig, Profile
+    from ..cliargs import config_from_args, output_file, profile_arg
     from . import simulate
-    config = cuzk_config(args.config, "--config") if args.config else PipelineConfig()
-    try:
-        config = config.with_overrides(args.sets)
-    except ConfigError as exc:
-        raise ConfigError("--set", str(exc)) from None
-    finite_config(config, "--set")
-    if args.profile is not None and Path(args.profile).exists():
-        input_file(args.profile, "--profile", text=True)
-    try:
-        profile = Profile.load(args.profile)
-    except ProfileError as exc:
-        raise ProfileError(f"--profile {args.profile}: {exc}") from None
+    config = config_from_args(args)
+    profile = profile_arg(args.profile)
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)

@@ -1,7 +1,9 @@
 """Save and load traces as one Parquet file.
 
 The spans are the table; counters and meta ride in the file's key-value
-metadata as JSON, so one file carries the whole run.
+metadata as JSON, so one file carries the whole run. This module sits below
+:mod:`.trace`: it reads and writes the three parts (spans, counters, meta)
+and never imports the Trace class; ``Trace.save`` / ``Trace.load`` call it.
 """
 
 from __future__ import annotations
@@ -16,15 +18,14 @@ import pyarrow.parquet as pq
 from ..atomic import atomic_path
 from ..errors import TraceError
 from .summary import _jsonable
-from .trace import Trace
 
 _META_KEY = b"cuzklab.meta"
 _COUNTERS_KEY = b"cuzklab.counters"
 FORMAT_VERSION = 1
 
 
-def save_trace(trace: Trace, path) -> Path:
-    """Write ``trace`` to ``path`` (Parquet) atomically and return the path."""
+def save_trace(trace, path) -> Path:
+    """Write ``trace`` (anything with spans, counters and meta) to ``path`` atomically; return it."""
     table = pa.Table.from_pandas(trace.spans, preserve_index=False)
     c = trace.counters
     counters = {"t": c["t"].tolist(), "name": c["name"].tolist(), "value": c["value"].tolist()}
@@ -38,8 +39,8 @@ def save_trace(trace: Trace, path) -> Path:
     return Path(path)
 
 
-def load_trace(path) -> Trace:
-    """Read a trace written by :func:`save_trace`."""
+def read_trace_parts(path) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Return (spans, counters, meta) of a trace file written by :func:`save_trace`."""
     path = Path(path)
     if not path.exists():
         raise TraceError(f"trace file not found: {path}")
@@ -54,4 +55,4 @@ def load_trace(path) -> Trace:
     meta.pop("format_version", None)
     counters = pd.DataFrame(json.loads(md.get(_COUNTERS_KEY, b'{"t":[],"name":[],"value":[]}')))
     spans = table.replace_schema_metadata(None).to_pandas()
-    return Trace(spans=spans, counters=counters, meta=meta)
+    return spans, counters, meta

@@ -1,10 +1,12 @@
 """Export a Trace as Chrome-trace JSON, which Perfetto (ui.perfetto.dev) opens.
 
 One process per resource group (the lane's prefix: ``synth``, ``gpu0``,
-``cpu``), one thread (track) per lane. Complete events on one track must
-nest, so a lane whose spans overlap (waiting lanes such as ``admission`` or
-``gpu_queue``) is written as async begin/end pairs instead; counters (RSS,
-GPU queue depth, bandwidth) become counter tracks.
+``cpu``), one thread (track) per lane, so each GPU is one track group.
+Complete events on one track must nest, so a lane whose spans overlap
+(waiting lanes such as ``admission`` or ``gpu_queue``) is written as async
+begin/end pairs instead; counters (RSS, GPU queue depth, bandwidth) become
+counter tracks, and a per-GPU counter (``vram_gib.gpu1``) sits in its GPU's
+group.
 """
 
 from __future__ import annotations
@@ -61,8 +63,12 @@ def to_chrome_trace(trace) -> dict:
         events.append({"ph": "M", "name": "process_name", "pid": cpid, "tid": 0,
                        "args": {"name": "counters"}})
         for row in c.itertuples(index=False):
-            events.append({"ph": "C", "name": row.name, "pid": cpid, "tid": 0,
-                           "ts": row.t * _US, "args": {row.name: float(row.value)}})
+            # a per-GPU counter (``vram_gib.gpu1``) joins that GPU's track group
+            base, _, group = row.name.rpartition(".")
+            pid = groups.get(group, cpid) if base else cpid
+            name = base if pid != cpid else row.name
+            events.append({"ph": "C", "name": name, "pid": pid, "tid": 0,
+                           "ts": row.t * _US, "args": {name: float(row.value)}})
     meta = {k: v for k, v in trace.meta.items() if k in ("source", "profile", "seed", "failed")}
     return {"traceEvents": events, "displayTimeUnit": "ms", "metadata": meta}
 

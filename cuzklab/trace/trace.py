@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceError
+from .io import read_trace_parts, save_trace
 from .schema import COUNTER_COLUMNS, SOURCES, SPAN_COLUMNS, STAGES
 
 _SPAN_DTYPES = {
@@ -126,14 +127,13 @@ class Trace:
     # -- IO ------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the trace to a Parquet file atomically."""
-        from .io import save_trace
         save_trace(self, path)
 
     @classmethod
     def load(cls, path) -> "Trace":
         """Read a trace written by :meth:`save`."""
-        from .io import load_trace
-        return load_trace(path)
+        spans, counters, meta = read_trace_parts(path)
+        return cls(spans=spans, counters=counters, meta=meta)
 
     def to_perfetto(self, path=None) -> dict:
         """Return (and optionally write) the Chrome-trace JSON for Perfetto."""

@@ -64,6 +64,17 @@ def _headline(trace, summary: dict, label: str | None = None) -> str:
                     failure_message=failure.get("message"))
 
 
+def _live_note(trace) -> str:
+    """Return the size a live trace ran at (it may be smaller than the controls ask)."""
+    live = trace.meta.get("live")
+    if not live:
+        return ""
+    cfg = trace.meta.get("config") or {}
+    return html.escape(f" · measured live ({live.get('backend')}): {cfg.get('proofs')} proofs x "
+                       f"{cfg.get('partitions')} partitions at 2^{live.get('log2_constraints')} "
+                       f"rows")
+
+
 class Explorer:
     """An interactive explorer of one pipeline configuration (an ipywidgets panel)."""
 
@@ -207,8 +218,13 @@ class Explorer:
             cfg = self.config
         except ConfigError as exc:
             return self._fail(f"invalid configuration: {exc}")
+        source = get_source(self.source_name)
+        message = getattr(source, "running_message", None)
+        if message is not None:  # a slow source (live): say what runs while it runs
+            self.status.value = (f"<span class='cuzklab-running' style='color:#666'>"
+                                 f"{html.escape(message(cfg))}</span>")
         try:
-            trace = get_source(self.source_name)(cfg, self.profile)
+            trace = source(cfg, self.profile)
         except _SHOWN_ERRORS as exc:
             return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
         t1 = time.perf_counter()
@@ -223,7 +239,7 @@ class Explorer:
         self.status.value = (
             f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}: "
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
-            f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms</span>")
+            f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
         return summary
 
     def _fail(self, message: str) -> None:

@@ -1,8 +1,9 @@
 """Where the explorer's traces come from: a registry of named sources.
 
 A source is a callable ``(config: PipelineConfig, profile: str | None) ->
-Trace``. ``sim`` (the SimPy model) is built in; the live executor and parsed
-daemon logs register themselves the same way when they are available::
+Trace``. ``sim`` (the SimPy model) and ``live`` (the live executor, scaled
+down to a size that answers in seconds) are built in; other sources, such as
+parsed daemon logs, register themselves the same way::
 
     from cuzklab.widgets import register_source
     register_source("live", lambda config, profile: run_live(config, profile))
@@ -14,12 +15,49 @@ from typing import Callable
 
 Source = Callable[..., object]
 
+#: The live source's scale: 2^4 rows per partition, at most 3 proofs of 2
+#: partitions. On this scale a configuration runs live in a few seconds on a
+#: laptop (the CPU stand-ins' kernels take ~0.2-1 s a partition), which keeps
+#: the explorer usable; the threads, locks and admission are those of any size.
+LIVE_LOG2 = 4
+LIVE_MAX_PROOFS = 3
+LIVE_MAX_PARTITIONS = 2
+
 _SOURCES: dict[str, Source] = {}
 
 
 def _simulate(config, profile=None):
     from ..sim import simulate
     return simulate(config, profile)
+
+
+def live_config(config):
+    """Return ``config`` scaled to the live source's size (proofs, partitions, concurrency)."""
+    proofs = min(config.proofs, LIVE_MAX_PROOFS)
+    return config.replace(proofs=proofs, partitions=min(config.partitions, LIVE_MAX_PARTITIONS),
+                          concurrency=min(config.concurrency, proofs))
+
+
+def _live_backend() -> str:
+    from ..backend import gpu_available
+    return "gpu" if gpu_available() else "cpu"
+
+
+def _live(config, profile=None):
+    from ..live import run
+    return run(live_config(config), log2_constraints=LIVE_LOG2, backend=_live_backend(),
+               profile=profile, progress=False, verify=False)
+
+
+def _live_message(config) -> str:
+    c = live_config(config)
+    return (f"running live on the real stages ({_live_backend()}): {c.proofs} proofs x "
+            f"{c.partitions} partitions at 2^{LIVE_LOG2} rows, {c.partition_workers} synthesis "
+            f"workers, {c.gpu_workers_per_device} GPU workers, lock {c.lock}; a few seconds…")
+
+
+#: What the explorer shows while the source runs (a source may carry one).
+_live.running_message = _live_message
 
 
 def register_source(name: str, fn: Source, *, replace: bool = False) -> None:
@@ -58,3 +96,4 @@ def source_names() -> list[str]:
 
 
 register_source("sim", _simulate)
+register_source("live", _live)

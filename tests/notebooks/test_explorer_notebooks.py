@@ -57,3 +57,18 @@ def test_kernels_notebook(tmp_path):
     assert len(figs) == 2  # the stage breakdown and the timeline of the proof
     names = {t.get("name") for t in figs[0]["data"]["application/vnd.plotly.v1+json"]["data"]}
     assert {"synth", "ntt_h", "b_g2_msm"} <= names
+
+
+def test_live_pipeline_notebook(tmp_path):
+    nb = _run("04-live-pipeline.ipynb", tmp_path, backend="cpu", log2_constraints=4, proofs=1,
+              concurrency=1, partitions=2, partition_workers=2, gpu_workers_per_device=1,
+              lock="interlock", verify=True)
+    assert not nb.metadata["papermill"].get("exception")
+    text = _text(nb)
+    assert "live cpu" in text and "2 of 2 partition proofs pass" in text
+    assert "bottleneck:" in text and "% busy" in text
+    figs = [o for c in nb.cells for o in c.get("outputs", [])
+            if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert len(figs) == 1
+    names = {t.get("name") for t in figs[0]["data"]["application/vnd.plotly.v1+json"]["data"]}
+    assert {"synth", "ntt_h", "b_g2_msm"} <= names

@@ -31,3 +31,18 @@ def test_register_replace_unregister():
         register_source("x", 3)
     with pytest.raises(ValueError, match="non-empty"):
         register_source("", fn)
+
+
+def test_live_is_built_in_runs_small_and_says_so():
+    from cuzklab.widgets import Explorer
+    from cuzklab.widgets.sources import LIVE_MAX_PARTITIONS, LIVE_MAX_PROOFS, live_config
+    assert "live" in source_names()
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=10, partition_workers=2,
+                         gpu_workers_per_device=1, lock="split_async")
+    small = live_config(cfg)
+    assert small.partitions == LIVE_MAX_PARTITIONS and small.proofs <= LIVE_MAX_PROOFS
+    assert "running live" in get_source("live").running_message(cfg)
+    ex = Explorer(cfg, source="live", debounce_s=0)
+    assert ex.error is None, ex.error
+    assert ex.trace.source == "live" and ex.summary["proofs"] == 2
+    assert "measured live" in ex.status.value and "2 partitions at 2^4" in ex.status.value

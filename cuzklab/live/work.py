@@ -1,0 +1,224 @@
+"""The work of a live run: one circuit and its keys, and every call into the stages.
+
+This is the only module of :mod:`cuzklab.live` that calls
+:mod:`cuzklab.groth16` and :mod:`cuzklab.stages`; the executor sees a
+:class:`Workload` and the functions below. A run builds ONE PoRep-shaped
+circuit with a satisfying witness and ONE proving key (the seeded setup of
+``cuzklab prove``); every partition of every proof synthesizes that same
+circuit from scratch (a, b, c and the density bitmaps are recomputed and
+freshly allocated each time), so the partitions' proofs differ only by
+their blinding scalars r and s, which are drawn per (proof, partition) from
+the run's seed.
+
+Where each stage runs follows cuzk: synthesis, prep_msm, b_g2_msm and the
+epilogue on the CPU (NumPy / Python ints); the upload and the kernels
+(ntt_h, batch_add, tail_msm) on the device, or on the CPU when the device is
+a stand-in (``backend="cpu"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..field.constants import R as FR_MODULUS
+from ..stages import StageClock
+
+#: Smallest and largest circuit size of a live run, as log2 of the NTT domain.
+#: 2^4 = 16 rows is the smallest PoRep-shaped circuit whose proofs still use
+#: every stage (tests and the notebook run there); 2^26 is where one H200's
+#: memory still holds the keys, a, b, c and the working buffers of a few workers.
+MIN_LOG2 = 4
+MAX_LOG2 = 26
+
+#: G2 tail points per b_g2_msm task. The CPU twin of b_g2_msm is pure Python and
+#: holds the GIL (about 2 ms a point), so splitting one partition's tail over
+#: several threads only adds overhead; each b_g2_msm runs as one task of the
+#: shared ``gpu_threads`` pool, which bounds how many run at once, as in cuzk.
+B_G2_THREADS_PER_TASK = 1
+
+
+def _nbytes(arrays) -> int:
+    return int(sum(int(a.nbytes) for a in arrays))
+
+
+def _points_bytes(points) -> int:
+    return _nbytes((points.x.limbs, points.y.limbs))
+
+
+@dataclass
+class Workload:
+    """One circuit, its witness, keys and sizes, shared by every partition of a run.
+
+    ``pk_cpu`` serves the CPU stages; :meth:`key_on` returns the key on a device.
+    ``partition_bytes`` is what one synthesized partition holds (a, b, c plus
+    aux); ``abc_bytes`` the share of it that the GPU kernels consume.
+    """
+
+    log2_constraints: int
+    seed: int
+    r1cs: object
+    witness: object
+    pk_cpu: object
+    vk: object
+    public_inputs: list
+    setup_s: float
+
+    @property
+    def num_constraints(self) -> int:
+        """Return the constraints of the circuit (2^K minus the public inputs)."""
+        return int(self.r1cs.num_constraints)
+
+    @property
+    def domain_size(self) -> int:
+        """Return n = 2^K, the length of a, b and c."""
+        return 1 << self.log2_constraints
+
+    @property
+    def abc_bytes(self) -> int:
+        """Return the bytes of a, b and c (three Fr vectors over the domain)."""
+        return 3 * self.domain_size * 32
+
+    @property
+    def aux_bytes(self) -> int:
+        """Return the bytes of the inputs and aux values a synthesis keeps."""
+        return (int(self.r1cs.num_inputs) + int(self.r1cs.num_aux)) * 32
+
+    @property
+    def partition_bytes(self) -> int:
+        """Return the bytes one synthesized partition holds until it is finalized."""
+        return self.abc_bytes + self.aux_bytes
+
+    @property
+    def key_bytes(self) -> int:
+        """Return the bytes of the proving key's bases (cuzk's SRS, held for the whole run)."""
+        pk = self.pk_cpu
+        return sum(_points_bytes(q) for q in (pk.a, pk.b_g1, pk.b_g2, pk.h, pk.l))
+
+    def key_on(self, backend: str):
+        """Return the proving key on ``backend`` (on the current CUDA device for "gpu")."""
+        return self.pk_cpu if backend == "cpu" else self.pk_cpu.to(backend)
+
+    def blinding(self, proof: int, partition: int) -> tuple[int, int]:
+        """Return the (r, s) of one partition, fixed by the run's seed."""
+        rng = np.random.default_rng([self.seed, 7, proof, partition + 1])
+        r, s = (int(x) for x in rng.integers(1, 2**62, size=2))
+        return r % FR_MODULUS, s % FR_MODULUS
+
+
+def build_workload(log2_constraints: int, *, seed: int = 0, setup_backend: str = "cpu") -> Workload:
+    """Return the Workload of a run: a circuit whose NTT domain is 2^K, its witness and keys."""
+    from ..groth16 import constraints_for_domain, porep_circuit, setup
+    rng = np.random.default_rng(seed)
+    r1cs, witness = porep_circuit(constraints_for_domain(log2_constraints), rng=rng,
+                                  backend=setup_backend)
+    t0 = time.perf_counter()
+    pk, vk = setup(r1cs, rng, backend=setup_backend)
+    setup_s = time.perf_counter() - t0
+    return Workload(log2_constraints=log2_constraints, seed=seed, r1cs=r1cs.to("cpu"),
+                    witness=witness.to("cpu"), pk_cpu=pk.to("cpu"), vk=vk,
+                    public_inputs=witness.public_inputs, setup_s=setup_s)
+
+
+class Timed:
+    """A stage clock per call, on the run's time origin, so threads never read each other's timing."""
+
+    def __init__(self, origin: float):
+        self.origin = origin
+
+    def clock(self) -> StageClock:
+        """Return a fresh StageClock whose origin is the run's."""
+        c = StageClock()
+        c.origin = self.origin
+        return c
+
+    def now(self) -> float:
+        """Return seconds since the run's origin."""
+        return time.perf_counter() - self.origin
+
+
+# -- the stages, as the executor calls them ------------------------------------------
+def synthesize(work: Workload, clock: StageClock):
+    """Run ``synth`` on the CPU for one partition; return its SynthOutput."""
+    from ..stages import synth
+    return synth(work.r1cs, work.witness, backend="cpu", clock=clock)
+
+
+def prep(out, clock: StageClock):
+    """Run ``prep_msm`` on the CPU; return its PrepOutput."""
+    from ..stages import prep_msm
+    return prep_msm(out, backend="cpu", clock=clock)
+
+
+def device_prep(prep_out, backend: str):
+    """Return ``prep_out`` with its index and scalar arrays moved to ``backend`` (for the kernels)."""
+    if backend == "cpu":
+        return prep_out
+    from ..backend import xp
+    mod = xp(backend)
+
+    def moved(q):
+        return dataclasses.replace(q, ones_idx=mod.asarray(q.ones_idx),
+                                   tail_idx=mod.asarray(q.tail_idx),
+                                   tail_scalars=q.tail_scalars.to(backend))
+    return dataclasses.replace(prep_out, l=moved(prep_out.l), a=moved(prep_out.a),
+                               b=moved(prep_out.b))
+
+
+def with_abc(out, a, b, c):
+    """Return SynthOutput ``out`` with a, b, c replaced (by their copies on a device)."""
+    return dataclasses.replace(out, a=a, b=b, c=c)
+
+
+def fr_from_limbs(limbs):
+    """Return the Fr vector over (n, 8) Montgomery limbs (no copy, no range check)."""
+    from ..field import Fr
+    return Fr.from_mont_limbs(limbs, check=False)
+
+
+def kernels_ntt_h(out, pk, backend: str, clock: StageClock):
+    """Run ``ntt_h`` (NTTs and the H MSM) on ``backend``; return its NttHOutput."""
+    from ..stages import ntt_h
+    return ntt_h(out, pk, backend=backend, clock=clock)
+
+
+def kernels_batch_add(prep_dev, pk, backend: str, clock: StageClock):
+    """Run ``batch_add`` on ``backend``; return its BatchAddOutput."""
+    from ..stages import batch_add
+    return batch_add(prep_dev, pk, backend=backend, clock=clock)
+
+
+def kernels_tail_msm(prep_dev, pk, backend: str, clock: StageClock):
+    """Run ``tail_msm`` on ``backend``; return its TailMsmOutput."""
+    from ..stages import tail_msm
+    return tail_msm(prep_dev, pk, backend=backend, clock=clock)
+
+
+def b_g2(prep_out, work: Workload, clock: StageClock):
+    """Run ``b_g2_msm`` on the CPU; return its BG2MsmOutput."""
+    from ..stages import b_g2_msm
+    return b_g2_msm(prep_out, work.pk_cpu, threads=B_G2_THREADS_PER_TASK, backend="cpu",
+                    clock=clock)
+
+
+def assemble(work: Workload, h, bo, to, go, r: int, s: int, clock: StageClock):
+    """Run the ``epilogue``: the Proof of one partition from H, its MSM results and r, s."""
+    from ..stages import epilogue
+    return epilogue(work.pk_cpu, a=bo.a + to.a, b_g1=bo.b_g1 + to.b_g1, b_g2=bo.b_g2 + go.b_g2,
+                    l=bo.l + to.l, h=h, r=r, s=s, clock=clock)
+
+
+def verify_proof(work: Workload, proof) -> bool:
+    """Return True when one partition's proof passes the pairing check."""
+    from ..groth16 import verify
+    return bool(verify(work.vk, work.public_inputs, proof))
+
+
+def proof_bytes(proof) -> bytes:
+    """Return the compressed encoding of a partition's proof (192 bytes)."""
+    return proof.to_bytes()
+
+
