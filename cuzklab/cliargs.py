@@ -81,10 +81,18 @@ def _check_parents(p: Path, option: str, shown) -> None:
 
 
 def output_file(path, option: str) -> Path:
-    """Return ``path`` as a Path if a file can be written there (missing folders are made), else raise."""
+    """Return ``path`` as a Path if a file can be written there, else raise.
+
+    The folder must exist: a mistyped folder is an error, not a new folder made
+    silently somewhere unexpected.
+    """
     p = Path(path)
     if p.is_dir():
         raise OptionError(f"{option} {path}: is a folder; give a file name")
+    parent = p.parent
+    if not parent.exists():
+        raise OptionError(f"{option} {path}: the folder {parent} does not exist; "
+                          f"create it first or give a file in an existing folder")
     _check_parents(p, option, path)
     return p
 

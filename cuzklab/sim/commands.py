@@ -34,17 +34,22 @@ def run(args) -> int:
     from ..model import PipelineConfig, Profile
     from . import simulate
     config = cuzk_config(args.config, "--config") if args.config else PipelineConfig()
-    try:
-        config = config.with_overrides(args.sets)
-    except ConfigError as exc:
-        raise ConfigError("--set", str(exc)) from None
-    finite_config(config, "--set")
+    # Explicit keys: every --set, and what a daemon TOML sets away from the defaults.
+    defaults = PipelineConfig().to_dict()
+    explicit = {k for k, v in config.to_dict().items() if v != defaults[k]}
+    explicit |= {a.partition("=")[0].strip() for a in args.sets}
     if args.profile is not None and Path(args.profile).exists():
         input_file(args.profile, "--profile", text=True)
     try:
         profile = Profile.load(args.profile)
     except ProfileError as exc:
         raise ProfileError(f"--profile {args.profile}: {exc}") from None
+    config, era = profile.configure(config, explicit)
+    try:
+        config = config.with_overrides(args.sets)
+    except ConfigError as exc:
+        raise ConfigError("--set", str(exc)) from None
+    finite_config(config, "--set")
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)
@@ -58,7 +63,8 @@ def run(args) -> int:
         json.dump(summary, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
-        print(format_summary(summary, config, profile.name))
+        print(format_summary(summary, config, profile.name, era_defaults=era,
+                             kept=sorted(set(profile.config_defaults()) & explicit)))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
@@ -66,8 +72,14 @@ def run(args) -> int:
     return 1 if summary.get("run_failed") else 0
 
 
-def format_summary(s: dict, config=None, profile: str = "") -> str:
-    """Return a short readable table of a run's summary."""
+def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dict | None = None,
+                   kept=()) -> str:
+    """Return a short readable table of a run's summary.
+
+    ``era_defaults`` are the configuration keys the profile set (its ``[config]``
+    table) and ``kept`` the keys of that table the user set explicitly; the
+    header names both.
+    """
     def f(v, unit="", nd=1):
         return "—" if v is None else f"{v:.{nd}f}{unit}"
     lines = []
@@ -76,6 +88,13 @@ def format_summary(s: dict, config=None, profile: str = "") -> str:
                      f"pw={config.partition_workers} gw={config.gpu_workers_per_device} "
                      f"gpu_threads={config.gpu_threads} lock={config.lock} "
                      f"admission={config.admission}")
+        if era_defaults or kept:
+            era = ", ".join(f"{k}={v}" + (" (all cores)" if k.endswith("_threads") and v == 0
+                                          else "") for k, v in (era_defaults or {}).items())
+            line = f"  era defaults     {era or 'none applied'} from profile {profile}"
+            if kept:
+                line += f" (explicit {', '.join(kept)} kept)"
+            lines.append(line + "; --set KEY=VALUE overrides")
     lines += [
         f"  completed        {s['proofs']} proofs, {s['failed']} failed"
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
