@@ -59,14 +59,30 @@ def main(argv=None) -> int:
         return 0
     from .sweep import run_sweep
     grid = ROOT / "data" / "sweeps" / "concurrency.toml"
-    print(f"\n== the default sweep: {grid.relative_to(ROOT)} (resumable: rerun to skip done points) ==")
+    print(f"\n== the default sweep: {grid.relative_to(ROOT)} ==")
+    print("(points already finished in its folder are kept: the demo runs it with --resume)")
     result = run_sweep(grid, out=out / "concurrency", jobs=args.jobs, resume=True)
     print(f"\n{result}")
     print(f"\nexecuted notebooks and results: {result.out}")
     if result.report is not None:
         print(f"report:   {result.report}")
+    print("\n" + "\n".join(hints(grid.relative_to(ROOT), result.out)))
     print(f"demo finished in {time.perf_counter() - t0:.0f} s")
     return 0 if result.ok else 1
+
+
+def hints(grid, out) -> list[str]:
+    """Return the demo's closing lines: commands to go on with, each with what it does."""
+    rows = [
+        (f"cuzklab sweep {grid} --resume",
+         "runs only the points without a result or that did not end ok; finished points are kept"),
+        (f"cuzklab sweep {grid}", "runs every point again, replacing each result as it completes"),
+        (f"cuzklab sweep-report {out}", "rebuilds report.html from the points on disk (runs nothing)"),
+        ("cuzklab simulate --set lock=wide_mutex",
+         "simulates one configuration and prints its summary and what bounds it"),
+    ]
+    width = max(len(c) for c, _ in rows)
+    return ["next:"] + [f"  {c:<{width}}  {what}" for c, what in rows]
 
 
 if __name__ == "__main__":
