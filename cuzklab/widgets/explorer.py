@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 
 from ..errors import ConfigError, CuzklabError
 from ..model import PipelineConfig
+from ..paths import output_path, runs_dir
 from ..plots.breakdown import breakdown_layout, breakdown_traces
 from ..plots.compare import compare_layout, compare_traces, config_diff
 from ..plots.compose import stack_specs
@@ -49,6 +50,9 @@ DEFAULT_WIDTH_PX = 1000
 # utilization) stacked in one figure. Every FigureWidget loads its own copy of
 # plotly.js (about 5 MB) in the browser, so fewer widgets open much faster.
 FIGURES = ("timeline", "details")
+# Where Export HTML writes: a file name under papermill_runs/<REPORT_FOLDER>/.
+REPORT_FOLDER = "explorer"
+DEFAULT_REPORT = "explorer-report.html"
 # Errors a source or a config may raise that the explorer shows instead of raising.
 _SHOWN_ERRORS = (CuzklabError, ValueError, TypeError, RuntimeError, MemoryError)
 
@@ -69,14 +73,17 @@ class Explorer:
 
     def __init__(self, config: PipelineConfig | dict | None = None, profile: str | None = None,
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
-                 profiles: list[str] | None = None, report_path: str = "explorer-report.html",
-                 width: int | None = DEFAULT_WIDTH_PX):
+                 profiles: list[str] | None = None, report_path: str = DEFAULT_REPORT,
+                 report_dir: str | Path | None = None, width: int | None = DEFAULT_WIDTH_PX):
         config = PipelineConfig.coerce(config)
         get_source(source)  # fails early, naming the registered sources
         if width is not None and (not isinstance(width, int) or isinstance(width, bool)
                                   or width < 300):
             raise ValueError(f"width must be None or an integer >= 300 (pixels), got {width!r}")
         self.width = width
+        # Exports go under papermill_runs/ (ignored by git), not beside the notebook.
+        self.report_dir = Path(report_dir) if report_dir is not None else \
+            runs_dir(REPORT_FOLDER)
         default_profile, known = _default_profiles()
         profile = profile or default_profile
         profiles = list(profiles) if profiles is not None else known
@@ -105,9 +112,10 @@ class Explorer:
         self.pin_button = w.Button(description="Pin for comparison", icon="thumb-tack",
                                    tooltip="keep this run and compare the next ones with it")
         self.unpin_button = w.Button(description="Clear pin", disabled=True)
-        self.report_path = w.Text(value=report_path, description="report",
+        self.report_path = w.Text(value=str(report_path), description="report",
                                   style={"description_width": "50px"},
-                                  layout=w.Layout(width="300px"))
+                                  layout=w.Layout(width="300px"),
+                                  tooltip=f"a relative path is written under {self.report_dir}")
         self.export_button = w.Button(description="Export HTML", icon="download",
                                       tooltip="write an offline HTML page with these figures")
         self.pin_button.on_click(lambda _b: self.pin())
@@ -293,10 +301,17 @@ class Explorer:
             self._pinned_part], width=self.width))
 
     # -- export --------------------------------------------------------------------------------
-    def export(self, html_path, png_path=None) -> dict[str, Path]:
-        """Write the current run (and the pinned one, if any) as a report; return the paths."""
+    def export(self, html_path=None, png_path=None) -> dict[str, Path]:
+        """Write the current run (and the pinned one, if any) as a report; return the paths.
+
+        A relative path (default: the report box's) is written under
+        ``report_dir`` (``papermill_runs/explorer/`` of the workbench, made when
+        missing); an absolute path is used as is.
+        """
         if self.trace is None:
             raise CuzklabError("nothing to export: the explorer has no trace yet")
+        html_path = output_path(html_path or self.report_path.value, self.report_dir)
+        png_path = output_path(png_path, self.report_dir) if png_path else None
         traces = [self.trace] if self.pinned is None else [self.pinned, self.trace]
         labels = None if self.pinned is None else ["pinned", "current"]
         return write_report(traces, html_path, png_path, labels=labels)
