@@ -1,7 +1,9 @@
 """Atomic file writes: write a temporary file beside the target, then rename.
 
 A reader never sees a half-written file, and an interrupted write leaves the
-previous version intact.
+previous version intact. The file gets the permissions an ordinary ``open()``
+would give it (0666 less the umask: 0644 usually), not the private 0600 of a
+temporary file.
 """
 
 from __future__ import annotations
@@ -10,6 +12,20 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+
+
+def _umask() -> int:
+    """Return the process umask (read from /proc where it can be, without changing it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o022)  # elsewhere: the only portable read is a set and restore
+    os.umask(old)
+    return old
 
 
 @contextlib.contextmanager
@@ -21,6 +37,7 @@ def atomic_path(path: str | os.PathLike):
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

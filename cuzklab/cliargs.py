@@ -81,10 +81,18 @@ def _check_parents(p: Path, option: str, shown) -> None:
 
 
 def output_file(path, option: str) -> Path:
-    """Return ``path`` as a Path if a file can be written there (missing folders are made), else raise."""
+    """Return ``path`` as a Path if a file can be written there, else raise.
+
+    The folder must exist: a mistyped folder is an error, not a new folder made
+    silently somewhere unexpected.
+    """
     p = Path(path)
     if p.is_dir():
         raise OptionError(f"{option} {path}: is a folder; give a file name")
+    parent = p.parent
+    if not parent.exists():
+        raise OptionError(f"{option} {path}: the folder {parent} does not exist; "
+                          f"create it first or give a file in an existing folder")
     _check_parents(p, option, path)
     return p
 
@@ -142,16 +150,29 @@ def add_config_arguments(parser) -> None:
                         help="override one configuration key (repeatable)")
 
 
-def config_from_args(args):
-    """Return the PipelineConfig of ``--config`` (or the defaults) with every ``--set`` applied."""
+def config_from_args(args, profile=None):
+    """Return (config, era, kept): ``--config`` (or the defaults), then the profile's era defaults.
+
+    The profile's ``[config]`` table (``era``: the keys it applied) fills every
+    key the user did not set -- by ``--set`` or by a daemon TOML away from the
+    defaults -- and every ``--set`` is applied last. ``kept`` lists the keys of
+    that table the user set explicitly. ``profile=None`` applies no era.
+    """
     from .errors import ConfigError
     from .model import PipelineConfig
     config = cuzk_config(args.config, "--config") if args.config else PipelineConfig()
+    era, kept = {}, []
+    if profile is not None:
+        defaults = PipelineConfig().to_dict()
+        explicit = {k for k, v in config.to_dict().items() if v != defaults[k]}
+        explicit |= {a.partition("=")[0].strip() for a in args.sets}
+        config, era = profile.configure(config, explicit)
+        kept = sorted(set(profile.config_defaults()) & explicit)
     try:
         config = config.with_overrides(args.sets)
     except ConfigError as exc:
         raise ConfigError("--set", str(exc)) from None
-    return finite_config(config, "--set")
+    return finite_config(config, "--set"), era, kept
 
 
 def profile_arg(value, option: str = "--profile"):

@@ -65,19 +65,22 @@ def main(argv=None) -> int:
     from .sweep import run_sweep
     grid = find("sweeps", "concurrency")
     shown = grid.relative_to(ROOT) if grid.is_relative_to(ROOT) else grid
-    print(f"\n== the default sweep: {shown} (resumable: rerun to skip done points) ==")
+    print(f"\n== the default sweep: {shown} ==")
+    print("(points already finished in its folder are kept: the demo runs it with --resume)")
     result = run_sweep(grid, out=out / "concurrency", jobs=args.jobs, resume=True)
     print(f"\n{result}")
     print(f"\nexecuted notebooks and results: {result.out}")
     if result.report is not None:
         print(f"report:   {result.report}")
     print(f"demo finished in {time.perf_counter() - t0:.0f} s")
-    print(command_hint())
+    print(command_hint(grid=shown, out=result.out))
     return 0 if result.ok else 1
 
 
-def command_hint(prefix: str | None = None, cwd: Path | None = None) -> str:
-    """Return how to run the ``cuzklab`` command of the environment at ``prefix`` from ``cwd``.
+def command_hint(prefix: str | None = None, cwd: Path | None = None, *, grid=None,
+                 out=None) -> str:
+    """Return how to run the ``cuzklab`` command of the environment at ``prefix`` from ``cwd``,
+    then the commands to go on with (:func:`hints`).
 
     ``make demo`` runs inside ``.venv`` without activating it, so a plain
     ``cuzklab`` is not on the PATH afterwards: name the script by its path
@@ -92,14 +95,29 @@ def command_hint(prefix: str | None = None, cwd: Path | None = None) -> str:
         shown_bin = bindir.relative_to(cwd)
     except ValueError:
         shown, shown_bin = script, bindir
-    grid = "data/sweeps/concurrency.toml" if checkout_root() else "concurrency"
+    if grid is None:
+        grid = "data/sweeps/concurrency.toml" if checkout_root() else "concurrency"
     lines = ["", "run cuzklab yourself:",
-             f"  {shown} --help   (or `source {shown_bin / 'activate'}`, then plain `cuzklab ...`)",
-             f"  {shown} simulate --set proofs=20 --set concurrency=15",
-             f"  {shown} sweep {grid} --resume   (reruns only the points not finished ok)"]
+             f"  {shown} --help   (or `source {shown_bin / 'activate'}`, then plain `cuzklab ...`)"]
     if not script.exists():
         lines.append(f"  ({script} is not installed here: python -m cuzklab ... does the same)")
-    return "\n".join(lines)
+    return "\n".join(lines + hints(grid, out))
+
+
+def hints(grid, out=None) -> list[str]:
+    """Return the demo's closing lines: commands to go on with, each with what it does."""
+    rows = [
+        (f"cuzklab sweep {grid} --resume",
+         "runs only the points without a result or that did not end ok; finished points are kept"),
+        (f"cuzklab sweep {grid}", "runs every point again, replacing each result as it completes"),
+        ("cuzklab simulate --set lock=wide_mutex",
+         "simulates one configuration and prints its summary and what bounds it"),
+    ]
+    if out is not None:
+        rows.insert(2, (f"cuzklab sweep-report {out}",
+                        "rebuilds report.html from the points on disk (runs nothing)"))
+    width = max(len(c) for c, _ in rows)
+    return ["next:"] + [f"  {c:<{width}}  {what}" for c, what in rows]
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The ``cuzklab`` command: sub-commands, help, and parts whose dependencies are missing."""
 
 import builtins
+import os
+import stat
 import sys
 
 import pytest
@@ -90,8 +92,35 @@ def test_simulate_bad_options_get_a_clear_error_before_work(cli_error, bad_files
     cli_error(["simulate", "--json", *argv], *parts)
 
 
-def test_simulate_writes_into_a_missing_folder(tmp_path, capsys):
+def test_simulate_into_a_missing_folder_is_an_error_and_files_are_0644(tmp_path, capsys,
+                                                                      cli_error):
     out = tmp_path / "new" / "sub"
-    assert cli.main(["simulate", "--json", "--set", "proofs=1", "--set", "concurrency=1",
-                     "--trace", str(out / "t.parquet"), "--perfetto", str(out / "t.json")]) == 0
-    assert (out / "t.parquet").is_file() and (out / "t.json").is_file()
+    cli_error(["simulate", "--json", "--set", "proofs=1", "--set", "concurrency=1",
+               "--trace", str(out / "t.parquet")],
+              "--trace ", f"the folder {out} does not exist")
+    assert not (tmp_path / "new").exists()
+    old = os.umask(0o022)
+    try:
+        assert cli.main(["simulate", "--json", "--set", "proofs=1", "--set", "concurrency=1",
+                         "--trace", str(tmp_path / "t.parquet"),
+                         "--perfetto", str(tmp_path / "t.json")]) == 0
+    finally:
+        os.umask(old)
+    for name in ("t.parquet", "t.json"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644
+
+
+def test_phase_profiles_default_to_their_era_configuration(capsys):
+    args = ["simulate", "--set", "proofs=2", "--set", "concurrency=2"]
+    assert cli.main([*args, "--profile", "porep-32g@phase9"]) == 0
+    head = capsys.readouterr().out.splitlines()[:2]
+    assert "gpu_threads=0 lock=interlock admission=semaphore_prefix" in head[0]
+    assert "era defaults     lock=interlock, gpu_threads=0 (all cores)" in head[1]
+    assert "from profile porep-32g@phase9" in head[1]
+    assert cli.main([*args, "--profile", "porep-32g@phase8", "--set", "lock=wide_mutex"]) == 0
+    head = capsys.readouterr().out.splitlines()[:2]
+    assert "gpu_threads=0 lock=wide_mutex" in head[0]          # --set wins
+    assert "(explicit lock kept)" in head[1]
+    assert cli.main(args) == 0                                  # the default profile: no line
+    out = capsys.readouterr().out
+    assert "lock=split_async" in out and "era defaults" not in out

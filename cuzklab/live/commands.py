@@ -59,8 +59,8 @@ def run(args) -> int:
     from ..cliargs import config_from_args, output_file, profile_arg, require_backend
     from . import run as run_live
     from .report import format_live, live_summary
-    config = config_from_args(args)
     profile = profile_arg(args.profile)
+    config, _, _ = config_from_args(args, profile)
     require_backend(args.backend, "--backend")
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:

@@ -6,6 +6,11 @@ times, memory sizes and when each buffer is freed, and the node's cores,
 RAM, memory bandwidth, PCIe bandwidth and VRAM. Every number in those files
 carries its provenance in a comment. A variant (``porep-32g@phase8``) names
 the profile it ``extends`` and overrides only what differs.
+
+A variant that describes an earlier phase of cuzk also carries that era's
+default configuration in an optional ``[config]`` table (``lock =
+"interlock"``, ``gpu_threads = 0``: how cuzk ran then). :meth:`Profile.configure`
+applies it under the keys a user set explicitly.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..errors import ProfileError
+from ..errors import ConfigError, ProfileError
 
 DEFAULT_PROFILE = "porep-32g"
 
@@ -113,6 +118,34 @@ class Profile:
         if fa not in ("gpu", "finalize"):
             raise ProfileError(f"profile {self.name}: partition.free_abc_after must be 'gpu' or "
                                f"'finalize', got {fa!r}")
+
+        self.config_defaults()  # the [config] table's keys and values are checked too
+
+    def config_defaults(self) -> dict[str, Any]:
+        """Return the profile's ``[config]`` table: the era's default configuration keys."""
+        from .config import PipelineConfig
+        table = self.data.get("config", {})
+        if not isinstance(table, dict):
+            raise ProfileError(f"profile {self.name}: [config] must be a table of "
+                               f"configuration keys, got {table!r}")
+        unknown = sorted(set(table) - set(PipelineConfig.keys()))
+        if unknown:
+            raise ProfileError(f"profile {self.name}: [config] {unknown[0]} is not a "
+                               f"configuration key; keys: {', '.join(PipelineConfig.keys())}")
+        try:
+            PipelineConfig().replace(**table)
+        except ConfigError as exc:
+            raise ProfileError(f"profile {self.name}: [config] {exc}") from None
+        return dict(table)
+
+    def configure(self, config, explicit=()) -> tuple[Any, dict[str, Any]]:
+        """Return (config with this profile's era defaults, the defaults applied).
+
+        Keys named in ``explicit`` (set by the user: ``--set``, a daemon TOML)
+        keep their value; every other key of ``[config]`` takes the profile's.
+        """
+        applied = {k: v for k, v in self.config_defaults().items() if k not in set(explicit)}
+        return (config.replace(**applied) if applied else config), applied
 
     # -- access ----------------------------------------------------------------
     def __getitem__(self, table: str) -> dict:

@@ -23,7 +23,7 @@ def _num(v, fmt: str, missing: str = "—") -> str:
 
 def headline_parts(summary: dict, *, memory_gib: float | None = None,
                    failure_message: str | None = None) -> dict[str, str]:
-    """Return the headline as plain-text parts: throughput, memory, bottleneck, evidence, warning."""
+    """Return the headline as plain-text parts: throughput, memory, bottleneck, why, evidence, warning."""
     if not isinstance(summary, dict):
         raise TypeError(f"summary must be a dict from Trace.summary(), got {type(summary).__name__}")
     parts: dict[str, str] = {}
@@ -50,10 +50,13 @@ def headline_parts(summary: dict, *, memory_gib: float | None = None,
     res = bott.get("resource")
     if res:
         u = bott.get("utilization")
-        parts["bottleneck"] = f"bound by {res}" + (f" (busy {100 * u:.0f} %)" if u is not None
+        verb = "held" if res == "gpu_mutex" else "busy"
+        parts["bottleneck"] = f"bound by {res}" + (f" ({verb} {100 * u:.0f} %)" if u is not None
                                                    and res != "host_memory" else "")
     else:
         parts["bottleneck"] = "no bottleneck found"
+    # The same reason sentence `cuzklab simulate` prints after the resource.
+    parts["why"] = str(bott.get("why") or "")
     ev = bott.get("evidence") or {}
     bits = []
     util = ev.get("utilization") or {}
@@ -101,7 +104,8 @@ def headline(summary, *, fmt: str = "html", memory_gib: float | None = None,
         lines = []
         head = f"**{p['throughput']}**" + (f" ({label})" if label else "")
         lines.append(f"{head} — {p['throughput_detail']}")
-        lines.append(f"{p['memory']} · **{p['bottleneck']}**")
+        lines.append(f"{p['memory']} · **{p['bottleneck']}**"
+                     + (f": {p['why']}" if p["why"] else ""))
         if p["evidence"]:
             lines.append(f"evidence: {p['evidence']}")
         if p["warning"]:
@@ -120,5 +124,7 @@ def headline(summary, *, fmt: str = "html", memory_gib: float | None = None,
         f'<div>{lab}<span class="cuzklab-spp" style="font-size:1.6em;font-weight:700">'
         f'{e(p["throughput"])}</span> '
         f'<span style="color:#444">{e(p["throughput_detail"])}</span></div>'
-        f'<div>{e(p["memory"])} · <b>{e(p["bottleneck"])}</b></div>'
+        f'<div>{e(p["memory"])} · <b>{e(p["bottleneck"])}</b>'
+        + (f'<span class="cuzklab-why">: {e(p["why"])}</span>' if p["why"] else "")
+        + "</div>"
         f"{ev}{warn}</div>")

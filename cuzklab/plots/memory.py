@@ -55,12 +55,17 @@ def memory_traces(trace) -> list:
         mode="lines", line=dict(color=RSS_COLOR, width=2, shape="hv"),
         fill="tozeroy", fillcolor="rgba(31,59,115,0.12)",
         hovertemplate="t %{x:.1f} s<br>RSS %{y:.1f} GiB<extra></extra>")]
-    out.append(dict(
-        type="scatter", x=budget["t"].to_numpy(), y=budget["value"].to_numpy(), name="budget in use",
-        mode="lines", line=dict(color=BUDGET_COLOR, width=1.5, dash="dash", shape="hv"),
-        showlegend=bool(len(budget)),
-        hovertemplate="t %{x:.1f} s<br>budget in use %{y:.1f} GiB<extra></extra>"))
+    # A budget is in use only when the run had one (admission = "budget" gives it a
+    # size); without one the simulator still records the reserved SRS as a single
+    # sample, which is no budget and gets no line or legend entry.
     cap = budget_gib(trace) if len(budget) else None
+    used = bool(cap)
+    out.append(dict(
+        type="scatter", x=budget["t"].to_numpy() if used else [],
+        y=budget["value"].to_numpy() if used else [], name="budget in use",
+        mode="lines", line=dict(color=BUDGET_COLOR, width=1.5, dash="dash", shape="hv"),
+        showlegend=used,
+        hovertemplate="t %{x:.1f} s<br>budget in use %{y:.1f} GiB<extra></extra>"))
     out.append(dict(
         type="scatter", x=[0, end] if cap else [], y=[cap, cap] if cap else [],
         name=f"budget {cap:.0f} GiB" if cap else "budget", mode="lines",

@@ -4,7 +4,10 @@ Bars are ``go.Bar(orientation="h", base=start, x=duration)`` on a numeric
 seconds axis (``px.timeline`` needs datetimes and rounds to milliseconds).
 Past :data:`BAR_SPAN_LIMIT` spans each lane is drawn as ``go.Scattergl`` line
 segments instead, which the browser draws with WebGL and stays responsive up
-to 10^5 spans and beyond.
+to 10^5 spans and beyond. ``mode="lines"`` draws the same segments as SVG
+``go.Scatter`` lines: one path per stage instead of one shape per span, which
+the browser redraws in a few milliseconds and needs no WebGL; the explorer
+uses it so that a control change redraws at once.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from .style import (TIME_AXIS_TITLE, WAIT_OPACITY, WORK_OPACITY, base_layout,
 # stalls on hover and zoom (plotly's own guidance for SVG traces), so larger
 # traces switch to WebGL segments.
 BAR_SPAN_LIMIT = 10_000
-MODES = ("auto", "bar", "gl")
+MODES = ("auto", "bar", "gl", "lines")
+# Segment width in pixels: most of a lane's LANE_PX, as a bar would fill it.
+SEGMENT_PX = 14
 
 # Pixels per lane and fixed chrome around the plot area.
 LANE_PX = 20
@@ -30,7 +35,7 @@ LEGEND_ROW_PX = 21
 
 
 def timeline_mode(n_spans: int, mode: str = "auto") -> str:
-    """Return ``bar`` or ``gl``: the drawing mode used for ``n_spans`` spans."""
+    """Return ``bar``, ``gl`` or ``lines``: the drawing mode used for ``n_spans`` spans."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if mode != "auto":
@@ -87,8 +92,10 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
             ys[0::3], ys[1::3], ys[2::3] = lanes, lanes, None
             cd = np.repeat(custom, 3, axis=0) if n else custom
             out.append(dict(
-                type="scattergl", x=xs, y=ys, customdata=cd, mode="lines", connectgaps=False,
-                line=dict(color=stage_color(stage), width=9), **common))
+                type="scattergl" if drawn == "gl" else "scatter", x=xs, y=ys, customdata=cd,
+                mode="lines", connectgaps=False,
+                line=dict(color=stage_color(stage), width=9 if drawn == "gl" else SEGMENT_PX),
+                **common))
     return out
 
 

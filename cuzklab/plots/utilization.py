@@ -12,14 +12,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..trace.schema import GPU_STAGES
+from ..trace.summary import mutex_held
 from .style import (HIGHLIGHT_COLOR, MUTED_COLOR, TIME_AXIS_TITLE, base_layout,
                     legend_above, stage_color)
 
 # Resources in the order the bottleneck analysis names them, each drawn in
 # the color of the stage that loads it most.
-RESOURCES = ("gpu", "synthesis", "cpu_pool", "memory_bandwidth", "memory_budget")
+RESOURCES = ("gpu", "gpu_mutex", "synthesis", "cpu_pool", "memory_bandwidth", "memory_budget")
 RESOURCE_COLORS = {
     "gpu": stage_color("ntt_h"),
+    # The lock is no stage: a dark neutral that reads apart from every stage color.
+    "gpu_mutex": "#37474f",
     "synthesis": stage_color("synth"),
     "cpu_pool": stage_color("prep_msm"),
     "memory_bandwidth": stage_color("batch_add"),
@@ -109,6 +112,14 @@ def utilization_over_time(trace, bins: int = DEFAULT_BINS) -> tuple[np.ndarray, 
             busy += covered_per_bin(bs, be, edges)
         gpus = _capacity(trace, "gpus", float(len(np.unique(gpu_ids))))
         out["gpu"] = busy / (width * gpus)
+    held = mutex_held(trace)
+    if held:
+        busy = np.zeros(len(width))
+        for a, b in held.values():
+            bs, be = merge_intervals(a, b)
+            busy += covered_per_bin(bs, be, edges)
+        gpus = max(_capacity(trace, "gpus", float(len(held))), float(len(held)))
+        out["gpu_mutex"] = busy / (width * gpus)
     smask = stage == "synth"
     if smask.any():
         slots = _capacity(trace, "synthesis_slots",

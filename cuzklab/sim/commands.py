@@ -27,8 +27,8 @@ def run(args) -> int:
     """Simulate, print the summary and write the requested files."""
     from ..cliargs import config_from_args, output_file, profile_arg
     from . import simulate
-    config = config_from_args(args)
     profile = profile_arg(args.profile)
+    config, era, kept = config_from_args(args, profile)
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)
@@ -42,7 +42,8 @@ def run(args) -> int:
         json.dump(summary, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
-        print(format_summary(summary, config, profile.name))
+        print(format_summary(summary, config, profile.name, era_defaults=era,
+                             kept=kept)))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
@@ -50,8 +51,14 @@ def run(args) -> int:
     return 1 if summary.get("run_failed") else 0
 
 
-def format_summary(s: dict, config=None, profile: str = "") -> str:
-    """Return a short readable table of a run's summary."""
+def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dict | None = None,
+                   kept=()) -> str:
+    """Return a short readable table of a run's summary.
+
+    ``era_defaults`` are the configuration keys the profile set (its ``[config]``
+    table) and ``kept`` the keys of that table the user set explicitly; the
+    header names both.
+    """
     def f(v, unit="", nd=1):
         return "—" if v is None else f"{v:.{nd}f}{unit}"
     lines = []
@@ -60,6 +67,13 @@ def format_summary(s: dict, config=None, profile: str = "") -> str:
                      f"pw={config.partition_workers} gw={config.gpu_workers_per_device} "
                      f"gpu_threads={config.gpu_threads} lock={config.lock} "
                      f"admission={config.admission}")
+        if era_defaults or kept:
+            era = ", ".join(f"{k}={v}" + (" (all cores)" if k.endswith("_threads") and v == 0
+                                          else "") for k, v in (era_defaults or {}).items())
+            line = f"  era defaults     {era or 'none applied'} from profile {profile}"
+            if kept:
+                line += f" (explicit {', '.join(kept)} kept)"
+            lines.append(line + "; --set KEY=VALUE overrides")
     lines += [
         f"  completed        {s['proofs']} proofs, {s['failed']} failed"
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),

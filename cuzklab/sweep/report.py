@@ -23,7 +23,14 @@ from .results import build_table, read_plan
 DEFAULT_METRICS = (("seconds_per_proof", "min"), ("seconds", "min"), ("throughput", "max"))
 MEMORY_METRIC = "peak_rss_gib"
 STATUS_COLORS = {"ok": "#2e7d32", "failed": "#c62828", "timeout": "#ef6c00",
-                 "crashed": "#6a1b9a", "invalid": "#546e7a"}
+                 "crashed": "#6a1b9a", "invalid": "#546e7a", "oom": "#8e0000"}
+# Summary columns shown in the points table when the notebook recorded them.
+# ``oom_risk``: the fraction of seeds whose run went out of memory, where the
+# summary carries it.
+OPTIONAL_COLUMNS = ("oom_risk",)
+# The notebook whose parameters are PipelineConfig keys: its memory_gib
+# defaults to PipelineConfig's, which is the RAM line when a grid sets none.
+PIPELINE_NOTEBOOK = "sweep-pipeline.ipynb"
 
 
 def _is_number(v) -> bool:
@@ -65,8 +72,7 @@ def _choose(plan: dict[str, Any], table) -> dict[str, Any]:
     numeric_keys = [k for k in varying if k in table.columns
                     and table[k].map(_is_number).all()]
     settings.setdefault("x", (numeric_keys or varying or [None])[0])
-    rest = [k for k in varying if k != settings["x"]]
-    settings.setdefault("color", rest[0] if len(rest) == 1 else None)
+    settings.setdefault("color", None)
     settings["varying"] = varying
     return settings
 
@@ -86,7 +92,9 @@ def _missing(v) -> bool:
 
 
 def _describe(row, keys) -> str:
-    return ", ".join(f"{k}={row[k]}" for k in keys if not _missing(row[k]))
+    def text(v):
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+    return ", ".join(f"{k}={text(row[k])}" for k in keys if not _missing(row[k]))
 
 
 def headline(table, settings: dict[str, Any], planned: int) -> str:
@@ -122,13 +130,18 @@ def headline(table, settings: dict[str, Any], planned: int) -> str:
                 f"<code>{esc(best_desc)}</code> ({word} of {len(usable)} usable points")
         if len(usable) > 1 and worst_desc != best_desc:
             text += f"; worst {worst_val:.4g} at <code>{esc(worst_desc)}</code>"
-        text += ").</p>"
+        text += ")"
+        risk = best_row.get("oom_risk")
+        if _is_number(risk):
+            text += f"; out of memory in {risk:.0%} of seeds"
+        text += ".</p>"
         parts.append(text)
         res = best_row.get("bottleneck.resource")
         if isinstance(res, str) and res:
             why = best_row.get("bottleneck.why") or ""
             util = best_row.get("bottleneck.utilization")
-            util_txt = f" ({util:.0%} busy)" if _is_number(util) else ""
+            verb = "held" if res == "gpu_mutex" else "busy"
+            util_txt = f" ({util:.0%} {verb})" if _is_number(util) else ""
             parts.append(f"<p>What bounds it: <b>{esc(res)}</b>{util_txt}"
                          f"{': ' + esc(str(why)) if why else ''}.</p>")
     elif metric:
@@ -150,23 +163,60 @@ def headline(table, settings: dict[str, Any], planned: int) -> str:
 
 
 # -- figures -------------------------------------------------------------------------
-def _series(table, settings) -> tuple[Any, str | None]:
-    """Return the table and the column to color lines by: the one other varying parameter,
-    or a column ``"a, b"`` combining several (values ``"1, x"``)."""
+def _series(table, settings) -> tuple[Any, list[str]]:
+    """Return the table and the columns that split points into series: the grid's
+    ``color``, else the other varying parameters, less those that x determines (a
+    parameter that changes with x, such as proofs in flight set to proofs, makes no
+    series of its own)."""
     x = settings["x"]
     color = settings.get("color")
     if color:
-        return table, color
-    others = [k for k in settings["varying"] if k != x]
-    if not others:
-        return table, None
-    if len(others) == 1:
-        return table, others[0]
-    name = ", ".join(others)
-    t = table.copy()
-    t[name] = t[others].apply(
-        lambda r: ", ".join("-" if _missing(v) else str(v) for v in r), axis=1)
-    return t, name
+        return table, [color]
+    others = [k for k in settings["varying"] if k != x and k in table.columns]
+    if len(table) and x in table.columns:
+        keyed = table[[x, *others]].astype(str)
+        others = [k for k in others if keyed.groupby(x)[k].nunique().max() > 1]
+    return table, others
+
+
+def ram_line(table, plan) -> list[float] | None:
+    """Return the host RAM values (GiB) of a sweep's points, for the peak-RSS chart."""
+    if "memory_gib" in table.columns:
+        vals = [float(v) for v in table["memory_gib"].dropna().unique() if _is_number(v)]
+        return vals or None
+    grid = (plan or {}).get("grid") or {}
+    if Path(str(grid.get("notebook", ""))).name == PIPELINE_NOTEBOOK:
+        from ..model import PipelineConfig
+        return [PipelineConfig().memory_gib]
+    return None
+
+
+def published_table(table, settings, plan):
+    """Return the published figures of the grid's ``[[report.published]]`` matched to
+    the sweep's points (one row per figure: the point's parameters and the values),
+    or None."""
+    import pandas as pd
+    grid = (plan or {}).get("grid") or {}
+    entries = ((grid.get("report") or {}).get("published")) or []
+    if not entries or not len(table):
+        return None
+    params = [k for k in settings["varying"] if k in table.columns]
+    fixed = set((grid.get("parameters") or {}))
+    rows = []
+    for entry in entries:
+        match = {k: v for k, v in entry.items() if k in params or k in fixed}
+        values = {k: v for k, v in entry.items() if k not in match and k != "source"}
+        mask = pd.Series(True, index=table.index)
+        for k, v in match.items():
+            if k in table.columns:
+                mask &= table[k] == v
+        hit = table[mask]
+        if len(hit):
+            row = {k: hit.iloc[0][k] for k in params}
+            row.update(values)
+            row["source"] = entry.get("source", "")
+            rows.append(row)
+    return pd.DataFrame(rows) if rows else None
 
 
 def _best_per_cell(table, x, y, metric, goal):
@@ -185,31 +235,40 @@ def _best_per_cell(table, x, y, metric, goal):
     return pd.DataFrame(rows)
 
 
-def figures(table, settings) -> list[tuple[str, Any, str]]:
+def figures(table, settings, plan=None) -> list[tuple[str, Any, str]]:
     """Return (title, plotly figure or None, note) for each sweep figure that applies.
 
     The figures are ``cuzklab.plots.sweep_lines`` of the metric (and of peak
-    RSS where recorded) against x, and ``sweep_heatmap`` over x and the next
-    varying parameter; a figure that cannot be drawn is replaced by a note.
+    RSS where recorded, with the RAM line) against x, with the published
+    figures of a grid that replays a cuzk experiment, and ``sweep_heatmap``
+    over x and the next varying parameter; a figure that cannot be drawn is
+    replaced by a note.
     """
     metric, x = settings["metric"], settings["x"]
     out: list[tuple[str, Any, str]] = []
     if metric is None or x is None or metric not in table.columns or not len(table):
         return out
     from ..plots import sweep_heatmap, sweep_lines
-    t, color = _series(table, settings)
+    t, keys = _series(table, settings)
+    published = published_table(table, settings, plan)
     ys = [metric]
     if MEMORY_METRIC in t.columns and metric != MEMORY_METRIC:
         ys.append(MEMORY_METRIC)
     for y in ys:
-        title = f"{y} by {x}" + (f" and {color}" if color else "")
+        title = f"{y} by {x}" + (f" and {', '.join(keys)}" if keys else "")
+        has_pub = published is not None and y in published.columns
+        note = ("diamonds: the figures cuzk's authors published for these points, labelled "
+                "with the model's error") if has_pub else ""
         try:
-            out.append((title, sweep_lines(t, x, y, color=color), ""))
+            fig = sweep_lines(t, x, y, color=keys or None,
+                              ram_gib=ram_line(t, plan) if y == MEMORY_METRIC else None,
+                              published=published if has_pub else None)
+            out.append((title, fig, note))
         except (ValueError, TypeError, KeyError) as exc:
             out.append((title, None, f"figure not drawn: {type(exc).__name__}: {exc}"))
     others = [k for k in settings["varying"] if k != x]
-    if others:
-        yk = settings.get("color") or others[0]
+    if keys:  # a heatmap needs a second parameter that x does not determine
+        yk = settings.get("color") or keys[0]
         title = f"{metric} over {x} × {yk}"
         note = f"best ({settings['goal']}) over {', '.join(k for k in others if k != yk)}" \
             if len(others) > 1 else ""
@@ -222,21 +281,48 @@ def figures(table, settings) -> list[tuple[str, Any, str]]:
 
 
 # -- the page ------------------------------------------------------------------------
-def _points_table(table, settings, params: list[str]) -> str:
+def point_status(row) -> str:
+    """Return the badge of a point: its status, or ``oom`` / ``failed`` for a point that
+    ran but whose run went out of memory or failed (never ``ok`` for those)."""
+    from ..plots.sweep import why_not
+    status = str(row.get("status") or "")
+    if status == "ok":
+        why = why_not(row)
+        if why in ("oom", "failed"):
+            return why
+    return status
+
+
+def _points_table(table, settings, params: list[str], published=None) -> str:
     esc = html.escape
     metric = settings["metric"]
-    extra = [c for c in (metric, MEMORY_METRIC, "bottleneck.resource") if c and c in table.columns]
+    extra = [c for c in (metric, MEMORY_METRIC, *OPTIONAL_COLUMNS, "bottleneck.resource")
+             if c and c in table.columns]
     extra = list(dict.fromkeys(extra))
-    head = ["point", "status", *params, *extra, "run s", "error", "notebook"]
+    pub = {}
+    if published is not None and metric in published.columns:
+        for _, pr in published.iterrows():
+            if _is_number(pr.get(metric)):
+                pub[tuple(str(pr[k]) for k in params)] = float(pr[metric])
+    head = ["point", "status", *params, *extra,
+            *((f"published {metric}", "model error") if pub else ()), "run s", "error",
+            "notebook"]
     rows = ["<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"]
     for _, r in table.iterrows():
+        badge = point_status(r.to_dict())
         cells = [f"<code>{esc(r['id'])}</code>",
-                 f"<span class='st' style='background:{STATUS_COLORS.get(r['status'], '#999')}'>"
-                 f"{esc(r['status'])}</span>"]
+                 f"<span class='st' style='background:{STATUS_COLORS.get(badge, '#999')}'>"
+                 f"{esc(badge)}</span>"]
         for c in [*params, *extra]:
             v = r.get(c)
             cells.append(esc(f"{v:.4g}" if _is_number(v) and isinstance(v, float) else
                              "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)))
+        if pub:
+            pv = pub.get(tuple(str(r[k]) for k in params))
+            mv = r.get(metric)
+            cells.append(f"{pv:.4g}" if pv is not None else "")
+            cells.append(f"{100 * (mv - pv) / pv:+.1f} %" if pv and badge == "ok"
+                         and _is_number(mv) else "")
         wall = r.get("run.wall_s")
         cells.append(f"{wall:.1f}" if _is_number(wall) else "")
         cells.append(f"<span class='err'>{esc(str(r.get('error') or ''))}</span>")
@@ -279,7 +365,7 @@ def write_report(out: str | os.PathLike, path: str | os.PathLike | None = None) 
         body.append("<p class='note'>Fixed parameters: " + ", ".join(
             f"<code>{esc(k)}={esc(str(v))}</code>" for k, v in fixed.items()) + "</p>")
     first = True
-    for title, fig, note in figures(table, settings):
+    for title, fig, note in figures(table, settings, plan):
         if fig is not None:
             fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"))
             body.append(fig.to_html(full_html=False, include_plotlyjs=first))
@@ -289,7 +375,8 @@ def write_report(out: str | os.PathLike, path: str | os.PathLike | None = None) 
         if note:
             body.append(f"<p class='note'>{esc(note)}</p>")
     body.append("<h2>Points</h2>")
-    body.append(_points_table(table, settings, params) if len(table) else "<p>No point has run yet.</p>")
+    body.append(_points_table(table, settings, params, published_table(table, settings, plan))
+                if len(table) else "<p>No point has run yet.</p>")
     page = ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
             f"<title>Sweep {esc(plan.get('name', ''))}</title><style>{_CSS}</style></head>"
             "<body>" + "\n".join(body) + "</body></html>")

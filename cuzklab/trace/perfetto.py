@@ -6,7 +6,9 @@ Complete events on one track must nest, so a lane whose spans overlap
 (waiting lanes such as ``admission`` or ``gpu_queue``) is written as async
 begin/end pairs instead; counters (RSS, GPU queue depth, bandwidth) become
 counter tracks, and a per-GPU counter (``vram_gib.gpu1``) sits in its GPU's
-group.
+group. Zero-length spans (a proof admitted the moment it was submitted) are
+left out: Perfetto would draw them as slivers that read as work; the
+metadata counts them.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ def to_chrome_trace(trace) -> dict:
         events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
                        "args": {"name": lane}})
     overlapping = _overlapping_lanes(s)
+    skipped = 0
     for n, row in enumerate(s.itertuples(index=False)):
+        if not row.end > row.start:
+            skipped += 1
+            continue
         pid, tid = tids[row.lane]
         args = {"proof": int(row.proof), "partition": int(row.partition)}
         if not math.isnan(row.slowdown):
@@ -56,7 +62,7 @@ def to_chrome_trace(trace) -> dict:
             continue
         events.append({"ph": "X", "name": row.stage, "cat": row.stage, "pid": pid,
                        "tid": tid, "ts": row.start * _US,
-                       "dur": max(row.end - row.start, 0.0) * _US, "args": args})
+                       "dur": (row.end - row.start) * _US, "args": args})
     c = trace.counters
     if len(c):
         cpid = len(groups) + 1
@@ -70,6 +76,7 @@ def to_chrome_trace(trace) -> dict:
             events.append({"ph": "C", "name": name, "pid": pid, "tid": 0,
                            "ts": row.t * _US, "args": {name: float(row.value)}})
     meta = {k: v for k, v in trace.meta.items() if k in ("source", "profile", "seed", "failed")}
+    meta["zero_length_spans_left_out"] = skipped
     return {"traceEvents": events, "displayTimeUnit": "ms", "metadata": meta}
 
 

@@ -74,6 +74,52 @@ def _resources(trace) -> dict:
     return res
 
 
+# Lock strategies whose GPU mutex is held beyond the CUDA region, and the stages it
+# covers (DESIGN.md: under wide_mutex it is held from prep_msm through the GPU
+# kernels, b_g2_msm and the epilogue). Under the others it covers only the CUDA
+# region, whose occupancy is the GPU's own utilization.
+WIDE_MUTEX_STAGES = {"wide_mutex": ("prep_msm", "h2d", "ntt_h", "barrier_wait", "batch_add",
+                                    "tail_msm", "b_g2_msm", "epilogue")}
+# The mutex bounds throughput when it is held at least this fraction of the run
+# while the GPU itself is busy less than the GPU verdict's threshold.
+MUTEX_BOUND = 0.9
+
+
+def mutex_held(trace) -> dict | None:
+    """Return {gpu: (starts, ends)} of the intervals a GPU's mutex is held, or None.
+
+    Only for lock strategies that hold the mutex across CPU work
+    (``WIDE_MUTEX_STAGES``, read from the trace's config): per partition, from
+    its first to its last span of those stages on the GPU's worker lanes.
+    """
+    lock = (trace.meta.get("config") or {}).get("lock")
+    stages = WIDE_MUTEX_STAGES.get(lock)
+    s = trace.spans
+    if stages is None or not len(s):
+        return None
+    sub = s[_worker_lane_mask(s) & s["stage"].isin(stages)]
+    if sub.empty:
+        return None
+    gpu = sub["lane"].astype(str).str.extract(r"^gpu(\d+)\.", expand=False).astype(int)
+    held = sub.assign(_gpu=gpu).groupby(["_gpu", "proof", "partition"]).agg(
+        a=("start", "min"), b=("end", "max")).reset_index()
+    return {int(g): (h["a"].to_numpy(), h["b"].to_numpy()) for g, h in held.groupby("_gpu")}
+
+
+def _mutex_evidence(trace, wall: float, gpus: int, gpu_spans) -> tuple[float, float] | None:
+    """Return (fraction of the run the mutex is held, fraction of that on CPU work)."""
+    held = mutex_held(trace)
+    if not held:
+        return None
+    held_s = sum(union_length(a, b) for a, b in held.values())
+    if held_s <= 0:
+        return None
+    kernels_s = sum(union_length(g["start"].to_numpy(), g["end"].to_numpy())
+                    for _, g in gpu_spans.groupby("gpu")) if len(gpu_spans) else 0.0
+    frac = min(1.0, held_s / (wall * max(gpus, len(held), 1)))
+    return frac, min(1.0, max(0.0, 1.0 - kernels_s / held_s))
+
+
 def bottleneck(trace) -> dict:
     """Return {resource, utilization, evidence, why}: what bounds throughput.
 
@@ -87,6 +133,10 @@ def bottleneck(trace) -> dict:
 
     - a host OOM ends the run: ``host_memory``;
     - the GPU is busy >= 90 % of the run: ``gpu``;
+    - the lock holds the GPU mutex across CPU work (``wide_mutex``) and the mutex
+      is held >= 90 % of the run while the GPU workers are never free:
+      ``gpu_mutex`` (its utilization is the fraction of the run it is held; the
+      evidence says how much of that was CPU work);
     - the GPU workers are never free (each holds a partition >= 90 % of the run;
       without worker lanes: partitions wait long in ``gpu_queue``): the GPU side
       bounds throughput — ``gpu`` when the GPU is busy, else ``cpu_pool`` (the
@@ -146,6 +196,11 @@ def bottleneck(trace) -> dict:
         evidence["synth_slowdown"] = round(float(synth_slow.mean()), 3)
     if not math.isnan(region_s):
         evidence["gpu_region_s"] = round(region_s, 3)
+    mutex = _mutex_evidence(trace, wall, res["gpus"], gpu_spans)
+    if mutex is not None:
+        util["gpu_mutex"] = mutex[0]
+        evidence["utilization"]["gpu_mutex"] = round(mutex[0], 4)
+        evidence["mutex_cpu_fraction"] = round(mutex[1], 4)
 
     def verdict(resource, why):
         u = util.get(resource, math.nan)
@@ -167,6 +222,14 @@ def bottleneck(trace) -> dict:
     if util.get("gpu", 0.0) >= 0.9:
         return verdict("gpu", f"the GPU is busy {util['gpu']:.0%} of the run"
                               + (f"; synthesized partitions wait {gq:.1f} s for it" if gq else ""))
+    if mutex is not None and side_bound and mutex[0] >= MUTEX_BOUND:
+        lock = (trace.meta.get("config") or {}).get("lock")
+        mw = waits.get("mutex_wait", 0.0)
+        return verdict("gpu_mutex",
+                       f"under {lock} the GPU mutex is held {mutex[0]:.0%} of the run, {mutex[1]:.0%} "
+                       f"of that on CPU work (prep_msm, b_g2_msm, epilogue); the GPU is busy "
+                       f"only {util.get('gpu', 0.0):.0%}"
+                       + (f" and partitions wait {mw:.1f} s for the mutex" if mw >= 0.05 else ""))
     if "gpu" in util and side_bound:
         if util["gpu"] >= 0.85:
             return verdict("gpu", f"synthesized partitions wait {gq:.1f} s for a GPU that is "

@@ -7,25 +7,34 @@ updated from the thread that owns them); elsewhere a timer thread is used.
 With ``wait_s=0`` the callback runs at once, synchronously, which is what
 tests want: setting ``slider.value`` then runs the whole update before the
 next line.
+
+With ``leading=True`` (the explorer's choice) a trigger after a quiet
+``wait_s`` runs the callback at once, and only the triggers that follow
+within ``wait_s`` are coalesced into one trailing call: a single change
+(a dropdown) costs no waiting, a burst still costs two updates, not one per
+step.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Callable
 
 
 class Debouncer:
     """Call ``fn`` ``wait_s`` seconds after the last of a burst of triggers."""
 
-    def __init__(self, fn: Callable[[], object], wait_s: float = 0.25):
+    def __init__(self, fn: Callable[[], object], wait_s: float = 0.25, *, leading: bool = False):
         if not callable(fn):
             raise TypeError(f"fn must be callable, got {type(fn).__name__}")
         if not isinstance(wait_s, (int, float)) or isinstance(wait_s, bool) or wait_s < 0:
             raise ValueError(f"wait_s must be a number of seconds >= 0, got {wait_s!r}")
         self.fn = fn
         self.wait_s = float(wait_s)
+        self.leading = bool(leading)
+        self._last = -float("inf")   # monotonic time of the last trigger
         self._handle = None
         self._lock = threading.Lock()
         self.calls = 0  # times fn actually ran
@@ -34,6 +43,15 @@ class Debouncer:
         """Trigger: run ``fn`` now (wait_s=0) or after the burst settles."""
         if self.wait_s == 0:
             self._run()
+            return
+        now = time.monotonic()
+        with self._lock:
+            quiet = now - self._last >= self.wait_s and self._handle is None
+            self._last = now
+        if self.leading and quiet:
+            self._run()
+            with self._lock:
+                self._last = time.monotonic()   # the burst's window starts after the run
             return
         with self._lock:
             self._cancel_locked()

@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 
 from ..errors import ConfigError, CuzklabError
 from ..model import PipelineConfig
+from ..paths import output_path, runs_dir
 from ..plots.breakdown import breakdown_layout, breakdown_traces
 from ..plots.compare import compare_layout, compare_traces, config_diff
 from ..plots.compose import stack_specs
@@ -38,9 +39,14 @@ from .debounce import Debouncer
 from .sources import get_source, source_names
 from .sync import FigureSync
 
-# A control change should redraw a 20-proof run in well under a second: the
-# debounce only has to outlast a burst of key presses on a slider.
+# A control change should redraw a 20-proof run in well under a second. The
+# first change after a quiet period runs at once; the debounce only coalesces
+# the rest of a burst of key presses on a slider.
 DEFAULT_DEBOUNCE_S = 0.25
+# The timeline as SVG line segments (one path per stage): the browser redraws
+# it in milliseconds, where one SVG bar per span (2,200 for 20 proofs) took
+# most of a control change's time.
+TIMELINE_MODE = "lines"
 # Figure width in pixels: a JupyterLab notebook column on a 1440-1920 px
 # screen. FigureWidgets rendered by anywidget do not size themselves to the
 # output area, so the explorer sets it (``width=None`` keeps plotly's 700 px).
@@ -49,6 +55,9 @@ DEFAULT_WIDTH_PX = 1000
 # utilization) stacked in one figure. Every FigureWidget loads its own copy of
 # plotly.js (about 5 MB) in the browser, so fewer widgets open much faster.
 FIGURES = ("timeline", "details")
+# Where Export HTML writes: a file name under papermill_runs/<REPORT_FOLDER>/.
+REPORT_FOLDER = "explorer"
+DEFAULT_REPORT = "explorer-report.html"
 # Errors a source or a config may raise that the explorer shows instead of raising.
 _SHOWN_ERRORS = (CuzklabError, ValueError, TypeError, RuntimeError, MemoryError)
 
@@ -80,14 +89,17 @@ class Explorer:
 
     def __init__(self, config: PipelineConfig | dict | None = None, profile: str | None = None,
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
-                 profiles: list[str] | None = None, report_path: str = "explorer-report.html",
-                 width: int | None = DEFAULT_WIDTH_PX):
+                 profiles: list[str] | None = None, report_path: str = DEFAULT_REPORT,
+                 report_dir: str | Path | None = None, width: int | None = DEFAULT_WIDTH_PX):
         config = PipelineConfig.coerce(config)
         get_source(source)  # fails early, naming the registered sources
         if width is not None and (not isinstance(width, int) or isinstance(width, bool)
                                   or width < 300):
             raise ValueError(f"width must be None or an integer >= 300 (pixels), got {width!r}")
         self.width = width
+        # Exports go under papermill_runs/ (ignored by git), not beside the notebook.
+        self.report_dir = Path(report_dir) if report_dir is not None else \
+            runs_dir(REPORT_FOLDER)
         default_profile, known = _default_profiles()
         profile = profile or default_profile
         profiles = list(profiles) if profiles is not None else known
@@ -116,16 +128,18 @@ class Explorer:
         self.pin_button = w.Button(description="Pin for comparison", icon="thumb-tack",
                                    tooltip="keep this run and compare the next ones with it")
         self.unpin_button = w.Button(description="Clear pin", disabled=True)
-        self.report_path = w.Text(value=report_path, description="report",
+        self.report_path = w.Text(value=str(report_path), description="report",
                                   style={"description_width": "50px"},
-                                  layout=w.Layout(width="300px"))
+                                  layout=w.Layout(width="300px"),
+                                  tooltip=f"a relative path is written under {self.report_dir}")
         self.export_button = w.Button(description="Export HTML", icon="download",
                                       tooltip="write an offline HTML page with these figures")
         self.pin_button.on_click(lambda _b: self.pin())
         self.unpin_button.on_click(lambda _b: self.unpin())
         self.export_button.on_click(lambda _b: self._export_clicked())
 
-        self._debounced = Debouncer(self.refresh, debounce_s)
+        # Leading edge: a single change redraws at once; a burst is coalesced.
+        self._debounced = Debouncer(self.refresh, debounce_s, leading=True)
         # The bound on proofs in flight moves first, so the update sees a valid pair.
         self.controls["proofs"].observe(self._on_proofs, names="value")
         for widget in self.controls.values():
@@ -254,7 +268,7 @@ class Explorer:
         lay = timeline_layout(trace, summary)
         if self.width:
             lay["width"] = self.width
-        self._syncs["timeline"].update(timeline_traces(trace), lay)
+        self._syncs["timeline"].update(timeline_traces(trace, mode=TIMELINE_MODE), lay)
         self._syncs["details"].update(*stack_specs([
             (breakdown_traces(trace), breakdown_layout(trace)),
             (memory_traces(trace), memory_layout(trace)),
@@ -283,7 +297,7 @@ class Explorer:
                 w.VBox([self._compare_fig])]
         lay = timeline_layout(self.pinned, self.pinned_summary)
         lay["title"] = dict(lay["title"], text="Pinned: " + lay["title"]["text"])
-        self._pinned_part = (timeline_traces(self.pinned), lay)
+        self._pinned_part = (timeline_traces(self.pinned, mode=TIMELINE_MODE), lay)
         self.compare_box.layout.display = "flex"
         self._draw_compare()
 
@@ -309,10 +323,17 @@ class Explorer:
             self._pinned_part], width=self.width))
 
     # -- export --------------------------------------------------------------------------------
-    def export(self, html_path, png_path=None) -> dict[str, Path]:
-        """Write the current run (and the pinned one, if any) as a report; return the paths."""
+    def export(self, html_path=None, png_path=None) -> dict[str, Path]:
+        """Write the current run (and the pinned one, if any) as a report; return the paths.
+
+        A relative path (default: the report box's) is written under
+        ``report_dir`` (``papermill_runs/explorer/`` of the workbench, made when
+        missing); an absolute path is used as is.
+        """
         if self.trace is None:
             raise CuzklabError("nothing to export: the explorer has no trace yet")
+        html_path = output_path(html_path or self.report_path.value, self.report_dir)
+        png_path = output_path(png_path, self.report_dir) if png_path else None
         traces = [self.trace] if self.pinned is None else [self.pinned, self.trace]
         labels = None if self.pinned is None else ["pinned", "current"]
         return write_report(traces, html_path, png_path, labels=labels)

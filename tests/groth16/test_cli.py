@@ -40,3 +40,33 @@ def test_a_gpu_backend_without_a_gpu_is_named_before_work(cli_error, no_work, mo
     monkeypatch.setattr(B, "_cupy", no_cupy)
     cli_error(["prove", "--log2-constraints", "4", option, "gpu"], f"{option} gpu: ",
               "needs CuPy")
+
+
+def _result(prove_s, cold_s, warm=True, k=12):
+    from cuzklab.groth16 import constraints_for_domain
+    return {"constraints": constraints_for_domain(k), "log2_domain": k, "backend": "cpu",
+            "device": "cpu", "verified": True, "stage_s": {"ntt_h": 0.1}, "circuit_s": 0.1,
+            "setup_s": 1.0, "prove_s": prove_s, "prove_cold_s": cold_s, "warm": warm}
+
+
+def test_the_figure_is_the_warm_proof_and_a_slower_warm_proof_is_said():
+    lines = commands.report_lines(_result(0.5, 2.0))
+    assert lines[0].startswith("domain 2^12 = 4,096 rows: 3,840 constraints + 256 public-input rows")
+    assert lines[-1].startswith("prove 0.500 s (warm: the second proof; the first took 2.000 s)")
+    assert "slower" not in lines[-1]
+    slow = commands.report_lines(_result(0.6, 0.5))[-1]
+    assert slow.startswith("prove 0.600 s (warm") and "slower than the first by 20 %" in slow
+    cold = commands.report_lines(_result(2.0, 2.0, warm=False))[-1]
+    assert cold.startswith("prove 2.000 s (the first proof")
+
+
+def test_help_gives_the_constraint_count_of_a_domain():
+    from cuzklab.groth16 import constraints_for_domain
+    text = " ".join(commands.__doc__.split())
+    assert "exactly 2^K" in text
+    import argparse
+    sub = argparse.ArgumentParser().add_subparsers()
+    commands.register(sub)
+    helptext = " ".join(sub.choices["prove"].format_help().split())
+    for k in (12, 20):
+        assert f"{constraints_for_domain(k):,} constraints" in helptext

@@ -1,5 +1,7 @@
 """The explorer notebooks run headless under papermill with small parameters."""
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -30,10 +32,35 @@ def _text(nb):
     return "\n".join(chunks)
 
 
+def _git(cwd, *args) -> str:
+    return subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=cwd,
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_explore_pipeline_notebook(tmp_path):
-    report = tmp_path / "report.html"
-    nb = _run("01-explore-pipeline.ipynb", tmp_path, proofs=3, concurrency=3,
-              partition_workers=3, lock="interlock", debounce_s=0.0, report_html=str(report))
+    # Run as JupyterLab would (in the notebooks folder, saved in place) inside a
+    # fresh git tree with the project's .gitignore: the export lands under
+    # papermill_runs/, and git sees only the notebook changed.
+    tree = tmp_path / "tree"
+    (tree / "notebooks").mkdir(parents=True)
+    for name in (".gitignore", "pyproject.toml"):
+        shutil.copy(NOTEBOOKS.parent / name, tree / name)
+    path = tree / "notebooks" / "01-explore-pipeline.ipynb"
+    shutil.copy(NOTEBOOKS / path.name, path)
+    _git(tree, "init", "-q")
+    _git(tree, "add", "-A")
+    _git(tree, "commit", "-qm", "tree")
+    pm.execute_notebook(
+        str(path), str(path), kernel_name="python3", progress_bar=False, cwd=str(path.parent),
+        execution_timeout=240, store_widget_state=False,
+        parameters=dict(proofs=3, concurrency=3, partition_workers=3, lock="interlock",
+                        debounce_s=0.0, report_html="report.html"))
+    nb = nbformat.read(path, as_version=4)
+    report = tree / "papermill_runs" / "explorer" / "report.html"
+    assert not list((tree / "notebooks").glob("*.html")), "the export landed in notebooks/"
+    status = _git(tree, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert status == [" M notebooks/01-explore-pipeline.ipynb"], status
     assert not nb.metadata["papermill"].get("exception")
     text = _text(nb)
     assert "s/proof" in text and "peak RSS" in text

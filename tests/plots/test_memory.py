@@ -43,3 +43,19 @@ def test_failure_time_from_meta_and_other_failures():
     marks = [t for t in fig.data if t.mode == "markers+text"]
     assert marks and marks[0].text == ("failed",)
     assert marks[0].x[0] == pytest.approx(float(tr.meta["failure"]["t"]))
+
+
+def test_no_legend_entry_for_a_budget_that_is_not_in_use():
+    # Under semaphore admission the simulator still records a budget counter sample.
+    tr = simulate(proofs=2, concurrency=2, partitions=2)
+    assert len(tr.counter("budget_used_gib"))
+    fig = memory(tr)
+    shown = [t.name for t in fig.data if t.showlegend is not False and len(t.x)]
+    assert "budget in use" not in shown
+    assert all(len(t.x) for t in fig.data if t.showlegend is not False), \
+        "every legend entry draws something"
+    with_budget = simulate(proofs=2, concurrency=2, partitions=2, admission="budget",
+                           budget_gib=200.0)
+    d = _named(memory(with_budget))
+    assert d["budget in use"].showlegend and len(d["budget in use"].x)
+    assert any(k.startswith("budget ") and k.endswith(" GiB") for k in d)

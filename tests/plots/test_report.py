@@ -55,6 +55,9 @@ def test_cli_report(traces, tmp_path, capsys):
     p = tmp_path / "run.parquet"
     traces[1].save(p)
     html = tmp_path / "out" / "report.html"
+    assert main(["report", str(p), "--html", str(html)]) == 2   # no such folder: an error
+    assert "does not exist" in capsys.readouterr().err
+    html.parent.mkdir()
     assert main(["report", str(p), "--html", str(html)]) == 0
     assert html.exists() and "html:" in capsys.readouterr().out
     assert main(["report", str(p)]) == 2

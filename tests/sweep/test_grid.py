@@ -261,3 +261,63 @@ def test_cli_bad_options_get_a_clear_error_before_work(cli_error, bad_files, mon
 def test_scheduler_addresses_that_parse(address):
     from cuzklab.sweep.commands import _scheduler_address
     assert _scheduler_address(address) == address
+
+
+PIPELINE_NB = ROOT / "notebooks" / "sweep-pipeline.ipynb"
+
+
+@pytest.mark.parametrize("body, parts", [
+    ('[grid]\nlock = ["interlock", "wide_mutx"]\n',
+     ["t.toml:4: [grid] lock = 'wide_mutx': must be one of monolithic, wide_mutex, interlock"]),
+    ('[parameters]\nadmission = "budgt"\n',
+     ["t.toml:4: [parameters] admission = 'budgt': must be one of semaphore"]),
+    ('[[points]]\nproofs = 4\n[[points]]\nproofs = 6\nlock = "nope"\n',
+     ["t.toml:7: [[points]] number 2 lock = 'nope'"]),
+    ('[grid]\nprofile = ["porep-32g", "porep-64g"]\n',
+     ["t.toml:4: [grid] profile = 'porep-64g': unknown profile", "porep-32g@phase9"]),
+    ('[grid]\npartition_workers = [4, -1]\n',
+     ["[grid] partition_workers = -1: must be >= 1"]),
+    ('[grid]\npartition_worker = [4, 8]\n[report]\nx = "partition_workers"\n',
+     ["t.toml:4: [grid] partition_worker: notebook sweep-pipeline.ipynb does not declare "
+      "parameter partition_worker (did you mean 'partition_workers'?)"]),
+    ('[grid]\nproofs = [4, 8]\n[report]\nmetric = "seconds_per_prof"\n',
+     ["t.toml:6: [report] metric = 'seconds_per_prof': the pipeline notebook records no such "
+      "metric; metrics: seconds_per_proof"]),
+    ('[grid]\nproofs = [4, 8]\n[[report.published]]\nproofs = 4\nseconds_per_proof = "fast"\n',
+     ["[[report.published]] number 1 seconds_per_proof must be a number"]),
+    ('[grid]\nproofs = [4, 8]\n[[report.published]]\nseconds_per_proof = 40.0\n',
+     ["names the point by its parameters"]),
+])
+def test_values_and_report_metrics_are_checked_with_their_line(tmp_path, body, parts):
+    path = tmp_path / "t.toml"
+    path.write_text(f'name = "t"\nnotebook = "{PIPELINE_NB}"\n{body}')
+    with pytest.raises(SweepError) as err:
+        load_grid(path)
+    for part in parts:
+        assert part in str(err.value)
+
+
+def test_values_only_known_together_are_left_to_the_point(tmp_path):
+    # concurrency 30 > proofs 20 is a rule between two keys: that point is invalid
+    # when it runs, the grid itself loads
+    g = load_grid(f'name = "t"\nnotebook = "{PIPELINE_NB}"\n[grid]\nconcurrency = [10, 30]\n')
+    assert len(g.expand()) == 2
+
+
+def test_kernel_notebook_values_are_checked(tmp_path):
+    nb = ROOT / "notebooks" / "sweep-kernels.ipynb"
+    with pytest.raises(SweepError, match=r"kernel = 'fft': must be one of field_mul"):
+        load_grid(f'name = "t"\nnotebook = "{nb}"\n[grid]\nkernel = ["ntt", "fft"]\n')
+    with pytest.raises(SweepError, match="the kernels notebook records no such metric"):
+        load_grid(f'name = "t"\nnotebook = "{nb}"\n[grid]\nkernel = ["ntt"]\n'
+                  f'[report]\nmetric = "seconds"\n')
+
+
+def test_cli_names_the_misspelt_value_before_any_point_runs(tmp_path, capsys):
+    from cuzklab.cli import main
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'notebook = "{PIPELINE_NB}"\n[grid]\nlock = ["wide_mutx"]\n')
+    assert main(["sweep", str(bad), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cuzklab: error: ") and "bad.toml:3: [grid] lock = 'wide_mutx'" in err
+    assert not (tmp_path / "out").exists()

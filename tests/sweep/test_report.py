@@ -141,3 +141,57 @@ def test_sweep_report_bad_options_get_a_clear_error(sweep_dir, bad_files, cli_er
 def test_a_broken_sweep_json_is_a_clear_error(sweep_dir, cli_error, text, message):
     (sweep_dir / "sweep.json").write_text(text)
     cli_error(["sweep-report", str(sweep_dir)], message, "run `cuzklab sweep` again")
+
+
+def test_an_oom_point_never_gets_an_ok_badge_and_never_sits_on_the_value_axis(sweep_dir):
+    from cuzklab.sweep.report import _choose, figures, point_status
+    from cuzklab.sweep.results import read_plan
+    page = (sweep_dir / "report.html")
+    write_report(sweep_dir)
+    html = page.read_text()
+    rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)
+    oom_row = next(r for r in rows if ">8<" in r and "wide_mutex" in r)
+    assert ">oom</span>" in oom_row and ">ok</span>" not in oom_row
+    assert point_status({"status": "ok", "oom": True}) == "oom"
+    assert point_status({"status": "ok", "run_failed": True}) == "failed"
+    assert point_status({"status": "timeout"}) == "timeout"
+    table = build_table(sweep_dir)
+    plan = read_plan(sweep_dir)
+    settings = _choose(plan, table)
+    figs = {title: fig for title, fig, _ in figures(table, settings, plan) if fig is not None}
+    spp = figs["seconds_per_proof by partition_workers and lock"]
+    for tr in spp.data:
+        if tr.mode == "lines+markers":
+            assert 20.0 not in list(tr.y)                   # the OOM run's figure
+    lane = [tr for tr in spp.data if tr.yaxis == "y2"]
+    assert lane and list(spp.layout.yaxis2.ticktext) == ["oom", "failed"]
+    names = [tr.name for tr in spp.data if tr.mode == "lines+markers"]
+    assert names == ["lock=interlock", "lock=wide_mutex"]
+    rss = figs["peak_rss_gib by partition_workers and lock"]
+    # the pipeline notebook without memory_gib: PipelineConfig's default RAM
+    assert any(tr.name == "RAM 754 GiB" for tr in rss.data)
+
+
+def test_published_figures_are_drawn_beside_the_model_with_the_error(sweep_dir):
+    from cuzklab.sweep.results import read_plan
+    plan = read_plan(sweep_dir)
+    plan["grid"]["report"]["published"] = [
+        {"partition_workers": 4, "lock": "interlock", "seconds_per_proof": 39.0,
+         "source": "cuzk phase 9"},
+        {"partition_workers": 8, "lock": "wide_mutex", "seconds_per_proof": 30.0}]
+    write_plan(sweep_dir, plan)
+    html = write_report(sweep_dir).read_text()
+    text = _text(html)
+    assert "published seconds_per_proof" in text and "model error" in text
+    assert "-10.0 %" in text                        # 35.1 against 39.0
+    assert "published (cuzk)" in html and "model: oom" in html
+    assert "cuzk phase 9" in html                   # the source, in the hover
+
+
+def test_a_parameter_that_x_determines_makes_no_series(tmp_path):
+    from cuzklab.sweep.report import _series
+    t = pd.DataFrame({"proofs": [5, 10, 20], "concurrency": [5, 10, 15],
+                      "seconds_per_proof": [41.0, 39.0, 38.0]})
+    assert _series(t, {"x": "proofs", "varying": ["proofs", "concurrency"]})[1] == []
+    t2 = pd.DataFrame({"proofs": [5, 5, 10], "concurrency": [5, 3, 10]})
+    assert _series(t2, {"x": "proofs", "varying": ["proofs", "concurrency"]})[1] == ["concurrency"]

@@ -149,3 +149,16 @@ def test_gpu_prove_sums_the_time_workers_hold_each_partition():
     b.span(0, 1, "b_g2_msm", "final.0", 3.5, 9.0)      # finalizers are not counted
     tr = b.build(proofs=[{"proof": 0, "submitted": 0.0, "started": 0.0, "completed": 9.0}])
     assert tr.summary()["gpu_prove_s_mean"] == pytest.approx(3.0 + 1.5)
+
+
+def test_perfetto_leaves_out_zero_length_spans():
+    b = TraceBuilder(source="sim")
+    b.span(0, 0, "queue", "admission", 0, 0)          # admitted at once
+    b.span(0, 1, "queue", "admission", 0, 3)
+    b.span(0, 0, "synth", "synth.0", 0, 4)
+    b.span(0, 0, "epilogue", "gpu0.w0.cpu", 4, 4)
+    data = b.build().to_perfetto()
+    slices = [e for e in data["traceEvents"] if e["ph"] in ("X", "b")]
+    assert len(slices) == 2
+    assert all(e.get("dur", 1) > 0 for e in slices)
+    assert data["metadata"]["zero_length_spans_left_out"] == 2

@@ -65,3 +65,16 @@ def test_validation():
         Debouncer(lambda: None, -1)
     with pytest.raises(TypeError, match="callable"):
         Debouncer("nope", 0)
+
+
+def test_leading_edge_runs_the_first_trigger_at_once_and_coalesces_the_burst():
+    calls = []
+    d = Debouncer(lambda: calls.append(1), 30.0, leading=True)
+    d()
+    assert calls == [1] and not d.pending      # a single change: no waiting
+    d()
+    d()
+    assert calls == [1] and d.pending          # the rest of the burst: one trailing call
+    d.flush()
+    assert calls == [1, 1]
+    d.cancel()
