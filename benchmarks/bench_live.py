@@ -3,7 +3,7 @@
 
     python benchmarks/bench_live.py [--log2-constraints 20] [--backend gpu]
         [--locks interlock,split_async] [--gw 1,2] [--pw 2,4,8]
-        [--proofs 3] [--partitions 4] [--repeats 1] [--budget-s 540]
+        [--proofs 3] [--partitions 4] [--repeats 1] [--witness-work 1] [--budget-s 540]
         [--no-verify] [--json out.json]
     python benchmarks/bench_live.py --quick      # CPU stand-ins at 2^4, a few seconds a run
 
@@ -70,12 +70,14 @@ def _median(xs):
     return round(statistics.median(xs), 4) if xs else None
 
 
-def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify: bool) -> dict:
+def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify: bool,
+                witness_work: float = 1.0) -> dict:
     """Return the figures of one grid point (medians over ``repeats`` runs)."""
     runs = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        trace = run_live(cfg, log2_constraints=k, backend=backend, progress=False, verify=verify)
+        trace = run_live(cfg, log2_constraints=k, backend=backend, progress=False, verify=verify,
+                         witness_work=witness_work)
         s = live_summary(trace)
         s["elapsed_s"] = round(time.perf_counter() - t0, 3)
         runs.append(s)
@@ -107,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--gpu-threads", type=int, default=16)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--witness-work", type=float, default=1.0, metavar="W",
+                    help="extra witness work per constraint (0: MatVec only; default 1)")
     ap.add_argument("--budget-s", type=float, default=540.0,
                     help="start no new grid point after this many seconds")
     ap.add_argument("--no-verify", action="store_true")
@@ -117,10 +121,11 @@ def main(argv=None) -> int:
     if a.quick:
         a.backend, a.log2_constraints, a.proofs, a.partitions = "cpu", 4, 2, 2
         a.pw, a.gpu_threads = [1, 2], 4
-    from cuzklab.live import check_log2
+    from cuzklab.live import check_log2, check_witness_work
     check_log2(a.log2_constraints)
+    check_witness_work(a.witness_work)
     t_setup = time.perf_counter()
-    work = workload(a.log2_constraints, 0, a.backend)
+    work = workload(a.log2_constraints, 0, a.backend, a.witness_work)
     setup_s = time.perf_counter() - t_setup
     print(f"live bench: {device_name(a.backend)} ({a.backend}), 2^{a.log2_constraints} rows "
           f"({work.num_constraints:,} constraints) per partition, {a.proofs} proofs x "
@@ -138,7 +143,8 @@ def main(argv=None) -> int:
         cfg = PipelineConfig(proofs=a.proofs, concurrency=a.proofs, partitions=a.partitions,
                              partition_workers=pw, gpu_workers_per_device=gw, lock=lock,
                              gpu_threads=a.gpu_threads, memory_gib=754.0)
-        r = bench_point(cfg, a.log2_constraints, a.backend, a.repeats, not a.no_verify)
+        r = bench_point(cfg, a.log2_constraints, a.backend, a.repeats, not a.no_verify,
+                        a.witness_work)
         rows.append(r)
 
         def f(v, fmt):
@@ -154,6 +160,7 @@ def main(argv=None) -> int:
            "host": platform.node(), "cores": os.cpu_count(),
            "log2_constraints": a.log2_constraints, "constraints": work.num_constraints,
            "proofs": a.proofs, "partitions": a.partitions, "gpu_threads": a.gpu_threads,
+           "witness_work": a.witness_work,
            "repeats": a.repeats, "setup_s": round(setup_s, 3),
            "overhead_definition": "partition time covered by no span / partition lifetime",
            "rows": rows, "skipped": skipped}

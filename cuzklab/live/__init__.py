@@ -18,7 +18,7 @@ import threading
 
 from ..errors import ConfigError
 
-#: The (log2_constraints, seed, setup backend) -> Workload of recent runs: the
+#: The (log2_constraints, seed, setup backend, witness work) -> Workload of recent runs: the
 #: circuit and its keys are built once and reused by the next run of that size.
 _WORKLOADS: dict = {}
 _WORKLOADS_KEEP = 2
@@ -53,14 +53,25 @@ def check_slow(slow) -> dict:
     return {k: float(v) for k, v in slow.items()}
 
 
-def workload(log2_constraints: int, seed: int = 0, backend: str = "cpu"):
-    """Return the circuit, witness and keys of a run at 2^K (cached for the next run)."""
+def check_witness_work(value) -> float:
+    """Return ``value`` if it is an allowed witness work per constraint, else raise ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            math.isfinite(value) and value >= 0):
+        raise ConfigError("witness_work", "must be a finite number >= 0 (0: MatVec only; "
+                          f"1: the witness step ~75 % of one-thread synthesis), got {value!r}")
+    return float(value)
+
+
+def workload(log2_constraints: int, seed: int = 0, backend: str = "cpu",
+             witness_work: float = 1.0):
+    """Return the circuit program and keys of a run at 2^K (cached for the next run)."""
     from .work import build_workload
-    key = (check_log2(log2_constraints), int(seed), backend)
+    key = (check_log2(log2_constraints), int(seed), backend, check_witness_work(witness_work))
     with _WORKLOADS_LOCK:
         hit = _WORKLOADS.get(key)
         if hit is None:
-            hit = build_workload(log2_constraints, seed=seed, setup_backend=backend)
+            hit = build_workload(log2_constraints, seed=seed, setup_backend=backend,
+                                 witness_work=witness_work)
             _WORKLOADS[key] = hit
             while len(_WORKLOADS) > _WORKLOADS_KEEP:
                 _WORKLOADS.pop(next(iter(_WORKLOADS)))
@@ -68,7 +79,8 @@ def workload(log2_constraints: int, seed: int = 0, backend: str = "cpu"):
 
 
 def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=None,
-        progress=None, verify: bool = True, slow: dict | None = None, **overrides):
+        progress=None, verify: bool = True, slow: dict | None = None, witness_work: float = 1.0,
+        **overrides):
     """Return the measured Trace of ``config`` run live at 2^``log2_constraints`` rows per partition.
 
     ``config``: a PipelineConfig, a dict of its keys or None (keyword overrides
@@ -78,7 +90,10 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     the model). ``progress``: None for a tqdm bar on stderr (shown after 2 s),
     False for none, or a callable ``(done, total)``. ``verify``: pairing-check
     every partition proof after the run. ``slow``: seconds added to stages
-    ({"b_g2_msm": 0.2}), to place a run where a what-if wants it. A run that
+    ({"b_g2_msm": 0.2}), to place a run where a what-if wants it.
+    ``witness_work``: the witness program's extra work per constraint (0: the
+    MatVec only; 1: cuzk's split, witness ~75 % of synthesis), which moves a run
+    between synthesis-, GPU- and CPU-stage-bound. A run that
     fails (``oom``, Ctrl-C: ``interrupted``, a stage error) still returns its
     trace, marked failed with the reason.
     """
@@ -97,6 +112,7 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
         raise ConfigError("backend", f"must be one of cpu, gpu, got {backend!r}") from None
     require_backend(backend, "backend")
     slow = check_slow(slow)
+    check_witness_work(witness_work)
     if progress is not None and progress is not False and progress is not True \
             and not callable(progress):
         raise ConfigError("progress", "expected None, True, False or a callable(done, total)")
@@ -106,10 +122,10 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     capacity = max(1, max(lookahead, config.partition_workers)
                    if prof["synth"].get("channel_autoscale", True) else lookahead)
     devices = make_devices(config.gpus, backend)
-    work = workload(log2_constraints, config.seed, backend)
+    work = workload(log2_constraints, config.seed, backend, witness_work)
     live = LiveRun(config, work, devices, backend=backend, channel_capacity=capacity,
                    profile=prof.name, progress=progress, verify=verify, slow=slow)
     return live.run()
 
 
-__all__ = ["run", "workload", "check_log2"]
+__all__ = ["run", "workload", "check_log2", "check_witness_work"]

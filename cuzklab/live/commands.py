@@ -28,6 +28,20 @@ def _log2(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
 
 
+def _witness_work(text: str) -> float:
+    """Argparse type: the witness work per constraint (a number >= 0)."""
+    import argparse
+
+    from ..errors import ConfigError
+    from . import check_witness_work
+    try:
+        return check_witness_work(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+
+
 def register(sub) -> None:
     """Add the ``live`` sub-command."""
     from ..backend import BACKENDS
@@ -45,6 +59,9 @@ def register(sub) -> None:
                    help="profile whose synthesis look-ahead sizes the hand-off channel "
                         "(default porep-32g)")
     add_config_arguments(p)
+    p.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+                   help="extra witness work per constraint (0: MatVec only; 1, the default: the "
+                        "witness step ~75 %% of synthesis, as in cuzk)")
     p.add_argument("--no-verify", action="store_true",
                    help="skip the pairing check of the proofs (for big runs)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object: the summary")
@@ -66,7 +83,7 @@ def run(args) -> int:
         if path:
             output_file(path, option)
     trace = run_live(config, log2_constraints=args.log2_constraints, backend=args.backend,
-                     profile=profile, verify=not args.no_verify)
+                     profile=profile, verify=not args.no_verify, witness_work=args.witness_work)
     if args.trace:
         trace.save(args.trace)
     if args.perfetto:

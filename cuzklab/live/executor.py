@@ -80,6 +80,10 @@ class LiveRun:
         self.cores = os.cpu_count() or 1
         self.pool_threads = config.gpu_threads or self.cores
         self.synthesis_threads = config.synthesis_threads or self.cores
+        # One synthesis's MatVec takes its share of the synthesis threads (cuzk's
+        # syntheses share one rayon pool); one b_g2_msm runs over the whole
+        # gpu_threads pool, as cuzk's Pippenger does.
+        self.matvec_threads = max(1, self.synthesis_threads // max(1, config.partition_workers))
         self.stop = Stop()
         self.tb = TraceBuilder(source="live")
         self.timed = W.Timed(time.perf_counter())
@@ -226,7 +230,7 @@ class LiveRun:
         daemon has its kernels loaded, so the measured run should too.
         """
         clock = self.timed.clock()
-        out = W.synthesize(self.work, clock)
+        out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads)
         po = W.prep(out, clock)
         for d in self.devices:
             with d.context():
@@ -267,7 +271,7 @@ class LiveRun:
         ok_by_proof: dict[int, list[bool]] = {}
         t0 = time.perf_counter()
         for (proof, k), pr in sorted(self.proofs.items()):
-            good = W.verify_proof(self.work, pr)
+            good = W.verify_proof(self.work, proof, k, pr)
             out["checked"] += 1
             out["verified"] += int(good)
             ok_by_proof.setdefault(proof, []).append(good)
@@ -354,7 +358,7 @@ class LiveRun:
     def _synth_task(self, p: Part, k: int):
         clock = self.timed.clock()
         self._pad("synth")
-        out = W.synthesize(self.work, clock)
+        out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads)
         host = self.pinned.stage(out.a, out.b, out.c)
         if self.backend == "gpu":  # a, b, c now live in pinned memory only, as in cuzk
             out = W.with_abc(out, None, None, None)
@@ -509,7 +513,7 @@ class LiveRun:
     def _b_g2_task(self, p: Part, k: int, lane: str, t0: float):
         clock = self.timed.clock()
         self._pad("b_g2_msm")
-        go = W.b_g2(p.data[k]["prep"], self.work, clock)
+        go = W.b_g2(p.data[k]["prep"], self.work, clock, self.pool_threads)
         self._span(p, k, "b_g2_msm", lane, t0, self.now())
         return go
 

@@ -1,19 +1,20 @@
-"""The work of a live run: one circuit and its keys, and every call into the stages.
+"""The work of a live run: one circuit program and its keys, and every call into the stages.
 
 This is the only module of :mod:`cuzklab.live` that calls
 :mod:`cuzklab.groth16` and :mod:`cuzklab.stages`; the executor sees a
 :class:`Workload` and the functions below. A run builds ONE PoRep-shaped
-circuit with a satisfying witness and ONE proving key (the seeded setup of
-``cuzklab prove``); every partition of every proof synthesizes that same
-circuit from scratch (a, b, c and the density bitmaps are recomputed and
-freshly allocated each time), so the partitions' proofs differ only by
-their blinding scalars r and s, which are drawn per (proof, partition) from
-the run's seed.
+circuit program (:func:`cuzklab.groth16.program.porep_program`) and ONE
+proving key (the seeded setup of ``cuzklab prove``), as cuzk keeps one SRS
+for every partition; each partition of each proof has its own public inputs,
+fixed by the run's seed, and its synthesis evaluates the gate program into
+its own witness (one thread), then the A/B/C MatVec (row-parallel), so every
+partition proves a different statement under the same key.
 
 Where each stage runs follows cuzk: synthesis, prep_msm, b_g2_msm and the
-epilogue on the CPU (NumPy / Python ints); the upload and the kernels
-(ntt_h, batch_add, tail_msm) on the device, or on the CPU when the device is
-a stand-in (``backend="cpu"``).
+epilogue on the CPU, in native code that releases the GIL
+(:mod:`cuzklab.native`); the upload and the kernels (ntt_h, batch_add,
+tail_msm) on the device, or on the CPU when the device is a stand-in
+(``backend="cpu"``).
 """
 
 from __future__ import annotations
@@ -34,11 +35,9 @@ from ..stages import StageClock
 MIN_LOG2 = 4
 MAX_LOG2 = 26
 
-#: G2 tail points per b_g2_msm task. The CPU twin of b_g2_msm is pure Python and
-#: holds the GIL (about 2 ms a point), so splitting one partition's tail over
-#: several threads only adds overhead; each b_g2_msm runs as one task of the
-#: shared ``gpu_threads`` pool, which bounds how many run at once, as in cuzk.
-B_G2_THREADS_PER_TASK = 1
+#: prep_msm threads per partition: cuzk classifies and gathers one partition's
+#: scalars on one thread (reference: "CPU, one thread per partition").
+PREP_THREADS = 1
 
 
 def _nbytes(arrays) -> int:
@@ -60,12 +59,15 @@ class Workload:
 
     log2_constraints: int
     seed: int
-    r1cs: object
-    witness: object
+    program: object
     pk_cpu: object
     vk: object
-    public_inputs: list
     setup_s: float
+
+    @property
+    def r1cs(self):
+        """Return the R1CS every partition satisfies."""
+        return self.program.r1cs
 
     @property
     def num_constraints(self) -> int:
@@ -102,6 +104,10 @@ class Workload:
         """Return the proving key on ``backend`` (on the current CUDA device for "gpu")."""
         return self.pk_cpu if backend == "cpu" else self.pk_cpu.to(backend)
 
+    def inputs(self, proof: int, partition: int) -> list[int]:
+        """Return the public inputs of one partition (ONE first), fixed by the run's seed."""
+        return self.program.inputs_for(((self.seed * 1_000_003 + proof) << 8) + partition)
+
     def blinding(self, proof: int, partition: int) -> tuple[int, int]:
         """Return the (r, s) of one partition, fixed by the run's seed."""
         rng = np.random.default_rng([self.seed, 7, proof, partition + 1])
@@ -109,18 +115,21 @@ class Workload:
         return r % FR_MODULUS, s % FR_MODULUS
 
 
-def build_workload(log2_constraints: int, *, seed: int = 0, setup_backend: str = "cpu") -> Workload:
-    """Return the Workload of a run: a circuit whose NTT domain is 2^K, its witness and keys."""
-    from ..groth16 import constraints_for_domain, porep_circuit, setup
+def build_workload(log2_constraints: int, *, seed: int = 0, setup_backend: str = "cpu",
+                   witness_work: float = 1.0) -> Workload:
+    """Return the Workload of a run: a circuit program whose NTT domain is 2^K, and its keys."""
+    from ..groth16 import constraints_for_domain, setup
+    from ..groth16.program import porep_program
+    from ..native.build import library
+    library()  # build (or load) the native stages now, outside the measured run
     rng = np.random.default_rng(seed)
-    r1cs, witness = porep_circuit(constraints_for_domain(log2_constraints), rng=rng,
-                                  backend=setup_backend)
+    program = porep_program(constraints_for_domain(log2_constraints), witness_work=witness_work,
+                            rng=seed)
     t0 = time.perf_counter()
-    pk, vk = setup(r1cs, rng, backend=setup_backend)
+    pk, vk = setup(program.r1cs.to(setup_backend), rng, backend=setup_backend)
     setup_s = time.perf_counter() - t0
-    return Workload(log2_constraints=log2_constraints, seed=seed, r1cs=r1cs.to("cpu"),
-                    witness=witness.to("cpu"), pk_cpu=pk.to("cpu"), vk=vk,
-                    public_inputs=witness.public_inputs, setup_s=setup_s)
+    return Workload(log2_constraints=log2_constraints, seed=seed, program=program,
+                    pk_cpu=pk.to("cpu"), vk=vk, setup_s=setup_s)
 
 
 class Timed:
@@ -141,16 +150,17 @@ class Timed:
 
 
 # -- the stages, as the executor calls them ------------------------------------------
-def synthesize(work: Workload, clock: StageClock):
-    """Run ``synth`` on the CPU for one partition; return its SynthOutput."""
-    from ..stages import synth
-    return synth(work.r1cs, work.witness, backend="cpu", clock=clock)
+def synthesize(work: Workload, proof: int, partition: int, clock: StageClock, threads: int = 1):
+    """Synthesize one partition on the CPU (witness program, then a MatVec on ``threads``)."""
+    from ..stages import synthesize as run_synthesis
+    return run_synthesis(work.program, work.inputs(proof, partition), threads=threads,
+                         backend="cpu", clock=clock)
 
 
 def prep(out, clock: StageClock):
     """Run ``prep_msm`` on the CPU; return its PrepOutput."""
     from ..stages import prep_msm
-    return prep_msm(out, backend="cpu", clock=clock)
+    return prep_msm(out, backend="cpu", clock=clock, threads=PREP_THREADS)
 
 
 def device_prep(prep_out, backend: str):
@@ -197,11 +207,10 @@ def kernels_tail_msm(prep_dev, pk, backend: str, clock: StageClock):
     return tail_msm(prep_dev, pk, backend=backend, clock=clock)
 
 
-def b_g2(prep_out, work: Workload, clock: StageClock):
-    """Run ``b_g2_msm`` on the CPU; return its BG2MsmOutput."""
+def b_g2(prep_out, work: Workload, clock: StageClock, threads: int = 1):
+    """Run ``b_g2_msm`` on the CPU over ``threads`` native threads; return its BG2MsmOutput."""
     from ..stages import b_g2_msm
-    return b_g2_msm(prep_out, work.pk_cpu, threads=B_G2_THREADS_PER_TASK, backend="cpu",
-                    clock=clock)
+    return b_g2_msm(prep_out, work.pk_cpu, threads=threads, backend="cpu", clock=clock)
 
 
 def assemble(work: Workload, h, bo, to, go, r: int, s: int, clock: StageClock):
@@ -211,10 +220,10 @@ def assemble(work: Workload, h, bo, to, go, r: int, s: int, clock: StageClock):
                     l=bo.l + to.l, h=h, r=r, s=s, clock=clock)
 
 
-def verify_proof(work: Workload, proof) -> bool:
-    """Return True when one partition's proof passes the pairing check."""
+def verify_proof(work: Workload, proof_index: int, partition: int, proof) -> bool:
+    """Return True when one partition's proof passes the pairing check with its own inputs."""
     from ..groth16 import verify
-    return bool(verify(work.vk, work.public_inputs, proof))
+    return bool(verify(work.vk, work.inputs(proof_index, partition)[1:], proof))
 
 
 def proof_bytes(proof) -> bytes:

@@ -43,7 +43,7 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         print(format_summary(summary, config, profile.name, era_defaults=era,
-                             kept=kept)))
+                             kept=kept))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
