@@ -75,7 +75,7 @@ def _resources(trace) -> dict:
 
 
 # Lock strategies whose GPU mutex is held beyond the CUDA region, and the stages it
-# covers (DESIGN.md: under wide_mutex it is held from prep_msm through the GPU
+# covers (docs/design.md: under wide_mutex it is held from prep_msm through the GPU
 # kernels, b_g2_msm and the epilogue). Under the others it covers only the CUDA
 # region, whose occupancy is the GPU's own utilization.
 WIDE_MUTEX_STAGES = {"wide_mutex": ("prep_msm", "h2d", "ntt_h", "barrier_wait", "batch_add",

@@ -42,6 +42,9 @@ ALIASES = {"go": "plotly.graph_objects", "np": "numpy", "pd": "pandas", "cp": "c
 FOREIGN_CLASSES = ("plotly.graph_objects.FigureWidget", "pandas.DataFrame", "ipywidgets.Widget")
 # Names from cuzk's Rust side that its logs print (`Some(3)` in tracing fields).
 RUST_NAMES = frozenset({"Some", "Ok", "Err"})
+# Calls in the daemon's own code that docs/cuzk-daemon.md cites when it lists the
+# lines the daemon writes: C's stdio and a C++ exception's message.
+DAEMON_CALLS = frozenset({"printf", "fprintf", "what"})
 # A dotted name whose first part is a sub-package is read as cuzklab's
 # (`plots.compose.stack_specs`); two dots at least, so `trace.summary()` on a
 # variable named trace is not mistaken for one.
@@ -155,7 +158,7 @@ def check_call_name(dotted: str) -> str | None:
     if dotted.startswith("cuzklab."):
         return resolve_dotted(dotted)
     if len(parts) == 1:
-        if hasattr(builtins, dotted) or dotted in defined_names() or dotted in RUST_NAMES \
+        if hasattr(builtins, dotted) or dotted in defined_names() or dotted in RUST_NAMES | DAEMON_CALLS \
                 or any(resolve_dotted(f"{cls}.{dotted}") is None for cls in FOREIGN_CLASSES):
             return None
         return f"cuzklab defines no {dotted!r}"
