@@ -170,6 +170,8 @@ class Explorer:
 
     def _ipython_display_(self):
         from IPython.display import display
+        for sync in self._syncs.values():  # a view opened now starts from the current figures
+            sync.publish()
         display(self.widget)
 
     # -- state ----------------------------------------------------------------------

@@ -11,6 +11,8 @@ traces, the traces are replaced instead.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 
@@ -55,6 +57,7 @@ class FigureSync:
             self._types = types
             self._traces = [dict(s) for s in specs]
             self._apply_layout(layout, force=True)
+            self.publish()
             self.rebuilds += 1
             return "rebuilt"
         with fig.batch_update():
@@ -71,6 +74,20 @@ class FigureSync:
             self._apply_layout(layout)
         self.patches += 1
         return "patched"
+
+    def publish(self) -> None:
+        """Copy the figure's data and layout into the widget state a new view starts from.
+
+        plotly's FigureWidget sends edits to the views that are open as messages,
+        and refreshes the state a view is created from (``_widget_data``,
+        ``_widget_layout``) only when the FigureWidget itself is displayed. Inside
+        a VBox it never is, so a view opened after traces were added would start
+        from the state at construction: an empty figure. Called on every rebuild
+        and before the explorer is displayed; patches need no copy.
+        """
+        fig = self.fig
+        fig._widget_layout = copy.deepcopy(fig._layout_obj._props)
+        fig._widget_data = copy.deepcopy(fig._data)
 
     def _apply_layout(self, layout: dict, force: bool = False) -> None:
         lay = self.fig.layout
