@@ -18,6 +18,7 @@ from .errors import CuzklabError
 # Modules that add sub-commands, in the order they appear in --help.
 COMMAND_MODULES = (
     "cuzklab.sim.commands",        # simulate
+    "cuzklab.tune.commands",       # tune
     "cuzklab.groth16.commands",    # prove
     "cuzklab.bench",               # bench field|msm|ntt
     "cuzklab.plots.commands",      # report
