@@ -51,7 +51,8 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
          max_latency_s: float | None = None, margin_gib: float = 16.0,
          cores: int | None = None, vram_gib: float | None = None,
          locks: "tuple[str, ...] | None" = None, seed: int = 0, seeds: int = 3,
-         cost_move: float = 0.10, finalists: int = FINALISTS, executor: str = "local",
+         cost_move: float = 0.10, finalists: int = FINALISTS,
+         refine_rounds: int = REFINE_ROUNDS, executor: str = "local",
          jobs: int | None = None, scheduler=None, progress: bool = True) -> TuneResult:
     """Return the best configuration for a node of ``memory_gib`` GiB RAM and ``gpus`` GPUs.
 
@@ -62,7 +63,8 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
     the tuner chooses); ``cores`` / ``vram_gib`` replace the profile's;
     ``locks`` limits the lock strategies searched. ``executor``: ``local``
     (a process pool of ``jobs`` processes), ``dask`` (at ``scheduler``) or
-    ``inline``.
+    ``inline``. ``finalists``: candidates checked for robustness per round;
+    ``refine_rounds``: the most refinement rounds (0: the coarse grid only).
     """
     t0 = time.perf_counter()
     node = Node(memory_gib=memory_gib, gpus=gpus, cores=cores, vram_gib=vram_gib,
@@ -70,6 +72,8 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
     _check(proofs=proofs, concurrency=concurrency, objective=objective,
            max_latency_s=max_latency_s, seed=seed, seeds=seeds, cost_move=cost_move,
            finalists=finalists)
+    if isinstance(refine_rounds, bool) or not isinstance(refine_rounds, int) or refine_rounds < 0:
+        raise ConfigError("refine_rounds", f"must be an integer >= 0, got {refine_rounds!r}")
     locks = tuple(LOCKS if locks is None else locks)
     bad = [lk for lk in locks if lk not in LOCKS]
     if bad or not locks:
@@ -87,7 +91,8 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
                    desc=f"tune {memory_gib:g} GiB x{gpus} GPU")
     try:
         result = _search(space, ev, request, seed=seed, seeds=seeds, move=cost_move,
-                         max_latency_s=max_latency_s, finalists=finalists)
+                         max_latency_s=max_latency_s, finalists=finalists,
+                         refine_rounds=refine_rounds)
     finally:
         ev.close()
     result.simulations = dict(ev.counts)
@@ -121,7 +126,7 @@ def _check(*, proofs, concurrency, objective, max_latency_s, seed, seeds, cost_m
 
 
 def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
-            max_latency_s, finalists) -> TuneResult:
+            max_latency_s, finalists, refine_rounds) -> TuneResult:
     node = space.node
     nominal = Scenario(seed)
     result = TuneResult(node=node, request=request)
@@ -165,7 +170,7 @@ def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
             points[k].feasible = _feasible(met, node.limit_gib, max_latency_s)
 
     add(coarse, mets[1:], "coarse")
-    for _ in range(REFINE_ROUNDS):
+    for _ in range(refine_rounds):
         top = _ranked(points.values(), space.objective)[:REFINE_FROM]
         around = [n for c in top for n in space.neighbors(c.knobs)]
         new = [k for k in dict.fromkeys(around) if k not in points]
@@ -218,10 +223,18 @@ def _feasible(m: dict, limit: float, max_latency_s) -> bool:
                                      and m["proof_latency_s"] <= max_latency_s)
 
 
+# On a tie (at one partition worker every lock gives the same run) the current daemon's
+# code path and the simpler admission rule come first.
+_LOCK_RANK = {lk: i for i, lk in enumerate(("split_async", "interlock", "two_lock", "wide_mutex",
+                                            "monolithic"))}
+_ADMISSION_RANK = {"semaphore": 0, "budget": 1}
+
+
 def _key(c: Candidate, objective: str):
     m = c.metrics
     spp, lat, peak = m["seconds_per_proof"], m["proof_latency_s"], m["peak_rss_gib"]
-    return (spp, lat, peak, c.knobs) if objective == "throughput" else (lat, spp, peak, c.knobs)
+    tie = (_LOCK_RANK.get(c.knobs.lock, 9), _ADMISSION_RANK.get(c.knobs.admission, 9), c.knobs)
+    return (spp, lat, peak, *tie) if objective == "throughput" else (lat, spp, peak, *tie)
 
 
 def _ranked(cands, objective: str) -> list[Candidate]:
