@@ -78,6 +78,10 @@ def register(sub) -> None:
                    help="seeds the robustness check runs (default 3)")
     p.add_argument("--cost-move", type=_fraction, default=0.10, metavar="FRACTION",
                    help="each stage cost is moved down and up by this fraction (default 0.1)")
+    p.add_argument("--finalists", type=int_at_least(1), default=None, metavar="N",
+                   help="candidates checked for robustness per round (default 3)")
+    p.add_argument("--refine-rounds", type=int_at_least(0), default=None, metavar="N",
+                   help="most rounds of local refinement (default 3; 0: the coarse grid only)")
     p.add_argument("--executor", choices=EXECUTORS, default="local",
                    help="where simulations run (default local: a process pool)")
     p.add_argument("--jobs", type=int_at_least(1), default=None,
@@ -136,6 +140,8 @@ def run(args) -> int:
                       cores=args.cores, vram_gib=args.vram_gib, locks=locks, seed=args.seed,
                       seeds=args.seeds, cost_move=args.cost_move, executor=args.executor,
                       jobs=args.jobs, scheduler=args.scheduler,
+                      **{k: v for k, v in (("finalists", args.finalists),
+                                           ("refine_rounds", args.refine_rounds)) if v is not None},
                       progress=not args.quiet and not args.json)
     except ConfigError as exc:
         raise ConfigError("--" + exc.key.replace("_", "-"), str(exc).split(": ", 1)[-1]) from None

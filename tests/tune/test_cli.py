@@ -7,7 +7,8 @@ import pytest
 from cuzklab.cli import main
 from cuzklab.model import PipelineConfig
 
-QUICK = ["--locks", "split_async", "--proofs", "4", "--seeds", "1", "--jobs", "1", "--quiet"]
+QUICK = ["--locks", "split_async", "--proofs", "4", "--seeds", "1", "--finalists", "1",
+         "--refine-rounds", "1", "--jobs", "1", "--quiet"]
 
 
 def test_json_toml_and_html(tmp_path, capsys):
