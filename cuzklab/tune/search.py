@@ -157,7 +157,7 @@ def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
     if m["peak_rss_gib"] > node.limit_gib:
         result.answer = (f"this node cannot prove: the smallest configuration "
                          f"({smallest.label()}) peaks at {m['peak_rss_gib']:.1f} GiB (SRS + PCE "
-                         f"{space.base_gib:.1f} GiB and one partition in flight), above the "
+                         f"{space.base_gib:.1f} GiB, then one synthesis at a time), above the "
                          f"limit of {node.limit_gib:g} GiB ({node.memory_gib:g} GiB RAM minus a "
                          f"{node.margin_gib:g} GiB margin); it needs at least "
                          f"{result.minimum_memory_gib} GiB RAM with this margin")
