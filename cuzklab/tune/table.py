@@ -82,7 +82,8 @@ def markdown(table: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for r in table:
         d = r["cuzk_default"]
-        dflt = (f"OOM ({d['failure_reason']})" if d["run_failed"]
+        dflt = (("out of memory" if d["failure_reason"] == "oom" else f"fails ({d['failure_reason']})")
+                if d["run_failed"]
                 else f"{f(d['seconds_per_proof'])} s/proof, peak {f(d['peak_rss_gib'], '.0f')} GiB")
         if r["feasible"]:
             lo, hi = r["spread"]
