@@ -19,6 +19,7 @@ from .errors import CuzklabError
 COMMAND_MODULES = (
     "cuzklab.sim.commands",        # simulate
     "cuzklab.live.commands",       # live
+    "cuzklab.tune.commands",       # tune
     "cuzklab.groth16.commands",    # prove
     "cuzklab.bench",               # bench field|msm|ntt
     "cuzklab.plots.commands",      # report

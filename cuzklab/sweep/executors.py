@@ -117,7 +117,11 @@ _MAIN_GUARD_HINT = ("The local executor starts its pool with the spawn method, w
 
 
 class LocalExecutor(Executor):
-    """A process pool on this machine (spawn start method), ``jobs`` points at once."""
+    """A process pool on this machine (spawn start method), ``jobs`` points at once.
+
+    One pool serves every :meth:`run` until :meth:`close`, so a caller that runs
+    several batches (the tuner's search steps) starts its processes once.
+    """
 
     name = "local"
 
@@ -139,11 +143,12 @@ class LocalExecutor(Executor):
         if getattr(sys.modules.get("__main__"), "__name__", "") == "__mp_main__":
             # A spawned pool process is re-running the caller's script.
             raise SweepError(_MAIN_GUARD_HINT)
-        self._running_dir = tempfile.mkdtemp(prefix="cuzklab-running-")
-        self._pool = ProcessPoolExecutor(
-            max_workers=min(self.jobs, len(jobs)),
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_pool_worker, initargs=(self._running_dir,))
+        if self._pool is None:  # kept until close(): later batches skip the processes' start
+            self._running_dir = tempfile.mkdtemp(prefix="cuzklab-running-")
+            self._pool = ProcessPoolExecutor(
+                max_workers=min(self.jobs, len(jobs)),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_pool_worker, initargs=(self._running_dir,))
         futures = {self._pool.submit(fn, job): job for job in jobs}
         for fut in as_completed(futures):
             if fut.cancelled():

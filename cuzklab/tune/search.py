@@ -1,0 +1,294 @@
+"""The search: the best configuration of a node, found with the daemon model.
+
+:func:`tune` runs four steps, each a batch of simulations (in parallel through
+the sweep executors):
+
+1. *minimum*: the configuration that needs the least memory (one synthesis,
+   one GPU worker) on ample RAM; if even its peak does not fit under the limit
+   (RAM minus the margin), the node cannot prove and the answer says what RAM
+   it would need;
+2. *coarse*: a grid over every lock strategy and a ladder of partition
+   workers, with both admission rules, bounded by what the RAM can hold;
+3. *refine*: points one step away along each knob (pw, gw, gpu_threads,
+   admission, budget, proofs in flight) around the best few, until the best
+   stop changing;
+4. *robust*: the best candidates re-simulated over seeds and with every stage
+   cost moved down and up (:mod:`cuzklab.tune.robust`); the recommendation is
+   the best of those that stay inside the limit and off cliffs, ranked by the
+   mean of the objective over those runs (flat optima win).
+
+The same arguments and seed give the same answer, whichever executor ran it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ..errors import ConfigError
+from ..model.config import LOCKS
+from ..model.profile import Profile
+from .evaluate import Scenario
+from .parallel import Evaluator, make_executor
+from .result import Candidate, TuneResult
+from .robust import Robustness, scenarios
+from .space import OBJECTIVES, Knobs, Node, Space
+
+# Points around which each refinement round looks, and the most rounds.
+REFINE_FROM = 2
+REFINE_ROUNDS = 3
+# Candidates re-simulated for robustness per round, and the most rounds: when none
+# of the best three is robust, the next three are tried.
+FINALISTS = 3
+ROBUST_ROUNDS = 4
+# RAM on which the smallest configuration is simulated to find the node's minimum:
+# enough that it never runs short (SRS + PCE + this many partitions' worth).
+_AMPLE_PARTITIONS = 8
+
+
+def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = None,
+         proofs: int = 20, concurrency: int | None = None, objective: str = "throughput",
+         max_latency_s: float | None = None, margin_gib: float = 16.0,
+         cores: int | None = None, vram_gib: float | None = None,
+         locks: "tuple[str, ...] | None" = None, seed: int = 0, seeds: int = 3,
+         cost_move: float = 0.10, finalists: int = FINALISTS,
+         refine_rounds: int = REFINE_ROUNDS, executor: str = "local",
+         jobs: int | None = None, scheduler=None, progress: bool = True) -> TuneResult:
+    """Return the best configuration for a node of ``memory_gib`` GiB RAM and ``gpus`` GPUs.
+
+    Most throughput (``objective="throughput"``) or the lowest mean proof latency
+    (``"latency"``), with peak RSS at most ``memory_gib - margin_gib`` under
+    every cost move and seed, and mean latency at most ``max_latency_s`` when
+    given. ``concurrency`` fixes the proofs in flight (cuzk-bench ``-j``; None:
+    the tuner chooses); ``cores`` / ``vram_gib`` replace the profile's;
+    ``locks`` limits the lock strategies searched. ``executor``: ``local``
+    (a process pool of ``jobs`` processes), ``dask`` (at ``scheduler``) or
+    ``inline``. ``finalists``: candidates checked for robustness per round;
+    ``refine_rounds``: the most refinement rounds (0: the coarse grid only).
+    """
+    t0 = time.perf_counter()
+    node = Node(memory_gib=memory_gib, gpus=gpus, cores=cores, vram_gib=vram_gib,
+                margin_gib=margin_gib)
+    _check(proofs=proofs, concurrency=concurrency, objective=objective,
+           max_latency_s=max_latency_s, seed=seed, seeds=seeds, cost_move=cost_move,
+           finalists=finalists)
+    if isinstance(refine_rounds, bool) or not isinstance(refine_rounds, int) or refine_rounds < 0:
+        raise ConfigError("refine_rounds", f"must be an integer >= 0, got {refine_rounds!r}")
+    locks = tuple(LOCKS if locks is None else locks)
+    bad = [lk for lk in locks if lk not in LOCKS]
+    if bad or not locks:
+        raise ConfigError("locks", f"each must be one of {', '.join(LOCKS)}, got "
+                                   f"{', '.join(map(repr, bad)) or 'none'}")
+    prof = node.apply(Profile.load(profile))
+    space = Space(node=node, profile=prof, proofs=proofs, concurrency=concurrency,
+                  locks=locks, objective=objective)
+    ex = make_executor(executor, jobs, scheduler)
+    request = {"profile": prof.name, "base_gib": round(space.base_gib, 3), "cores": int(prof["node"]["cores"]),
+               "vram_gib": float(prof["node"]["vram_gib"]), "proofs": proofs, "concurrency": concurrency,
+               "objective": objective, "max_latency_s": max_latency_s, "locks": list(locks),
+               "seed": seed, "seeds": seeds, "cost_move": cost_move, "executor": ex.name}
+    ev = Evaluator(node, prof, proofs, ex, progress=progress,
+                   desc=f"tune {memory_gib:g} GiB x{gpus} GPU")
+    try:
+        result = _search(space, ev, request, seed=seed, seeds=seeds, move=cost_move,
+                         max_latency_s=max_latency_s, finalists=finalists,
+                         refine_rounds=refine_rounds)
+    finally:
+        ev.close()
+    result.simulations = dict(ev.counts)
+    result.elapsed_s = time.perf_counter() - t0
+    return result
+
+
+def _check(*, proofs, concurrency, objective, max_latency_s, seed, seeds, cost_move, finalists):
+    def integer(key, v, lo):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ConfigError(key, f"must be an integer >= {lo}, got {v!r}")
+    integer("proofs", proofs, 1)
+    if concurrency is not None:
+        integer("concurrency", concurrency, 1)
+        if concurrency > proofs:
+            raise ConfigError("concurrency", f"must be <= proofs ({proofs}), got {concurrency}")
+    if objective not in OBJECTIVES:
+        raise ConfigError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if max_latency_s is not None and (isinstance(max_latency_s, bool)
+                                      or not isinstance(max_latency_s, (int, float))
+                                      or not (max_latency_s > 0 and math.isfinite(max_latency_s))):
+        raise ConfigError("max_latency_s", f"must be a finite number of seconds > 0, "
+                                           f"got {max_latency_s!r}")
+    integer("seed", seed, 0)
+    integer("seeds", seeds, 1)
+    integer("finalists", finalists, 1)
+    if isinstance(cost_move, bool) or not isinstance(cost_move, (int, float)) \
+            or not 0 <= cost_move < 1:
+        raise ConfigError("cost_move", f"must be a fraction in [0, 1) (0.1 = +-10 %), "
+                                       f"got {cost_move!r}")
+
+
+def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
+            max_latency_s, finalists, refine_rounds) -> TuneResult:
+    node = space.node
+    nominal = Scenario(seed)
+    result = TuneResult(node=node, request=request)
+
+    # 1. the smallest configuration, on ample RAM: what the node needs at least
+    smallest = space.smallest()
+    need = space.base_gib + _AMPLE_PARTITIONS * space.partition_gib
+    ample = node if node.memory_gib >= need else Node(
+        memory_gib=need, gpus=node.gpus, cores=node.cores, vram_gib=node.vram_gib, margin_gib=0.0)
+    reason = space.invalid_reason(smallest)
+    if reason is not None:
+        result.answer = (f"this node cannot prove: even the smallest configuration "
+                         f"({smallest.label()}) is invalid here: {reason}")
+        return result
+    # The minimum and the coarse grid go to the executor as one batch.
+    points: dict[Knobs, Candidate] = {}
+    fits_one = space.base_gib + space.partition_gib <= node.limit_gib
+    coarse = list(dict.fromkeys(space.coarse_grid() + [smallest])) if fits_one else []
+    mets = ev.run([(ample, smallest, nominal, "minimum")]
+                  + [(node, k, nominal, "coarse") for k in coarse])
+    m = mets[0]
+    if m["run_failed"] or m["peak_rss_gib"] is None:
+        result.answer = (f"this node cannot prove: the smallest configuration ({smallest.label()}) "
+                         f"fails even with ample RAM ({m['failure_reason']})")
+        return result
+    result.minimum_memory_gib = math.ceil(m["peak_rss_gib"] + node.margin_gib)
+    result.smallest = Candidate(smallest, m)
+    if m["peak_rss_gib"] > node.limit_gib:
+        result.answer = (f"this node cannot prove: the smallest configuration "
+                         f"({smallest.label()}) peaks at {m['peak_rss_gib']:.1f} GiB (SRS + PCE "
+                         f"{space.base_gib:.1f} GiB, then one synthesis at a time), above the "
+                         f"limit of {node.limit_gib:g} GiB ({node.memory_gib:g} GiB RAM minus a "
+                         f"{node.margin_gib:g} GiB margin); it needs at least "
+                         f"{result.minimum_memory_gib} GiB RAM with this margin")
+        return result
+
+    # 2. coarse grid, 3. refinement
+    def add(knobs, mets, phase):
+        for k, met in zip(knobs, mets):
+            points[k] = Candidate(k, met, phase=phase)
+            points[k].feasible = _feasible(met, node.limit_gib, max_latency_s)
+
+    add(coarse, mets[1:], "coarse")
+    for _ in range(refine_rounds):
+        top = _ranked(points.values(), space.objective)[:REFINE_FROM]
+        around = [n for c in top for n in space.neighbors(c.knobs)]
+        new = [k for k in dict.fromkeys(around) if k not in points]
+        if not new:
+            break
+        add(new, ev.evaluate([(k, nominal) for k in new], "refine"), "refine")
+        if _ranked(points.values(), space.objective)[:REFINE_FROM] == top:
+            break
+
+    # 4. robustness of the best candidates
+    runs = scenarios(seed, seeds, move)
+    ranked = _ranked(points.values(), space.objective)
+    checked: list[Candidate] = []
+    for r in range(ROBUST_ROUNDS):
+        batch = ranked[r * finalists:(r + 1) * finalists]
+        if not batch:
+            break
+        mets = ev.evaluate([(c.knobs, s) for c in batch for s in runs], "robust")
+        for i, c in enumerate(batch):
+            pairs = list(zip(runs, mets[i * len(runs):(i + 1) * len(runs)]))
+            c.robustness = Robustness(pairs, node.limit_gib, move, max_latency_s,
+                                      space.objective)
+            checked.append(c)
+        if any(c.robustness.passes for c in batch):
+            break
+
+    result.points = sorted(points.values(), key=lambda c: c.knobs)
+    robust = sorted((c for c in checked if c.robustness.passes),
+                    key=lambda c: (c.robustness.score, _key(c, space.objective)))
+    if robust:
+        result.recommended = robust[0]
+        result.answer = "ok"
+    elif ranked:
+        result.answer = (f"no configuration stays inside the {node.limit_gib:g} GiB limit and "
+                         f"off cliffs under +-{100 * move:.0f} % stage costs: the best by its "
+                         f"nominal run, {ranked[0].knobs.label()}, fails with "
+                         f"{ranked[0].robustness.why}")
+    else:
+        result.answer = _none_feasible(points.values(), node, max_latency_s)
+    result.alternatives = _alternatives(result, checked, ranked, points.values())
+    return result
+
+
+def _feasible(m: dict, limit: float, max_latency_s) -> bool:
+    if m["run_failed"] or m["seconds_per_proof"] is None or m["peak_rss_gib"] is None:
+        return False
+    if m["peak_rss_gib"] > limit:
+        return False
+    return max_latency_s is None or (m["proof_latency_s"] is not None
+                                     and m["proof_latency_s"] <= max_latency_s)
+
+
+# On a tie (at one partition worker every lock gives the same run) the current daemon's
+# code path and the simpler admission rule come first.
+_LOCK_RANK = {lk: i for i, lk in enumerate(("split_async", "interlock", "two_lock", "wide_mutex",
+                                            "monolithic"))}
+_ADMISSION_RANK = {"semaphore": 0, "budget": 1}
+
+
+def _key(c: Candidate, objective: str):
+    m = c.metrics
+    spp, lat, peak = m["seconds_per_proof"], m["proof_latency_s"], m["peak_rss_gib"]
+    tie = (_LOCK_RANK.get(c.knobs.lock, 9), _ADMISSION_RANK.get(c.knobs.admission, 9), c.knobs)
+    return (spp, lat, peak, *tie) if objective == "throughput" else (lat, spp, peak, *tie)
+
+
+def _ranked(cands, objective: str) -> list[Candidate]:
+    """Return the feasible candidates, best first by their nominal run."""
+    return sorted((c for c in cands if c.feasible), key=lambda c: _key(c, objective))
+
+
+def _none_feasible(cands, node: Node, max_latency_s) -> str:
+    done = [c for c in cands if not c.metrics["run_failed"]
+            and c.metrics["peak_rss_gib"] is not None]
+    fits = [c for c in done if c.metrics["peak_rss_gib"] <= node.limit_gib]
+    if max_latency_s is not None and fits:
+        best = min(fits, key=lambda c: c.metrics["proof_latency_s"])
+        return (f"no configuration meets the latency limit of {max_latency_s:g} s inside the "
+                f"{node.limit_gib:g} GiB limit: the lowest mean latency found is "
+                f"{best.metrics['proof_latency_s']:.0f} s ({best.knobs.label()})")
+    return (f"no configuration fits under the {node.limit_gib:g} GiB limit "
+            f"({len(done)} of {len(list(cands))} finished)")
+
+
+# Rows of the alternatives table, after the recommendation.
+ALTERNATIVES = 7
+
+
+def _alternatives(result: TuneResult, checked, ranked, cands) -> list[Candidate]:
+    """Return the next-best candidates, each showing a different way the node could run.
+
+    First the other candidates checked for robustness (the nearest rivals, and
+    the faster ones the moves ruled out), then the best of each other lock
+    strategy and of the other admission rule, then the fastest run beyond the
+    limits: what more memory (or a looser latency limit) would buy.
+    """
+    rec = result.recommended
+    obj = result.request["objective"]
+    out: list[Candidate] = []
+
+    def add(c):
+        if c is not None and c is not rec and c not in out and len(out) < ALTERNATIVES - 1:
+            out.append(c)
+    for c in sorted((c for c in checked if c.robustness.passes),
+                    key=lambda c: (c.robustness.score, _key(c, obj)))[:2]:
+        add(c)
+    for c in [c for c in checked if not c.robustness.passes][:2]:
+        add(c)
+    shown = {c.knobs.lock for c in out} | ({rec.knobs.lock} if rec else set())
+    for c in ranked:
+        if c.knobs.lock not in shown:
+            add(c)
+            shown.add(c.knobs.lock)
+    if rec is not None:
+        add(next((c for c in ranked if c.knobs.admission != rec.knobs.admission), None))
+    over = sorted((c for c in cands if not c.feasible and not c.metrics["run_failed"]
+                   and c.metrics["seconds_per_proof"] is not None),
+                  key=lambda c: _key(c, obj))
+    if over and rec is not None and _key(over[0], obj) < _key(rec, obj):
+        out.append(over[0])
+    return out
