@@ -14,7 +14,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from .style import HIGHLIGHT_COLOR, RAM_COLOR, base_layout, legend_right
-from .sweep import PALETTE
+from .sweep import SERIES_COLORS as PALETTE
 
 THROUGHPUT_TITLE = "throughput (proofs per hour, higher is better)"
 MEMORY_TITLE = "peak RSS (GiB)"

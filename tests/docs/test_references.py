@@ -51,7 +51,7 @@ DAEMON_CALLS = frozenset({"printf", "fprintf", "what"})
 # A page named in passing (`see design.md`, "DESIGN.md's"): it must be in the repository.
 MD_MENTION_RE = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.md)\b")
 # Pages of other projects that the docs and code cite by name (Curio's cuzk notes).
-EXTERNAL_PAGES = frozenset({"cuzk-project.md"})
+EXTERNAL_PAGES = frozenset({"cuzk-project.md", "cuzk-memory-manager.md"})
 SUBPACKAGE_RE = re.compile(r"^(?:field|curve|msm|ntt|groth16|stages|model|sim|live|tune|trace|"
                            r"cuzk|plots|widgets|sweep)(?:\.[A-Za-z_]\w*){2,}$")
 

@@ -13,6 +13,7 @@ QUICK = ["--locks", "split_async", "--proofs", "4", "--seeds", "1", "--finalists
 
 def test_json_toml_and_html(tmp_path, capsys):
     toml, page = tmp_path / "out" / "cuzk.toml", tmp_path / "report.html"
+    toml.parent.mkdir()   # output files go into existing folders only
     rc = main(["tune", "--memory-gib", "150", "--json", "--toml", str(toml), "--html", str(page),
                *QUICK])
     out = capsys.readouterr().out
