@@ -20,7 +20,7 @@ COMMAND_MODULES = (
     "cuzklab.sim.commands",        # simulate
     "cuzklab.live.commands",       # live
     "cuzklab.tune.commands",       # tune
-    "cuzklab.groth16.commands",    # prove
+    "cuzklab.prove_commands",      # prove
     "cuzklab.bench",               # bench field|msm|ntt
     "cuzklab.plots.commands",      # report
     "cuzklab.sweep.commands",      # sweep, sweep-report

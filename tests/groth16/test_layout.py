@@ -51,10 +51,7 @@ def _graph(packages) -> dict[str, set[str]]:
 
 
 def test_groth16_does_not_import_the_stages_or_the_prover():
-    # commands.py is the ``cuzklab prove`` command: it drives the prover from the CLI
     for path in (ROOT / "groth16").rglob("*.py"):
-        if path.name == "commands.py":
-            continue
         bad = {t for t in _imports(path)
                if t.startswith(("cuzklab.stages", "cuzklab.prove", "cuzklab.live"))}
         assert not bad, f"{_module(path)} imports {sorted(bad)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cuzklab.errors import BackendError
-from cuzklab.groth16 import commands
+from cuzklab import prove_commands as commands
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from ..backend import BACKENDS, device_name
-from ..cliargs import int_at_least, require_backend
+from .backend import BACKENDS, device_name
+from .cliargs import int_at_least, require_backend
 
 #: Largest K accepted on the command line (the NTT domain limit of Fr is 2^32;
 #: beyond 2^28 the keys no longer fit in one H200's memory).
@@ -65,8 +65,8 @@ def prove_once(log2_constraints: int, *, backend: str = "cpu", seed: int = 0,
     and the second is reported, so first-use costs (GPU kernel compilation,
     memory pools) stay out of the stage times; ``prove_cold_s`` keeps the first.
     """
-    from ..prove import prove, stage_seconds
-    from . import constraints_for_domain, porep_circuit, setup, verify
+    from .groth16 import constraints_for_domain, porep_circuit, setup, verify
+    from .prove import prove, stage_seconds
     if b_g2_backend is None:
         b_g2_backend = "gpu" if (backend == "gpu" and log2_constraints >= 16) else "cpu"
     rng = np.random.default_rng(seed)
