@@ -150,6 +150,16 @@ def add_config_arguments(parser) -> None:
                         help="override one configuration key (repeatable)")
 
 
+def add_output_arguments(parser) -> None:
+    """Add ``--json`` (one JSON object: the summary), ``--trace`` and ``--perfetto`` to a sub-command."""
+    parser.add_argument("--json", action="store_true",
+                        help="print exactly one JSON object: the summary")
+    parser.add_argument("--trace", default=None, metavar="FILE.parquet",
+                        help="write the trace (Parquet)")
+    parser.add_argument("--perfetto", default=None, metavar="FILE.json",
+                        help="write a Chrome-trace JSON that ui.perfetto.dev opens")
+
+
 def config_from_args(args, profile=None):
     """Return (config, era, kept): ``--config`` (or the defaults), then the profile's era defaults.
 

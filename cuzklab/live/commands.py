@@ -45,7 +45,7 @@ def _witness_work(text: str) -> float:
 def register(sub) -> None:
     """Add the ``live`` sub-command."""
     from ..backend import BACKENDS
-    from ..cliargs import add_config_arguments
+    from ..cliargs import add_config_arguments, add_output_arguments
     p = sub.add_parser(
         "live", help="run a configuration live: real stages, threads and locks",
         description="Run proofs through the real stages under the configured concurrency, "
@@ -64,10 +64,7 @@ def register(sub) -> None:
                         "witness step ~75 %% of synthesis, as in cuzk)")
     p.add_argument("--no-verify", action="store_true",
                    help="skip the pairing check of the proofs (for big runs)")
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object: the summary")
-    p.add_argument("--trace", default=None, metavar="FILE.parquet", help="write the trace (Parquet)")
-    p.add_argument("--perfetto", default=None, metavar="FILE.json",
-                   help="write a Chrome-trace JSON that ui.perfetto.dev opens")
+    add_output_arguments(p)
     p.set_defaults(func=run)
 
 

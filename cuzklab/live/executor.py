@@ -288,14 +288,7 @@ class LiveRun:
 
     def _build(self, verification: dict) -> Trace:
         cfg = self.cfg
-        proofs = []
-        for i in range(cfg.proofs):
-            r = self.proof_rec.get(i, {})
-            proofs.append({"proof": i, "submitted": r.get("submitted", math.nan),
-                           "started": r.get("started", math.nan),
-                           "completed": r.get("completed", math.nan),
-                           "status": "ok" if "completed" in r else
-                                     ("failed" if self.failure else "pending")})
+        proofs = self.tb.proof_rows(self.proof_rec, cfg.proofs, self.failure is not None)
         from .. import __version__
         import numpy as np
         versions = {"cuzklab": __version__, "numpy": np.__version__,

@@ -9,17 +9,14 @@ import sys
 
 def register(sub) -> None:
     """Add the ``simulate`` sub-command."""
-    from ..cliargs import add_config_arguments
+    from ..cliargs import add_config_arguments, add_output_arguments
     p = sub.add_parser(
         "simulate", help="simulate the cuzk daemon on a configuration",
         description="Simulate the cuzk daemon (SimPy model) and print the run's summary.")
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
     add_config_arguments(p)
-    p.add_argument("--json", action="store_true", help="print exactly one JSON object: the summary")
-    p.add_argument("--trace", default=None, metavar="FILE.parquet", help="write the trace (Parquet)")
-    p.add_argument("--perfetto", default=None, metavar="FILE.json",
-                   help="write a Chrome-trace JSON that ui.perfetto.dev opens")
+    add_output_arguments(p)
     p.set_defaults(func=run)
 
 

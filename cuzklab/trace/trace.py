@@ -201,6 +201,23 @@ class TraceBuilder:
         """Record one counter sample."""
         self._counters.append((float(t), name, float(value)))
 
+    @staticmethod
+    def proof_rows(records: dict, proofs: int, failed: bool) -> list[dict]:
+        """Return the ``proofs`` meta rows from {proof: {submitted, started, completed}}.
+
+        A proof with a completion time is ``ok``; any other is ``failed`` when
+        the run failed, else ``pending``; missing times are NaN.
+        """
+        rows = []
+        for i in range(proofs):
+            r = records.get(i, {})
+            rows.append({"proof": i, "submitted": r.get("submitted", math.nan),
+                         "started": r.get("started", math.nan),
+                         "completed": r.get("completed", math.nan),
+                         "status": "ok" if "completed" in r else
+                                   ("failed" if failed else "pending")})
+        return rows
+
     def build(self, **meta) -> Trace:
         """Return the Trace of everything recorded so far."""
         spans = (pd.DataFrame(self._spans, columns=list(_SPAN_DTYPES))
