@@ -10,10 +10,11 @@ alternatives, the Pareto front and a cuzk daemon TOML.
 
 from __future__ import annotations
 
+from ..errors import ConfigError, ProfileError
 from .evaluate import STAGE_COSTS, Scenario, moved_profile
 from .result import Candidate, TuneResult, pareto_front
 from .search import tune
 from .space import Knobs, Node, Space
 
 __all__ = ["tune", "TuneResult", "Candidate", "pareto_front", "Knobs", "Node", "Space",
-           "Scenario", "STAGE_COSTS", "moved_profile"]
+           "Scenario", "STAGE_COSTS", "moved_profile", "ConfigError", "ProfileError"]
