@@ -3,7 +3,8 @@
 
     python benchmarks/bench_live.py [--log2-constraints 20] [--backend gpu]
         [--locks interlock,split_async] [--gw 1,2] [--pw 2,4,8]
-        [--proofs 3] [--partitions 4] [--repeats 1] [--witness-work 1] [--budget-s 540]
+        [--gpus 1] [--proofs 3] [--partitions 4] [--repeats 1] [--witness-work 1]
+        [--budget-s 540]
         [--no-verify] [--json out.json]
     python benchmarks/bench_live.py --quick      # CPU stand-ins at 2^4, a few seconds a run
 
@@ -84,13 +85,16 @@ def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify:
     last = runs[-1]
     ver = last.get("verification") or {}
     return {
-        "lock": cfg.lock, "gw": cfg.gpu_workers_per_device, "pw": cfg.partition_workers,
+        "gpus": cfg.gpus, "lock": cfg.lock, "gw": cfg.gpu_workers_per_device,
+        "pw": cfg.partition_workers,
         "seconds_per_proof": _median([r["seconds_per_proof"] for r in runs]),
         "wall_s": _median([r["wall_s"] for r in runs]),
         "peak_rss_gib": _median([r["peak_rss_gib"] for r in runs]),
         "gpu_busy_fraction": _median([r["gpu_busy_fraction"] for r in runs]),
         "overhead_fraction": _median([r["overhead_fraction"] for r in runs]),
         "bottleneck": last["bottleneck"]["resource"], "why": last["bottleneck"]["why"],
+        "utilization": (last["bottleneck"].get("evidence") or {}).get("utilization"),
+        "gpu_region_s": (last["bottleneck"].get("evidence") or {}).get("gpu_region_s"),
         "verified": None if ver.get("skipped") else f"{ver.get('verified')}/{ver.get('checked')}",
         "failed": last["run_failed"], "failure_reason": last["failure_reason"],
         "stage_s": last["stage_s"], "runs": len(runs),
@@ -105,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--locks", type=_locks, default=["interlock", "split_async"])
     ap.add_argument("--gw", type=_ints, default=[1, 2], help="gpu_workers_per_device values")
     ap.add_argument("--pw", type=_ints, default=[2, 4, 8], help="partition_workers values")
+    ap.add_argument("--gpus", type=_ints, default=[1], metavar="N[,N...]",
+                    help="GPUs of each run (default 1); several values add a grid axis")
     ap.add_argument("--proofs", type=int, default=3)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--gpu-threads", type=int, default=16)
@@ -131,31 +137,31 @@ def main(argv=None) -> int:
           f"({work.num_constraints:,} constraints) per partition, {a.proofs} proofs x "
           f"{a.partitions} partitions, gpu_threads={a.gpu_threads}, {os.cpu_count()} cores; "
           f"circuit and keys {setup_s:.1f} s", flush=True)
-    head = (f"{'lock':<12} {'gw':>2} {'pw':>3} {'s/proof':>8} {'peak RSS':>9} {'GPU busy':>8} "
+    head = (f"{'gpus':>4} {'lock':<12} {'gw':>2} {'pw':>3} {'s/proof':>8} {'peak RSS':>9} {'GPU busy':>8} "
             f"{'overhead':>8} {'verified':>8}  bottleneck")
     print(head)
     rows, skipped = [], []
     t0 = time.perf_counter()
-    for lock, gw, pw in itertools.product(a.locks, a.gw, a.pw):
+    for gpus, lock, gw, pw in itertools.product(a.gpus, a.locks, a.gw, a.pw):
         if time.perf_counter() - t0 > a.budget_s:
-            skipped.append({"lock": lock, "gw": gw, "pw": pw})
+            skipped.append({"gpus": gpus, "lock": lock, "gw": gw, "pw": pw})
             continue
         cfg = PipelineConfig(proofs=a.proofs, concurrency=a.proofs, partitions=a.partitions,
                              partition_workers=pw, gpu_workers_per_device=gw, lock=lock,
-                             gpu_threads=a.gpu_threads, memory_gib=754.0)
+                             gpus=gpus, gpu_threads=a.gpu_threads, memory_gib=754.0)
         r = bench_point(cfg, a.log2_constraints, a.backend, a.repeats, not a.no_verify,
                         a.witness_work)
         rows.append(r)
 
         def f(v, fmt):
             return "—" if v is None else format(v, fmt)
-        print(f"{lock:<12} {gw:>2} {pw:>3} {f(r['seconds_per_proof'], '8.3f')} "
+        print(f"{gpus:>4} {lock:<12} {gw:>2} {pw:>3} {f(r['seconds_per_proof'], '8.3f')} "
               f"{f(r['peak_rss_gib'], '8.2f')}G {f(r['gpu_busy_fraction'] and 100 * r['gpu_busy_fraction'], '7.0f')}% "
               f"{f(r['overhead_fraction'] and 100 * r['overhead_fraction'], '7.2f')}% "
               f"{r['verified'] or '—':>8}  {r['bottleneck']}"
               + (f" (failed: {r['failure_reason']})" if r["failed"] else ""), flush=True)
     for s in skipped:
-        print(f"{s['lock']:<12} {s['gw']:>2} {s['pw']:>3}  skipped (--budget-s {a.budget_s:g})")
+        print(f"{s['gpus']:>4} {s['lock']:<12} {s['gw']:>2} {s['pw']:>3}  skipped (--budget-s {a.budget_s:g})")
     out = {"benchmark": "live", "device": device_name(a.backend), "backend": a.backend,
            "host": platform.node(), "cores": os.cpu_count(),
            "log2_constraints": a.log2_constraints, "constraints": work.num_constraints,

@@ -9,12 +9,10 @@ rows are written, as in cuzk.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from .build import library
-from .pool import check_threads, chunks_for, ptr, ranges, run_tasks
+from .pool import check_threads, chunks_for, ptr, ranges, run_tasks, shared_pool
 
 #: Fewest rows per native MatVec call.
 MIN_ROWS = 1 << 13
@@ -58,11 +56,11 @@ def eval_gates(ops: np.ndarray, args: np.ndarray, outs: np.ndarray, layers: np.n
     if threads == 1:
         return int(run(0, n))
     check = int(run(0, int(layers[1])))
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for lo, hi in zip(layers[1:-1], layers[2:]):
-            lo, hi = int(lo), int(hi)
-            cuts = [(lo + a, lo + b) for a, b in
-                    ranges(hi - lo, min(threads, max(1, (hi - lo) // 256)))]
-            for part in run_tasks(run, cuts, threads, pool):
-                check ^= int(part)
+    pool = shared_pool(threads)
+    for lo, hi in zip(layers[1:-1], layers[2:]):
+        lo, hi = int(lo), int(hi)
+        cuts = [(lo + a, lo + b) for a, b in
+                ranges(hi - lo, min(threads, max(1, (hi - lo) // 256)))]
+        for part in run_tasks(run, cuts, threads, pool):
+            check ^= int(part)
     return check

@@ -196,3 +196,38 @@ def test_the_library_is_cached_by_source_hash(tmp_path):
     path = build.library_path()
     assert path.exists() and path.name.startswith("cuzk_native-")
     assert "#define FR_P0 0x" in build.constants_header()
+
+
+def test_fr_and_fp_products_on_full_range_values_match_python_ints():
+    """The Montgomery products on random values over the whole field (the carry-free reduction)."""
+    lib = build.library()
+    rng = np.random.default_rng(11)
+    a_int = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(300)] + [R - 1] * 4
+    b_int = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(300)] + [R - 1, 1, 0, R - 2]
+    a, b = Fr.from_ints(a_int), Fr.from_ints(b_int)
+    out = np.empty_like(a.limbs)
+    lib.fr_mul_batch(a.limbs.ctypes.data, b.limbs.ctypes.data, 0, len(a), out.ctypes.data)
+    assert Fr.from_mont_limbs(out).to_ints() == [x * y % R for x, y in zip(a_int, b_int)]
+    pairs = [tuple(int.from_bytes(rng.bytes(48), "little") % P for _ in range(2)) for _ in range(300)]
+    pairs += [(P - 1, P - 1), (P - 1, 0), (0, P - 1), (1, P - 2)]
+    x, y = Fp2.from_ints(pairs), Fp2.from_ints(list(reversed(pairs)))
+    out = np.empty_like(x.limbs)
+    lib.fp2_mul_batch(x.limbs.ctypes.data, y.limbs.ctypes.data, 0, len(x), out.ctypes.data)
+    for (a0, a1), (b0, b1), (c0, c1) in zip(pairs, reversed(pairs), Fp2.from_mont_limbs(out).to_ints()):
+        assert (c0, c1) == ((a0 * b0 - a1 * b1) % P, (a0 * b1 + a1 * b0) % P)
+
+
+def test_pools_are_persistent_and_shared_per_thread_count():
+    from cuzklab.native.pool import run_tasks, shared_pool
+    p4 = shared_pool(4)
+    assert shared_pool(4) is p4 and shared_pool(3) is not p4
+    names = run_tasks(lambda i: (i, threading.current_thread().name), [(i,) for i in range(16)], 4)
+    assert [i for i, _ in names] == list(range(16))             # results in task order
+    assert all(n.startswith("cuzklab-native-4") for _, n in names)
+    assert len(threading.enumerate()) < 64                        # no new threads per call
+    before = len(threading.enumerate())
+    for _ in range(20):
+        run_tasks(lambda i: i, [(i,) for i in range(8)], 4)
+    assert len(threading.enumerate()) == before
+    with pytest.raises(ValueError, match="threads"):
+        shared_pool(0)
