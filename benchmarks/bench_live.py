@@ -22,7 +22,8 @@ queue wake-ups, Python between stages.
 
 Points are run in order until ``--budget-s`` seconds have passed; the rest
 are listed as skipped (so one device call of bounded length always returns
-a table). Writes JSON with the device, the sizes and every figure.
+a table). Writes JSON with the device, the sizes and every figure, after
+every point (``complete`` is false until the grid is done).
 """
 
 from __future__ import annotations
@@ -141,6 +142,18 @@ def main(argv=None) -> int:
             f"{'overhead':>8} {'verified':>8}  bottleneck")
     print(head)
     rows, skipped = [], []
+    out = {"benchmark": "live", "device": device_name(a.backend), "backend": a.backend,
+           "host": platform.node(), "cores": os.cpu_count(),
+           "log2_constraints": a.log2_constraints, "constraints": work.num_constraints,
+           "proofs": a.proofs, "partitions": a.partitions, "gpu_threads": a.gpu_threads,
+           "witness_work": a.witness_work,
+           "repeats": a.repeats, "setup_s": round(setup_s, 3),
+           "overhead_definition": "partition time covered by no span / partition lifetime",
+           "rows": rows, "skipped": skipped, "complete": False}
+
+    def write():
+        if a.json:
+            write_text(a.json, json.dumps(out, indent=1, default=str))
     t0 = time.perf_counter()
     for gpus, lock, gw, pw in itertools.product(a.gpus, a.locks, a.gw, a.pw):
         if time.perf_counter() - t0 > a.budget_s:
@@ -152,6 +165,7 @@ def main(argv=None) -> int:
         r = bench_point(cfg, a.log2_constraints, a.backend, a.repeats, not a.no_verify,
                         a.witness_work)
         rows.append(r)
+        write()  # after every point, so a run cut short keeps the points it finished
 
         def f(v, fmt):
             return "—" if v is None else format(v, fmt)
@@ -162,16 +176,9 @@ def main(argv=None) -> int:
               + (f" (failed: {r['failure_reason']})" if r["failed"] else ""), flush=True)
     for s in skipped:
         print(f"{s['gpus']:>4} {s['lock']:<12} {s['gw']:>2} {s['pw']:>3}  skipped (--budget-s {a.budget_s:g})")
-    out = {"benchmark": "live", "device": device_name(a.backend), "backend": a.backend,
-           "host": platform.node(), "cores": os.cpu_count(),
-           "log2_constraints": a.log2_constraints, "constraints": work.num_constraints,
-           "proofs": a.proofs, "partitions": a.partitions, "gpu_threads": a.gpu_threads,
-           "witness_work": a.witness_work,
-           "repeats": a.repeats, "setup_s": round(setup_s, 3),
-           "overhead_definition": "partition time covered by no span / partition lifetime",
-           "rows": rows, "skipped": skipped}
+    out["complete"] = True
+    write()
     if a.json:
-        write_text(a.json, json.dumps(out, indent=1, default=str))
         print(f"wrote {a.json}")
     return 0
 

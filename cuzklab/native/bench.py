@@ -3,7 +3,8 @@
 ``partition(K)`` builds a witness program whose NTT domain is 2^K, one
 synthesized partition, its prep_msm split and G2 bases for its B tail
 (``[k_i] G`` by the fixed-base table, no setup needed: the MSM's cost does
-not depend on which points it sums).
+not depend on which points it sums; computed on the GPU when there is one,
+then held on the host as the key's bases are).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backend import device_name
+from ..backend import device_name, gpu_available
 from ..field import Fr
 from ..groth16 import constraints_for_domain
 from ..groth16.fixed_base import fixed_base_mul
@@ -49,7 +50,9 @@ def partition(log2: int, *, witness_work: float = 1.0, seed: int = 1) -> Partiti
     so = synthesize(prog, inputs)
     po = prep_msm(so)
     rng = np.random.default_rng(seed)
-    bases = fixed_base_mul("g2", Fr.random(max(1, po.b.tail), rng), "cpu")
+    where = "gpu" if gpu_available() else "cpu"
+    bases = fixed_base_mul("g2", Fr.random(max(1, po.b.tail), rng, where), where).to("cpu")
+    bases = bases[:po.b.tail]
     return Partition(prog, inputs, so, po, bases, time.perf_counter() - t0)
 
 

@@ -23,6 +23,7 @@ def test_gpus_is_a_grid_axis(tmp_path, capsys):
                         "--json", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
+    assert res["complete"]
     assert [(r["gpus"], r["pw"]) for r in res["rows"]] == [(1, 1), (1, 2), (2, 1), (2, 2)]
     for r in res["rows"]:
         assert r["verified"] == "4/4" and not r["failed"]
