@@ -6,7 +6,8 @@
 #   2. the same at small sizes (2^14 and 2^16, W=0, pw=12, and 12 proofs at 2^16),
 #      where the GPU region's fixed costs outweigh the CPU work of a partition;
 #   3. the thread scaling of the native CPU stages (bench_cpu_stages.py);
-#   4. the contention curve (bench_contention.py).
+#   4. the contention curve (bench_contention.py);
+#   0. first, the native library's build flags compared (bench_native_flags.py).
 # Every step has a time limit of its own; its JSON and log go to $OUT (default
 # benchmarks/results), so a step that runs out still leaves the others' figures.
 #
@@ -42,10 +43,12 @@ grid() {  # grid NAME LIMIT_S K W PW [extra bench_live args]
         --budget-s $((limit - 20)) --json "$OUT/$name.json" "$@"
 }
 
+step "native-flags-$TAG" "${LIMIT_FLAGS:-25}" "$PY" benchmarks/bench_native_flags.py \
+    --points 4096 --json "$OUT/native-flags-$TAG.json"
 # the small sizes first: the first step also compiles the GPU kernels
 first=1
 for k in $SMALL_K; do
-    if [ $first = 1 ]; then limit=${LIMIT_FIRST:-60}; first=0; else limit=${LIMIT_SMALL:-25}; fi
+    if [ $first = 1 ]; then limit=${LIMIT_FIRST:-50}; first=0; else limit=${LIMIT_SMALL:-25}; fi
     grid "live-${k}-w0-pw12-$TAG" "$limit" "$k" 0 12
 done
 last_small=${SMALL_K##* }
