@@ -31,7 +31,8 @@ SOURCE = Path(__file__).with_name("cuzk_native.c")
 #: Flags: optimized, position independent; no -march=native, so a cached
 #: library is valid on any x86-64 / aarch64 host of the same kind. -O2, not
 #: -O3: GCC 12's -O3 vectorizes the limb loops of the Fp2 product into code
-#: about 3x slower than -O2's scalar code (measured on x86-64).
+#: 1.3x slower than -O2's; GCC 13's -O3 is 7 % faster for the G2 MSM
+#: (benchmarks/bench_native_flags.py; docs/native.md has the figures).
 CFLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing")
 
 _P = ctypes.c_void_p
