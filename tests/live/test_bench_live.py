@@ -23,7 +23,7 @@ def test_gpus_is_a_grid_axis(tmp_path, capsys):
                         "--json", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
-    assert res["complete"]
+    assert res["complete"] and res["warmup_s"] > 0     # the untimed run came first
     assert [(r["gpus"], r["pw"]) for r in res["rows"]] == [(1, 1), (1, 2), (2, 1), (2, 2)]
     for r in res["rows"]:
         assert r["verified"] == "4/4" and not r["failed"]
@@ -37,3 +37,13 @@ def test_bad_gpus_is_one_clear_error(bad, capsys):
     with pytest.raises(SystemExit):
         _bench().main(["--quick", "--gpus", bad])
     assert "--gpus" in capsys.readouterr().err
+
+
+def test_no_warmup_and_a_spent_budget_skip_what_they_say(tmp_path):
+    out = tmp_path / "live.json"
+    rc = _bench().main(["--quick", "--no-warmup", "--budget-s", "0", "--locks", "interlock",
+                        "--gw", "1", "--json", str(out)])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert res["warmup_s"] is None and res["complete"]
+    assert res["rows"] == [] and [s["pw"] for s in res["skipped"]] == [1, 2]
