@@ -103,6 +103,11 @@ def side(summary: dict) -> dict:
             "failed": summary.get("run_failed"), "failure_reason": summary.get("failure_reason")}
 
 
+def _rss_start(trace):
+    rss = trace.counters[trace.counters["name"] == "rss_gib"]
+    return round(float(rss.sort_values("t")["value"].iloc[0]), 4) if len(rss) else None
+
+
 def row_errors(model: dict, live: dict) -> dict:
     """Return the model's errors against the measurement for one row."""
     err = {m: _rel(model[m], live[m]) for m in METRICS}
@@ -132,6 +137,7 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
         live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
                         progress=False, verify=False, witness_work=witness_work)
         ms, ls = side(sim.summary()), side(live.summary())
+        ms["rss_start_gib"], ls["rss_start_gib"] = _rss_start(sim), _rss_start(live)
         row = {"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted),
                "model": ms, "live": ls, "error": row_errors(ms, ls)}
         if keep_traces:

@@ -76,7 +76,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     from ..live import check_log2, check_witness_work, workload
     from ..model.profile import Profile
     from .contention import fit_pool_weight
-    from .measure import host_cores, measure_bandwidth, measure_contention, measure_solo
+    from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
+                          measure_solo)
     check_name(name)
     check_log2(log2_constraints)
     try:
@@ -105,6 +106,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     every = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
                          synthesis_threads=cores, witness_work=witness_work)
     bw = measure_bandwidth(cores)
+    capacity = measure_cores(log2_constraints, backend=backend, witness_work=witness_work)
+    eff_cores = max(1, min(cores, int(round(capacity["effective_cores"]))))
     cont = measure_contention(log2_constraints, counts, pool_threads=pool, backend=backend,
                               repeat=repeat, witness_work=witness_work)
     st, st1 = every["stage_s"], one["stage_s"]
@@ -125,7 +128,10 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     where = f"{mach['cpu']}, {cores} cores" + (f", {mach['gpu']}" if backend == "gpu" else "")
 
     node = [
-        Entry("cores", cores, "measured", "cores this process may run on"),
+        Entry("cores", eff_cores, "measured",
+              f"effective cores: {cores} one-thread syntheses at once run "
+              f"{capacity['rows'][-1]['slowdown']:.3f}x slower than one alone, so the "
+              f"{cores} logical cores hold {capacity['effective_cores']:.2f} syntheses' work"),
         Entry("memory_gib", mach["memory_gib"], "measured", "host MemTotal"),
         Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
               f"{bw['gbps_1_thread']} GB/s on one"),
@@ -185,10 +191,14 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
               "the scalars it classifies over its solo time"),
         Entry("mem_bound", 0.5, "assumed", "acts only past ddr_gbps"),
     ]
-    g2_at = [st["b_g2_msm"], st["b_g2_msm"]]
+    # The model runs b_g2_msm's core-seconds (solo_s_at_all_cores x cores) on min(pool, cores)
+    # cores; this value makes that the measured solo time on the measured pool.
+    g2 = st["b_g2_msm"] * min(pool, eff_cores) / eff_cores
+    g2_at = [g2, g2]
     b_g2 = [
         Entry("solo_s_at_all_cores", g2_at[0], "measured",
-              f"median on a pool of {pool} threads, {solo_cmd}"),
+              f"median {st['b_g2_msm']:.4g} s on a pool of {pool} threads, {solo_cmd}, "
+              f"as core-seconds over {eff_cores} effective cores"),
         Entry("solo_s_at_32", g2_at[1], "measured",
               "the same pool" + (" (the host has no more than 32 cores)" if cores <= 32 else "")),
         Entry("bw_gbps_per_thread", max(1e-6, g2_bytes / 1e9 / st["b_g2_msm"] / pool),
@@ -240,6 +250,6 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                                "12 (split API, early a/b/c free)")], tables, calibration)
     measurements = {"solo_1_thread": {k: v for k, v in one.items() if k != "trace"},
                     "solo_all_threads": {k: v for k, v in every.items() if k != "trace"},
-                    "bandwidth": bw, "contention": cont, "machine": mach,
+                    "bandwidth": bw, "contention": cont, "machine": mach, "cores": capacity,
                     "pool_weight_rms_log_error": rms}
     return {"text": text, "measurements": measurements, "calibration": calibration}

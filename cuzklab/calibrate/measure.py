@@ -181,3 +181,47 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "rows": rows}
+
+
+def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
+                  witness_work: float = 1.0, seed: int = 0) -> dict:
+    """Return the effective cores of this host for synthesis, from k one-thread syntheses at once.
+
+    Each count k starts k one-thread syntheses together; the host's capacity at k
+    is k x (one synthesis alone) / (their mean duration). A vCPU that is an SMT
+    sibling, or that shares caches and memory bandwidth, is less than a core:
+    the capacity at k = every core is the ``cores`` the model shares among
+    threads.
+    """
+    from ..live import workload
+    from ..live import work as W
+    from ..stages import StageClock
+    cores = host_cores()
+    counts = sorted(set(counts or [max(1, cores // 2), cores]))
+    work = workload(log2_constraints, seed, backend, witness_work)
+    W.synthesize(work, 0, 0, StageClock(), 1)  # warm
+    t = time.perf_counter()
+    W.synthesize(work, 0, 1, StageClock(), 1)
+    solo = time.perf_counter() - t
+    rows = []
+    for k in counts:
+        barrier = threading.Barrier(k)
+        durs = [0.0] * k
+
+        def one(i):
+            barrier.wait()
+            t0 = time.perf_counter()
+            W.synthesize(work, 7, i, StageClock(), 1)
+            durs[i] = time.perf_counter() - t0
+
+        ts = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(k)]
+        for th in ts:
+            th.start()
+        for th in ts:
+            th.join()
+        mean = statistics.fmean(durs)
+        rows.append({"syntheses": k, "mean_s": mean, "slowdown": mean / solo,
+                     "capacity_cores": k * solo / mean})
+    full = rows[-1]
+    return {"logical_cores": cores, "solo_synth_s": solo, "rows": rows,
+            "effective_cores": full["capacity_cores"]}
