@@ -43,7 +43,7 @@ def toml_value(v) -> str:
     if isinstance(v, float):
         if not math.isfinite(v):
             raise ValueError(f"a profile value must be finite, got {v!r}")
-        return repr(round(v, 6)) if abs(v) >= 1e-4 or v == 0 else f"{v:.6e}"
+        return repr(float(f"{v:.6g}"))  # six significant digits
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, dict):
