@@ -151,9 +151,7 @@ def run_calibrate(args) -> int:
         write_text(args.json, json.dumps({"profile": str(path), "calibration": res["calibration"],
                                           "measurements": res["measurements"]},
                                          indent=1, default=str))
-    print(f"profile: {path}")
-    print(f"fitted on {len(res['calibration']['fitted_on'])} configuration(s); "
-          f"{res['calibration']['method']} calibration of {res['calibration']['date']}")
+    print(format_calibration(res, path))
     return 0
 
 
@@ -220,4 +218,35 @@ def format_curve(curve: dict) -> str:
         lines.append(f"slowdown: worst {100 * t['max_abs_error']:.1f} % over the points not fitted "
                      f"(target {100 * t['slowdown_error']:.0f} %): "
                      f"{'met' if t['met'] else 'NOT met'}")
+    return "\n".join(lines)
+
+
+def format_calibration(res: dict, path=None) -> str:
+    """Return what a calibration measured and fitted, in a few lines."""
+    import sys as _sys
+    if _sys.version_info >= (3, 11):
+        import tomllib as _toml
+    else:  # pragma: no cover
+        import tomli as _toml
+    data = _toml.loads(res["text"])
+    cal = res["calibration"]
+    lines = [f"profile {data['name']}" + (f": {path}" if path else ""),
+             f"  {cal['method']} calibration of {cal['date']}; fitted on "
+             f"{len(cal['fitted_on'])} configuration(s)"]
+    if cal["method"] == "live":
+        n, s, g = data["node"], data["synth"], data["gpu"]
+        lines += [
+            f"  node: {n['cores']} effective cores, {n['ddr_gbps']} GB/s copy bandwidth, "
+            f"pool weight {n['cpu_pool_weight']} (fit)",
+            f"  synth {s['work_core_s']:.4g} s on one thread, x{s['max_threads']} on all; "
+            f"prep_msm {data['prep_msm']['solo_s']:.4g} s; b_g2_msm "
+            f"{data['b_g2_msm']['solo_s_at_all_cores']:.4g} s",
+            f"  GPU region: ntt_h {g['ntt_h_s']:.4g} s, batch_add {g['batch_add_s']:.4g} s, "
+            f"tail_msm {g['tail_msm_s']:.4g} s; idle RSS "
+            f"{data['memory']['srs_gib'] + data['memory']['runtime_gib']:.3f} GiB"]
+    else:
+        for t, entries in data.items():
+            if isinstance(entries, dict) and t != "calibration":
+                lines.append(f"  {t}: " + ", ".join(f"{k} {v:.4g}" for k, v in entries.items()
+                                                     if isinstance(v, (int, float))))
     return "\n".join(lines)

@@ -42,7 +42,11 @@ def overlay(measured, model, *, title: str | None = None, width: int = 1200) -> 
         spp = s.get("seconds_per_proof")
         b = (s.get("bottleneck") or {}).get("resource")
         return f"{label}: {spp:.3g} s/proof, bound by {b}" if spp else f"{label}"
-    figs = [timeline(measured, title=head(lm, sm)), timeline(model, title=head(lp, sp)),
+    end = max(measured.duration, model.duration, 1e-9)
+    tl = [timeline(measured, title=head(lm, sm)), timeline(model, title=head(lp, sp))]
+    for f in tl:  # one time scale for both sides, so their lengths compare by eye
+        f.update_xaxes(range=[0, end * 1.02])
+    figs = [*tl,
             breakdown([measured, model], labels=[lm, lp],
                       title="mean seconds per stage: " + lm + " vs " + lp)]
     return stack(figs, width=width, title=title or f"{lm} against {lp}")

@@ -168,3 +168,27 @@ def test_bad_grid_key_is_named(cli_error, tmp_path):
     g.write_text("[grid]\npartition_wrokers = [1, 2]\n")
     cli_error(["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--grid", str(g)],
               "--grid", "partition_wrokers")
+
+
+def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
+    import nbformat
+    import papermill as pm
+    from pathlib import Path
+    nb_path = Path(__file__).resolve().parents[2] / "notebooks" / "05-live-vs-model.ipynb"
+    out = tmp_path / "05.ipynb"
+    pm.execute_notebook(str(nb_path), str(out), kernel_name="python3", progress_bar=False,
+                        cwd=str(tmp_path), execution_timeout=240, store_widget_state=False,
+                        parameters=dict(backend="cpu", log2_constraints=4, proofs=1,
+                                        partitions=2, partition_workers=[2],
+                                        locks=["split_async"], contention=[0, 1],
+                                        out_dir=str(tmp_path / "runs")))
+    nb = nbformat.read(out, as_version=4)
+    assert not nb.metadata["papermill"].get("exception")
+    text = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    assert "profile this-machine" in text and "error = model / live - 1" in text
+    assert "contention, pool of" in text
+    figs = [o for c in nb.cells for o in c.get("outputs", [])
+            if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert len(figs) == 2
+    assert (tmp_path / "runs" / "compare.html").is_file()
+    assert (tmp_path / "runs" / "this-machine.toml").is_file()
