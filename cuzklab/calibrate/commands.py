@@ -90,8 +90,9 @@ def register(sub) -> None:
                     "and write the model's error per metric; rows the profile was fitted on "
                     "are marked.")
     c.add_argument("--profile", required=True, metavar="NAME|PATH", help="the profile to judge")
-    c.add_argument("--log2-constraints", type=_log2, required=True, metavar="K",
-                   help="rows per partition circuit of the live runs, 2^K")
+    c.add_argument("--log2-constraints", type=_log2, default=None, metavar="K",
+                   help="rows per partition circuit of the live runs, 2^K (required unless "
+                        "--measured)")
     c.add_argument("--backend", choices=BACKENDS, default="cpu",
                    help="gpu (CUDA) or cpu (CPU stand-ins); default cpu")
     add_config_arguments(c)
@@ -99,6 +100,9 @@ def register(sub) -> None:
                    help="a TOML grid ([parameters] and [grid] tables, or points = [...])")
     c.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
                    help="the witness program's work per constraint (default 1)")
+    c.add_argument("--measured", default=None, metavar="FILE.json",
+                   help="judge the profile against the live rows of an earlier compare JSON "
+                        "(the model is simulated again; nothing runs live)")
     c.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
                    help="also measure the contention curve at these counts, with the model's")
     c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
@@ -165,6 +169,10 @@ def run_compare(args) -> int:
     for option, path in (("--json", args.json), ("--html", args.html)):
         if path:
             output_file(path, option)
+    if args.measured:
+        return _remeasured(args, prof)
+    if args.log2_constraints is None:
+        raise ConfigError("--log2-constraints", "is required unless --measured (e.g. 18)")
     if args.grid:
         configs = load_grid(args.grid)
         try:
@@ -197,6 +205,33 @@ def run_compare(args) -> int:
         from ..plots.model_vs_live import compare_html
         compare_html(res, args.html)
         print(f"html: {args.html}")
+    return 0
+
+
+def _remeasured(args, prof) -> int:
+    """compare --measured: the model again, against the live rows of an earlier comparison."""
+    from ..cliargs import input_file
+    from ..errors import ConfigError
+    from .compare import format_table, remodel
+    path = input_file(args.measured, "--measured", text=True)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        rows = stored["rows"]
+        _ = [(r["config"], r["live"]["seconds_per_proof"]) for r in rows]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs rows "
+                          "with config and live)") from None
+    for option, given in (("--grid", args.grid), ("--contention", args.contention),
+                          ("--html", args.html)):
+        if given:
+            raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
+    res = remodel(stored, prof)
+    print(format_table(res))
+    print(f"live side: {path.name} (measured with profile {stored.get('profile')})")
+    if args.json:
+        from ..atomic import write_text
+        write_text(args.json, json.dumps(res, indent=1, default=str))
+        print(f"json: {args.json}")
     return 0
 
 

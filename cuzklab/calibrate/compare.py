@@ -148,6 +148,36 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     return rows
 
 
+def remodel(result: dict, profile) -> dict:
+    """Return a stored comparison with its model side simulated again on ``profile``.
+
+    The live side of every row (what was measured) is kept as it was; only the
+    model's side, the errors, the fitted marks and the verdict are new. This
+    judges a re-calibrated profile against measurements already taken.
+    """
+    from ..model import PipelineConfig
+    from ..model.profile import Profile
+    from ..sim import simulate
+    prof = Profile.load(profile)
+    fitted = fitted_configs(prof)
+    rows = []
+    for r in result["rows"]:
+        cfg = PipelineConfig.from_dict(r["config"])
+        sim = simulate(cfg, prof)
+        ms = side(sim.summary())
+        ms["rss_start_gib"] = _rss_start(sim)
+        ls = r["live"]
+        rows.append({"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted), "model": ms,
+                     "live": ls, "error": row_errors(ms, ls)})
+    out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
+    out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
+                "rows": rows, "verdict": verdict(rows),
+                "live_measured_with": {"profile": result.get("profile"),
+                                       "calibration_date": (result.get("calibration") or {})
+                                       .get("date")}})
+    return out
+
+
 def verdict(rows: list[dict]) -> dict:
     """Return the targets met or not over the rows that were not fitted, and the worst row."""
     judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]

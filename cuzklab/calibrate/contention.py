@@ -124,3 +124,54 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
             "worst": {"syntheses": worst["syntheses"],
                       "slowdown_error": max(worst.get("prep_msm_x_error", 0),
                                             worst.get("b_g2_msm_x_error", 0), key=abs)}}
+
+
+def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
+                    mem_bound: float) -> list[float]:
+    """Return the model's slowdown of k one-thread syntheses at once, for each k in ``counts``."""
+    import simpy
+
+    from ..model.profile import Profile
+    from ..sim.machine import Machine
+    prof = Profile.load(profile)
+    node = prof["node"]
+    out = []
+    for k in counts:
+        env = simpy.Environment()
+        m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
+                    pool_threads=cores, age_priority=1.0, pool_weight=1.0)
+        for _ in range(int(k)):
+            m.run("synth", 1e12, cap=1.0, bw_per_thread=bw_per_thread, mem_bound=mem_bound)
+        rate = min(j.rate for j in m.jobs)
+        out.append(1.0 / rate if rate > 0 else math.inf)
+    return out
+
+
+def fit_synth_sharing(profile, capacity: dict) -> dict:
+    """Return the effective cores and synthesis bandwidth demand that best explain ``capacity``.
+
+    ``capacity`` holds the measured slowdown of k one-thread syntheses at once
+    (:func:`~cuzklab.calibrate.measure.measure_cores`). The model shares cores
+    among threads and memory bandwidth among bandwidth-bound jobs; the fit
+    picks the cores (between half and all of the logical ones: SMT siblings),
+    a synthesis thread's bandwidth demand and how memory-bound it is, that give
+    the smallest rms log error over the measured counts.
+    """
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    ddr = prof["node"]["ddr_gbps"]
+    logical = int(capacity["logical_cores"])
+    rows = [r for r in capacity["rows"] if r["syntheses"] >= 1]
+    counts = [r["syntheses"] for r in rows]
+    best = None
+    demands = [ddr * 2 ** (i / 4) / 64 for i in range(0, 37)]  # ddr/64 .. ddr*8
+    for cores in range(max(1, logical // 2), logical + 1):
+        for d in demands:
+            for m in (0.0, 0.25, 0.5, 0.75, 1.0):
+                model = synth_slowdowns(prof, counts, cores=cores, bw_per_thread=d, mem_bound=m)
+                err = math.sqrt(sum(math.log(x / r["slowdown"]) ** 2
+                                    for x, r in zip(model, rows)) / len(rows))
+                if best is None or err < best["rms_log_error"] - 1e-9:
+                    best = {"cores": cores, "bw_gbps_per_thread": d, "mem_bound": m,
+                            "rms_log_error": err, "model_slowdowns": model}
+    return best

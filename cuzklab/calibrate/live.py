@@ -107,12 +107,19 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                          synthesis_threads=cores, witness_work=witness_work)
     bw = measure_bandwidth(cores)
     capacity = measure_cores(log2_constraints, backend=backend, witness_work=witness_work)
-    eff_cores = max(1, min(cores, int(round(capacity["effective_cores"]))))
     cont = measure_contention(log2_constraints, counts, pool_threads=pool, backend=backend,
                               repeat=repeat, witness_work=witness_work)
+    from .contention import fit_synth_sharing
+    probe = Profile.load("porep-32g").replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
+    sharing = fit_synth_sharing(probe, capacity)
+    eff_cores = int(sharing["cores"])
+    slow = ", ".join(f"{r['syntheses']}: x{r['slowdown']:.2f}" for r in capacity["rows"])
+    share_note = (f"with synth bandwidth below, the model's core and bandwidth sharing gives the "
+                  f"measured slowdown of k one-thread syntheses at once ({slow}; rms log error "
+                  f"{sharing['rms_log_error']:.3f}) on {cores} logical cores")
     st, st1 = every["stage_s"], one["stage_s"]
     t1, tc = st1["synth"], st["synth"]
-    speedup = max(1.0, t1 / tc)
+    speedup = min(float(cores), max(1.0, t1 / tc))
     serial = min(0.99, max(0.0, (tc / t1 - 1 / cores) / (1 - 1 / cores))) if cores > 1 else 0.99
     abc_gib = work.abc_bytes / GIB
     aux_gib = work.aux_bytes / GIB
@@ -128,10 +135,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     where = f"{mach['cpu']}, {cores} cores" + (f", {mach['gpu']}" if backend == "gpu" else "")
 
     node = [
-        Entry("cores", eff_cores, "measured",
-              f"effective cores: {cores} one-thread syntheses at once run "
-              f"{capacity['rows'][-1]['slowdown']:.3f}x slower than one alone, so the "
-              f"{cores} logical cores hold {capacity['effective_cores']:.2f} syntheses' work"),
+        Entry("cores", eff_cores, "fit", share_note),
         Entry("memory_gib", mach["memory_gib"], "measured", "host MemTotal"),
         Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
               f"{bw['gbps_1_thread']} GB/s on one"),
@@ -170,10 +174,11 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
               f"its speed-up on {cores} threads ({tc:.4g} s): the witness step is serial, only "
               "the MatVec is row-parallel"),
         Entry("age_priority", 1.0, "assumed", "syntheses share the pool equally"),
-        Entry("bw_gbps_per_thread", max(1e-6, part_gib * GIB / 1e9 / t1), "measured",
-              "the bytes a synthesis writes (a, b, c, aux) over its one-thread time"),
-        Entry("mem_bound", 0.5, "assumed", "acts only when demand passes ddr_gbps, which no run "
-              "here reaches"),
+        Entry("bw_gbps_per_thread", round(sharing["bw_gbps_per_thread"], 4), "fit",
+              "with node.cores: the slowdown of k syntheses at once (writes alone: "
+              f"{part_gib * GIB / 1e9 / t1:.3g} GB/s; the rest is reads of the circuit and "
+              "cache misses)"),
+        Entry("mem_bound", sharing["mem_bound"], "fit", "with the two above"),
         Entry("alloc_at_start", 0.0, "measured", "aux and a, b, c are allocated as they are "
               "written"),
         Entry("scratch_gib", scratch, "measured", "solo peak RSS above its start and one "
@@ -251,5 +256,6 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     measurements = {"solo_1_thread": {k: v for k, v in one.items() if k != "trace"},
                     "solo_all_threads": {k: v for k, v in every.items() if k != "trace"},
                     "bandwidth": bw, "contention": cont, "machine": mach, "cores": capacity,
+                    "synth_sharing": sharing,
                     "pool_weight_rms_log_error": rms}
     return {"text": text, "measurements": measurements, "calibration": calibration}

@@ -189,20 +189,24 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
 
     Each count k starts k one-thread syntheses together; the host's capacity at k
     is k x (one synthesis alone) / (their mean duration). A vCPU that is an SMT
-    sibling, or that shares caches and memory bandwidth, is less than a core:
-    the capacity at k = every core is the ``cores`` the model shares among
-    threads.
+    sibling, or that shares caches and memory bandwidth, is less than a core.
+    The slowdowns against k are what
+    :func:`~cuzklab.calibrate.contention.fit_synth_sharing` explains with the
+    model's core and bandwidth sharing.
     """
     from ..live import workload
     from ..live import work as W
     from ..stages import StageClock
     cores = host_cores()
-    counts = sorted(set(counts or [max(1, cores // 2), cores]))
+    counts = sorted(set(counts or sorted({1, 2, max(1, cores // 4), max(1, cores // 2), cores})))
     work = workload(log2_constraints, seed, backend, witness_work)
     W.synthesize(work, 0, 0, StageClock(), 1)  # warm
-    t = time.perf_counter()
-    W.synthesize(work, 0, 1, StageClock(), 1)
-    solo = time.perf_counter() - t
+    solos = []
+    for i in range(3):
+        t = time.perf_counter()
+        W.synthesize(work, 0, 1 + i, StageClock(), 1)
+        solos.append(time.perf_counter() - t)
+    solo = statistics.median(solos)
     rows = []
     for k in counts:
         barrier = threading.Barrier(k)
