@@ -199,11 +199,12 @@ def verdict(rows: list[dict]) -> dict:
 
 
 def worst_reason(row: dict) -> str:
-    """Return the stage whose mean the model misses most in ``row``, as a sentence."""
+    """Return the stage whose mean the model misses by the most seconds in ``row``, as a sentence."""
     st = row["error"]["stage_s"]
     if not st:
         return "no stage to compare"
-    s = max(st, key=lambda k: abs(st[k] or 0))
+    m, lv = row["model"]["stage_s"], row["live"]["stage_s"]
+    s = max(st, key=lambda k: abs(m[k] - lv[k]))
     return (f"{s}: model {row['model']['stage_s'][s]:.4g} s against live "
             f"{row['live']['stage_s'][s]:.4g} s ({100 * st[s]:+.0f} %)")
 

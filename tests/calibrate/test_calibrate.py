@@ -192,3 +192,52 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert len(figs) == 2
     assert (tmp_path / "runs" / "compare.html").is_file()
     assert (tmp_path / "runs" / "this-machine.toml").is_file()
+
+
+def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, capsys):
+    stored = "benchmarks/results/compare-h200.json"
+    rc = main(["compare", "--profile", "data/profiles/h200-2p20.toml", "--measured", stored,
+               "--json", str(tmp_path / "again.json")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "live side: compare-h200.json" in out
+    again = json.loads((tmp_path / "again.json").read_text())
+    before = json.loads(open(stored).read())
+    assert [r["live"] for r in again["rows"]] == [r["live"] for r in before["rows"]]
+    for a, b in zip(again["rows"], before["rows"]):  # the same profile gives the same model
+        assert a["model"]["seconds_per_proof"] == pytest.approx(b["model"]["seconds_per_proof"],
+                                                                rel=1e-6)
+
+
+def test_measured_file_must_be_a_comparison(cli_error, tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"rows": [{"nothing": 1}]}')
+    cli_error(["compare", "--profile", "porep-32g", "--measured", str(bad)], "--measured")
+
+
+def test_curve_is_judged_on_the_slowdown():
+    from cuzklab.calibrate.contention import judge_curve
+    curve = {"rows": [
+        {"syntheses": 0, "fitted": True, "prep_msm_live_x": 1.0, "prep_msm_model_x": 1.0,
+         "b_g2_msm_live_x": 1.0, "b_g2_msm_model_x": 1.0},
+        {"syntheses": 4, "fitted": False, "prep_msm_live_x": 1.1, "prep_msm_model_x": 1.0,
+         "b_g2_msm_live_x": 1.5, "b_g2_msm_model_x": 1.2}]}
+    out = judge_curve(curve)
+    assert out["rows"][1]["b_g2_msm_x_error"] == pytest.approx(1.2 / 1.5 - 1, abs=1e-4)
+    assert out["target"]["max_abs_error"] == pytest.approx(0.2, abs=1e-4)
+    assert out["target"]["met"] is False and out["worst"]["syntheses"] == 4
+
+
+def test_cuzk_log_source_and_the_model_overlay():
+    from cuzklab.widgets import get_source, model_overlay, source_names
+    assert "cuzk-log" in source_names()
+    trace = get_source("cuzk-log")(PipelineConfig(), None)
+    assert trace.source == "cuzk-log" and trace.meta["config"]["partitions"] == 10
+    fig = model_overlay(trace, "porep-32g")
+    title = fig.layout.title.text
+    assert "measured (cuzk-log)" in title and "model (sim, porep-32g)" in title
+    names = {t.name for t in fig.data}
+    assert any("· measured (cuzk-log)" in n for n in names if n)
+    assert any("· model (sim, porep-32g)" in n for n in names if n)
+    with pytest.raises(Exception, match="measured trace"):
+        from cuzklab.sim import simulate
+        model_overlay(simulate(PipelineConfig(proofs=2, concurrency=2)), "porep-32g")
