@@ -19,6 +19,16 @@ from pathlib import Path
 
 TAGS = ("measured", "cuzk", "fit", "assumed")
 
+#: What each number of the [calibration] table records.
+CALIBRATION_NOTES = {
+    "log2_constraints": "rows per partition circuit, 2^K, of every run above",
+    "constraints": "constraints per partition of every run above",
+    "witness_work": "the witness program's work per constraint of every run above",
+    "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
+    "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
+    "fitted_on": "the configurations the profile was fitted on",
+}
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -71,7 +81,8 @@ def profile_text(name: str, description: str, header: list[str], top: list[Entry
               "# (cuzklab compare marks those rows: the others are the ones that count).",
               "[calibration]"]
     for k, v in calibration.items():
-        lines.append(f"{k} = {toml_value(v)}")
+        note = CALIBRATION_NOTES.get(k)
+        lines.append(f"{k} = {toml_value(v)}" + (f"  # measured: {note}" if note else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -196,7 +196,7 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
 
 def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, capsys):
     stored = "benchmarks/results/compare-h200.json"
-    rc = main(["compare", "--profile", "data/profiles/h200-2p20.toml", "--measured", stored,
+    rc = main(["compare", "--profile", "porep-live-2p20-h200", "--measured", stored,
                "--json", str(tmp_path / "again.json")])
     out = capsys.readouterr().out
     assert rc == 0 and "live side: compare-h200.json" in out
