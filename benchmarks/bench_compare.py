@@ -71,7 +71,7 @@ def main(argv=None) -> int:
            "log2_constraints": a.log2_constraints, "proofs": a.proofs,
            "partitions": a.partitions, "gpu_threads": a.gpu_threads,
            "witness_work": a.witness_work, "rows": [], "skipped": [],
-           "native_stages": "as on this branch (cuzklab/native)"}
+           "native_stages": "this version's native code (cuzklab/native)"}
 
     def save():
         if a.json:

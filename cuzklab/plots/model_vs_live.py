@@ -90,7 +90,7 @@ def _num(v, f=".3f") -> str:
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table."""
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th><th>s/proof live</th>"
-            "<th>error</th><th>peak RSS model</th><th>peak RSS live</th><th>error</th>"
+            "<th>error</th><th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
             "<th>GPU busy model / live</th><th>bottleneck model / live</th></tr>")
     body = []
     for r in result["rows"]:

@@ -241,3 +241,12 @@ def test_cuzk_log_source_and_the_model_overlay():
     with pytest.raises(Exception, match="measured trace"):
         from cuzklab.sim import simulate
         model_overlay(simulate(PipelineConfig(proofs=2, concurrency=2)), "porep-32g")
+
+
+def test_explorer_shows_a_cuzk_log_and_overlays_the_model():
+    from cuzklab.widgets import Explorer, model_overlay
+    ex = Explorer(source="cuzk-log", debounce_s=0)
+    summary = ex.refresh()
+    assert summary is not None and summary["source"] == "cuzk-log"
+    fig = model_overlay(ex, "porep-32g")
+    assert "model (sim, porep-32g)" in fig.layout.title.text
