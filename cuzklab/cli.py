@@ -25,7 +25,7 @@ COMMAND_MODULES = (
     "cuzklab.plots.commands",      # report
     "cuzklab.sweep.commands",      # sweep, sweep-report
     "cuzklab.cuzk.commands",       # logs parse
-    "cuzklab.model.commands",      # calibrate
+    "cuzklab.calibrate.commands",  # calibrate, compare
     "cuzklab.workdir",             # notebooks, grids, samples
 )
 

@@ -1,9 +1,11 @@
 """Where the explorer's traces come from: a registry of named sources.
 
 A source is a callable ``(config: PipelineConfig, profile: str | None) ->
-Trace``. ``sim`` (the SimPy model) and ``live`` (the live executor, scaled
-down to a size that answers in seconds) are built in; other sources, such as
-parsed daemon logs, register themselves the same way::
+Trace``. ``sim`` (the SimPy model), ``live`` (the live executor, scaled
+down to a size that answers in seconds) and ``cuzk-log`` (a parsed daemon
+log plus the configuration it ran with; the sample log until
+:func:`cuzk_log_source` points it at an operator's own files) are built in;
+other sources register themselves the same way::
 
     from cuzklab.widgets import register_source
     register_source("live", lambda config, profile: run_live(config, profile))
@@ -60,6 +62,30 @@ def _live_message(config) -> str:
 _live.running_message = _live_message
 
 
+def cuzk_log_source(paths=None, config=None):
+    """Return a ``cuzk-log`` source: the parsed trace of daemon log ``paths`` (default: the sample).
+
+    The trace's ``meta["config"]`` is ``config`` (a PipelineConfig or dict) or, if
+    None, the configuration the logs show (``LogParse.inferred_config``), so a
+    model can be run on the same configuration beside it. The logs are parsed
+    once; the explorer's controls do not change what a log recorded.
+    """
+    cache: dict = {}
+
+    def source(_config=None, _profile=None):
+        if "trace" not in cache:
+            from ..cuzk import parse_logs, sample_paths
+            from ..model import PipelineConfig
+            files = paths or [p for p in sample_paths() if p.name == "cuzk-daemon.log"]
+            lp = parse_logs(files)
+            cfg = PipelineConfig.coerce(config) if config is not None else lp.inferred_config()
+            lp.trace.meta["config"] = cfg.to_dict()
+            lp.trace.meta["logs"] = [str(getattr(f, "name", f)) for f in files]
+            cache["trace"] = lp.trace
+        return cache["trace"]
+    return source
+
+
 def register_source(name: str, fn: Source, *, replace: bool = False) -> None:
     """Register ``fn`` as the source called ``name`` (``replace=True`` to overwrite)."""
     if not isinstance(name, str) or not name:
@@ -97,3 +123,4 @@ def source_names() -> list[str]:
 
 register_source("sim", _simulate)
 register_source("live", _live)
+register_source("cuzk-log", cuzk_log_source())

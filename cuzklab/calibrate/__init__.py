@@ -1,0 +1,37 @@
+"""Model and measurement side by side: calibrate a profile, then compare.
+
+* :func:`calibrate_live` measures this machine (each stage alone, the host's
+  memory bandwidth, prep_msm and b_g2_msm beside 0..N syntheses) with the
+  live executor and returns a profile whose every number says where it came
+  from; :func:`calibrate_logs` does the same from a real cuzk daemon's logs.
+* :func:`write_profile` writes such a profile as ``data/profiles/NAME.toml``.
+* :func:`compare` simulates and runs live the same configurations and returns
+  the error of the model per metric; rows the profile was fitted on are marked.
+* :func:`contention_curve` measures the contention curve live and puts the
+  model's curve beside it.
+
+See docs/calibrate.md. Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "calibrate_live": "live", "measure_solo": "measure", "measure_bandwidth": "measure",
+    "measure_contention": "measure", "calibrate_logs": "logs", "write_profile": "toml",
+    "profile_text": "toml", "compare": "compare", "compare_rows": "compare",
+    "model_contention": "contention", "contention_curve": "contention",
+    "fitted_configs": "compare",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'cuzklab.calibrate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,287 @@
+"""``cuzklab calibrate`` and ``cuzklab compare``.
+
+::
+
+    cuzklab calibrate --live --log2-constraints K [--backend cpu|gpu] --name NAME
+                      [--gpu-threads N] [--proofs P] [--contention 0,6] [--witness-work W]
+                      [--out DIR] [--json FILE]
+    cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
+                      [--out DIR] [--json FILE]
+    cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
+                    [--config cuzk.toml] [--set key=value]... [--grid FILE]
+                    [--witness-work W] [--contention 0,1,2,4,8,12 [--gpu-threads N]]
+                    [--json FILE] [--html FILE]
+
+Every bad input is one ``cuzklab: error: ...`` line and exit code 2 before
+any measurement starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers >= 0, got {text!r}") from None
+    if not vals or min(vals) < 0:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers >= 0, got {text!r}")
+    return vals
+
+
+def _name(text: str) -> str:
+    from ..errors import ConfigError
+    from .live import check_name
+    try:
+        return check_name(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+
+
+def _command(argv_tail: str) -> str:
+    return "cuzklab " + argv_tail
+
+
+def register(sub) -> None:
+    """Add the ``calibrate`` and ``compare`` sub-commands."""
+    from ..backend import BACKENDS
+    from ..cliargs import add_config_arguments, int_at_least
+    from ..live.commands import _log2, _witness_work
+    p = sub.add_parser(
+        "calibrate", help="fit a profile to this machine (--live) or to a daemon's logs (--logs)",
+        description="Measure this machine with the live executor, or read a cuzk daemon's "
+                    "logs, and write data/profiles/NAME.toml with the provenance of every "
+                    "number and the configurations it was fitted on.")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--live", action="store_true", help="measure this machine live")
+    how.add_argument("--logs", nargs="+", metavar="FILE", help="cuzk daemon log files")
+    p.add_argument("--name", type=_name, required=True, help="the profile's name (NAME.toml)")
+    p.add_argument("--log2-constraints", type=_log2, default=None, metavar="K",
+                   help="--live: rows per partition circuit, 2^K")
+    p.add_argument("--backend", choices=BACKENDS, default="cpu",
+                   help="--live: gpu (CUDA) or cpu (CPU stand-ins); default cpu")
+    p.add_argument("--gpu-threads", type=int_at_least(0), default=0, metavar="N",
+                   help="--live: the prep_msm / b_g2_msm pool (0, the default: every core)")
+    p.add_argument("--proofs", type=int_at_least(1), default=3, metavar="P",
+                   help="--live: proofs of each solo run (medians over them; default 3)")
+    p.add_argument("--contention", type=_counts, default=[0, 6], metavar="S,S,...",
+                   help="--live: concurrent syntheses to time prep_msm and b_g2_msm beside "
+                        "(default 0,6; 0 must be among them)")
+    p.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+                   help="--live: the witness program's work per constraint (default 1)")
+    p.add_argument("--base", default="porep-32g", metavar="PROFILE",
+                   help="--logs: the profile whose other values the new one keeps")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="--logs: a configuration key the logs do not show (repeatable)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder to write NAME.toml into (default: the profiles folder)")
+    p.add_argument("--json", default=None, metavar="FILE",
+                   help="also write the measurements as JSON")
+    p.set_defaults(func=run_calibrate)
+
+    c = sub.add_parser(
+        "compare", help="simulate and run live the same configurations: the model's error",
+        description="Simulate each configuration on the profile and run it live, then print "
+                    "and write the model's error per metric; rows the profile was fitted on "
+                    "are marked.")
+    c.add_argument("--profile", required=True, metavar="NAME|PATH", help="the profile to judge")
+    c.add_argument("--log2-constraints", type=_log2, default=None, metavar="K",
+                   help="rows per partition circuit of the live runs, 2^K (required unless "
+                        "--measured)")
+    c.add_argument("--backend", choices=BACKENDS, default="cpu",
+                   help="gpu (CUDA) or cpu (CPU stand-ins); default cpu")
+    add_config_arguments(c)
+    c.add_argument("--grid", default=None, metavar="FILE",
+                   help="a TOML grid ([parameters] and [grid] tables, or points = [...])")
+    c.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+                   help="the witness program's work per constraint (default 1)")
+    c.add_argument("--measured", default=None, metavar="FILE.json",
+                   help="judge the profile against the live rows of an earlier compare JSON "
+                        "(the model is simulated again; nothing runs live)")
+    c.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
+                   help="also measure the contention curve at these counts, with the model's")
+    c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
+                   help="the contention curve's pool (default: the profile's calibration pool)")
+    c.add_argument("--json", default=None, metavar="FILE", help="write the comparison as JSON")
+    c.add_argument("--html", default=None, metavar="FILE",
+                   help="write a page with the table and each row's two timelines")
+    c.set_defaults(func=run_compare)
+
+
+def run_calibrate(args) -> int:
+    """Measure (or read the logs), write the profile, print where it went."""
+    from ..cliargs import input_file, output_dir, output_file, require_backend
+    from ..errors import ConfigError
+    from .toml import write_profile
+    if args.out:
+        output_dir(args.out, "--out")
+    if args.json:
+        output_file(args.json, "--json")
+    cmd = _command(shlex.join(sys.argv[1:])) if sys.argv[1:2] == ["calibrate"] else ""
+    if args.live:
+        if args.log2_constraints is None:
+            raise ConfigError("--log2-constraints", "is required with --live (e.g. 18)")
+        require_backend(args.backend, "--backend")
+        if 0 not in args.contention:
+            raise ConfigError("--contention", f"must include 0 (the solo point), got "
+                              f"{','.join(map(str, args.contention))}")
+        from .live import calibrate_live
+        res = calibrate_live(args.log2_constraints, name=args.name, backend=args.backend,
+                             gpu_threads=args.gpu_threads, proofs=args.proofs,
+                             contention=args.contention, witness_work=args.witness_work,
+                             command=cmd)
+    else:
+        for f in args.logs:
+            input_file(f, "--logs", text=True)
+        from ..cliargs import profile_arg
+        profile_arg(args.base, "--base")
+        from ..model import PipelineConfig
+        try:
+            sets = {k: v for k, v in PipelineConfig().with_overrides(args.sets).to_dict().items()
+                    if any(a.partition("=")[0].strip() == k for a in args.sets)}
+        except ConfigError as exc:
+            raise ConfigError("--set", str(exc)) from None
+        from .logs import calibrate_logs
+        res = calibrate_logs(args.logs, name=args.name, base=args.base, config=sets,
+                             command=cmd)
+    path = write_profile(res["text"], args.name, args.out)
+    if args.json:
+        from ..atomic import write_text
+        write_text(args.json, json.dumps({"profile": str(path), "calibration": res["calibration"],
+                                          "measurements": res["measurements"]},
+                                         indent=1, default=str))
+    print(format_calibration(res, path))
+    return 0
+
+
+def run_compare(args) -> int:
+    """Simulate and run live each configuration; print the table and write JSON/HTML."""
+    from ..cliargs import config_from_args, output_file, profile_arg, require_backend
+    from ..errors import ConfigError
+    from .compare import compare, format_table, jsonable, load_grid
+    prof = profile_arg(args.profile)
+    require_backend(args.backend, "--backend")
+    for option, path in (("--json", args.json), ("--html", args.html)):
+        if path:
+            output_file(path, option)
+    if args.measured:
+        return _remeasured(args, prof)
+    if args.log2_constraints is None:
+        raise ConfigError("--log2-constraints", "is required unless --measured (e.g. 18)")
+    if args.grid:
+        configs = load_grid(args.grid)
+        try:
+            configs = [c.with_overrides(args.sets) for c in configs]
+        except ConfigError as exc:
+            raise ConfigError("--set", str(exc)) from None
+    else:
+        config, _, _ = config_from_args(args, prof)
+        configs = [config]
+    pool = args.gpu_threads or int(prof.get("calibration", "gpu_threads", 0) or 0) or None
+    if args.contention is not None and pool is None:
+        raise ConfigError("--gpu-threads", "is required with --contention when the profile "
+                          "records no calibration pool")
+    res = compare(configs, profile=prof, log2_constraints=args.log2_constraints,
+                  backend=args.backend, witness_work=args.witness_work,
+                  keep_traces=bool(args.html))
+    print(format_table(res))
+    if args.contention is not None:
+        from .contention import contention_curve
+        curve = contention_curve(prof, args.log2_constraints, args.contention,
+                                 pool_threads=pool, backend=args.backend,
+                                 witness_work=args.witness_work)
+        res["contention"] = curve
+        print(format_curve(curve))
+    if args.json:
+        from ..atomic import write_text
+        write_text(args.json, json.dumps(jsonable(res), indent=1, default=str))
+        print(f"json: {args.json}")
+    if args.html:
+        from ..plots.model_vs_live import compare_html
+        compare_html(res, args.html)
+        print(f"html: {args.html}")
+    return 0
+
+
+def _remeasured(args, prof) -> int:
+    """compare --measured: the model again, against the live rows of an earlier comparison."""
+    from ..cliargs import input_file
+    from ..errors import ConfigError
+    from .compare import format_table, remodel
+    path = input_file(args.measured, "--measured", text=True)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        rows = stored["rows"]
+        _ = [(r["config"], r["live"]["seconds_per_proof"]) for r in rows]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs rows "
+                          "with config and live)") from None
+    for option, given in (("--grid", args.grid), ("--contention", args.contention),
+                          ("--html", args.html)):
+        if given:
+            raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
+    res = remodel(stored, prof)
+    print(format_table(res))
+    print(f"live side: {path.name} (measured with profile {stored.get('profile')})")
+    if args.json:
+        from ..atomic import write_text
+        write_text(args.json, json.dumps(res, indent=1, default=str))
+        print(f"json: {args.json}")
+    return 0
+
+
+def format_curve(curve: dict) -> str:
+    """Return the contention curve, live against model, as a text table."""
+    lines = [f"contention, pool of {curve['pool_threads']}: seconds live|model, slowdown "
+             "live|model and its error (model / live - 1)",
+             f"{'syntheses':>9} {'fit':>3}  {'prep_msm s':>15} {'x':>11} {'err':>5}  "
+             f"{'b_g2_msm s':>15} {'x':>11} {'err':>5}"]
+    for r in curve["rows"]:
+        cells = []
+        for s in ("prep_msm", "b_g2_msm"):
+            cells.append(f"{r[f'{s}_live_s']:>7.4f}|{r[f'{s}_model_s']:<7.4f} "
+                         f"{r.get(f'{s}_live_x', 1):>5.2f}|{r.get(f'{s}_model_x', 1):<5.2f} "
+                         f"{100 * r.get(f'{s}_x_error', 0):>+4.0f}%")
+        lines.append(f"{r['syntheses']:>9} {'yes' if r['fitted'] else '':>3}  " + "  ".join(cells))
+    t = curve.get("target") or {}
+    if t.get("max_abs_error") is not None:
+        lines.append(f"slowdown: worst {100 * t['max_abs_error']:.1f} % over the points not fitted "
+                     f"(target {100 * t['slowdown_error']:.0f} %): "
+                     f"{'met' if t['met'] else 'NOT met'}")
+    return "\n".join(lines)
+
+
+def format_calibration(res: dict, path=None) -> str:
+    """Return what a calibration measured and fitted, in a few lines."""
+    import sys as _sys
+    if _sys.version_info >= (3, 11):
+        import tomllib as _toml
+    else:  # pragma: no cover
+        import tomli as _toml
+    data = _toml.loads(res["text"])
+    cal = res["calibration"]
+    lines = [f"profile {data['name']}" + (f": {path}" if path else ""),
+             f"  {cal['method']} calibration of {cal['date']}; fitted on "
+             f"{len(cal['fitted_on'])} configuration(s)"]
+    if cal["method"] == "live":
+        n, s, g = data["node"], data["synth"], data["gpu"]
+        lines += [
+            f"  node: {n['cores']} effective cores, {n['ddr_gbps']} GB/s copy bandwidth, "
+            f"pool weight {n['cpu_pool_weight']} (fit)",
+            f"  synth {s['work_core_s']:.4g} s on one thread, x{s['max_threads']} on all; "
+            f"prep_msm {data['prep_msm']['solo_s']:.4g} s; b_g2_msm "
+            f"{data['b_g2_msm']['solo_s_at_all_cores']:.4g} s",
+            f"  GPU region: ntt_h {g['ntt_h_s']:.4g} s, batch_add {g['batch_add_s']:.4g} s, "
+            f"tail_msm {g['tail_msm_s']:.4g} s; idle RSS "
+            f"{data['memory']['srs_gib'] + data['memory']['runtime_gib']:.3f} GiB"]
+    else:
+        for t, entries in data.items():
+            if isinstance(entries, dict) and t != "calibration":
+                lines.append(f"  {t}: " + ", ".join(f"{k} {v:.4g}" for k, v in entries.items()
+                                                     if isinstance(v, (int, float))))
+    return "\n".join(lines)

@@ -1,0 +1,273 @@
+"""``compare``: the model and a live run on the same configurations, and the error per metric.
+
+For each configuration :func:`compare_rows` simulates it on the profile and
+runs it live at 2^K rows per partition, then reports both sides and the
+model's relative error ``model / live - 1`` on s/proof, mean latency, peak
+RSS, GPU busy (an absolute difference: it is a fraction) and every stage's
+mean, and whether both name the same bottleneck. A row whose configuration
+is one the profile was fitted on (``[calibration] fitted_on``) is marked
+``fitted``: the other rows are the ones that tell how good the model is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..errors import ConfigError
+
+#: Relative-error metrics of a row (summary keys), and the targets of docs/calibrate.md.
+METRICS = ("seconds_per_proof", "proof_latency_s_mean", "peak_rss_gib")
+TARGETS = {"seconds_per_proof": 0.10, "peak_rss_gib": 0.15}
+#: Stages whose means are compared (the work stages both sides see).
+STAGES = ("synth", "prep_msm", "h2d", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue")
+
+
+def fitted_configs(profile) -> list[dict]:
+    """Return the configurations (dicts) the profile was fitted on ([calibration] fitted_on)."""
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    return [dict(c) for c in (prof.get("calibration", "fitted_on", []) or [])]
+
+
+def is_fitted(config, fitted: list[dict]) -> bool:
+    """Return True when ``config`` is one of the ``fitted`` configurations."""
+    d = config.to_dict()
+    return any(all(d.get(k) == v for k, v in f.items()) for f in fitted)
+
+
+def load_grid(path) -> list:
+    """Return the configurations of a grid TOML: ``[parameters]`` on every point, ``[grid]`` crossed.
+
+    The same two tables as a sweep grid (other tables and keys that are not
+    configuration keys, such as ``profile`` or ``notebook``, are ignored), or
+    ``points = [{...}, ...]`` listed one by one.
+    """
+    from ..model import PipelineConfig
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError("--grid", f"no such file: {p}")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError("--grid", f"{p}: not valid TOML: {exc}") from None
+    keys = set(PipelineConfig.keys())
+    base = {k: v for k, v in (data.get("parameters") or {}).items() if k in keys}
+    grid = data.get("grid") or {}
+    bad = sorted(k for k in grid if k not in keys)
+    if bad:
+        raise ConfigError("--grid", f"{p}: [grid] {bad[0]} is not a configuration key; keys: "
+                          f"{', '.join(PipelineConfig.keys())}")
+    for k, v in grid.items():
+        if not isinstance(v, list) or not v:
+            raise ConfigError("--grid", f"{p}: [grid] {k} must be a non-empty list, got {v!r}")
+    points = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())] \
+        if grid else []
+    for i, pt in enumerate(data.get("points") or []):
+        if not isinstance(pt, dict):
+            raise ConfigError("--grid", f"{p}: points[{i}] must be a table, got {pt!r}")
+        points.append(pt)
+    if not points:
+        points = [{}]
+    out = []
+    for pt in points:
+        try:
+            out.append(PipelineConfig.from_dict({**base, **pt}))
+        except ConfigError as exc:
+            raise ConfigError("--grid", f"{p}: {exc}") from None
+    return out
+
+
+def _rel(model, live):
+    if model is None or live is None or live == 0:
+        return None
+    return round(model / live - 1.0, 4)
+
+
+def side(summary: dict) -> dict:
+    """Return the compared figures of one side (a run's summary)."""
+    st = summary.get("stage_s") or {}
+    return {"seconds_per_proof": summary.get("seconds_per_proof"),
+            "proof_latency_s_mean": summary.get("proof_latency_s_mean"),
+            "peak_rss_gib": summary.get("peak_rss_gib"),
+            "gpu_busy_fraction": summary.get("gpu_busy_fraction"),
+            "stage_s": {s: st[s] for s in STAGES if s in st},
+            "bottleneck": (summary.get("bottleneck") or {}).get("resource"),
+            "why": (summary.get("bottleneck") or {}).get("why"),
+            "failed": summary.get("run_failed"), "failure_reason": summary.get("failure_reason")}
+
+
+def _rss_start(trace):
+    rss = trace.counters[trace.counters["name"] == "rss_gib"]
+    return round(float(rss.sort_values("t")["value"].iloc[0]), 4) if len(rss) else None
+
+
+def row_errors(model: dict, live: dict) -> dict:
+    """Return the model's errors against the measurement for one row."""
+    err = {m: _rel(model[m], live[m]) for m in METRICS}
+    gm, gl = model["gpu_busy_fraction"], live["gpu_busy_fraction"]
+    err["gpu_busy_points"] = None if gm is None or gl is None else round(gm - gl, 4)
+    err["stage_s"] = {s: _rel(model["stage_s"].get(s), live["stage_s"].get(s))
+                      for s in STAGES if s in live["stage_s"] and s in model["stage_s"]}
+    err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
+    return err
+
+
+def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu",
+                 witness_work: float = 1.0, keep_traces: bool = False, progress=None) -> list[dict]:
+    """Return one row per configuration: the model, the live run, the errors, fitted or not."""
+    from ..live import run as run_live
+    from ..model import PipelineConfig
+    from ..model.profile import Profile
+    from ..sim import simulate
+    prof = Profile.load(profile)
+    fitted = fitted_configs(prof)
+    configs = [PipelineConfig.coerce(c) for c in configs]
+    if not configs:
+        raise ConfigError("configs", "give at least one configuration to compare")
+    rows = []
+    for i, cfg in enumerate(configs):
+        sim = simulate(cfg, prof)
+        live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
+                        progress=False, verify=False, witness_work=witness_work)
+        ms, ls = side(sim.summary()), side(live.summary())
+        ms["rss_start_gib"], ls["rss_start_gib"] = _rss_start(sim), _rss_start(live)
+        row = {"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted),
+               "model": ms, "live": ls, "error": row_errors(ms, ls)}
+        if keep_traces:
+            row["traces"] = {"model": sim, "live": live}
+        rows.append(row)
+        if callable(progress):
+            progress(i + 1, len(configs), row)
+    return rows
+
+
+def remodel(result: dict, profile) -> dict:
+    """Return a stored comparison with its model side simulated again on ``profile``.
+
+    The live side of every row (what was measured) is kept as it was; only the
+    model's side, the errors, the fitted marks and the verdict are new. This
+    judges a re-calibrated profile against measurements already taken.
+    """
+    from ..model import PipelineConfig
+    from ..model.profile import Profile
+    from ..sim import simulate
+    prof = Profile.load(profile)
+    fitted = fitted_configs(prof)
+    rows = []
+    for r in result["rows"]:
+        cfg = PipelineConfig.from_dict(r["config"])
+        sim = simulate(cfg, prof)
+        ms = side(sim.summary())
+        ms["rss_start_gib"] = _rss_start(sim)
+        ls = r["live"]
+        rows.append({"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted), "model": ms,
+                     "live": ls, "error": row_errors(ms, ls)})
+    out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
+    out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
+                "rows": rows, "verdict": verdict(rows),
+                "live_measured_with": {"profile": result.get("profile"),
+                                       "calibration_date": (result.get("calibration") or {})
+                                       .get("date")}})
+    return out
+
+
+def verdict(rows: list[dict]) -> dict:
+    """Return the targets met or not over the rows that were not fitted, and the worst row."""
+    judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
+    out = {"rows": len(rows), "judged": len(judged), "fitted": sum(r["fitted"] for r in rows)}
+    for m, tol in TARGETS.items():
+        errs = [abs(r["error"][m]) for r in judged if r["error"][m] is not None]
+        out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
+                  "met": bool(errs) and max(errs) <= tol}
+    out["same_verdict"] = {"rows": sum(r["error"]["same_verdict"] for r in judged),
+                           "of": len(judged),
+                           "met": all(r["error"]["same_verdict"] for r in judged)}
+    if judged:
+        worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0))
+        out["worst"] = {"config": _short(worst["config"]),
+                        "seconds_per_proof_error": worst["error"]["seconds_per_proof"],
+                        "peak_rss_gib_error": worst["error"]["peak_rss_gib"],
+                        "why": worst_reason(worst)}
+    return out
+
+
+def worst_reason(row: dict) -> str:
+    """Return the stage whose mean the model misses by the most seconds in ``row``, as a sentence."""
+    st = row["error"]["stage_s"]
+    if not st:
+        return "no stage to compare"
+    m, lv = row["model"]["stage_s"], row["live"]["stage_s"]
+    s = max(st, key=lambda k: abs(m[k] - lv[k]))
+    return (f"{s}: model {row['model']['stage_s'][s]:.4g} s against live "
+            f"{row['live']['stage_s'][s]:.4g} s ({100 * st[s]:+.0f} %)")
+
+
+def _short(cfg: dict) -> str:
+    keys = ("lock", "gpu_workers_per_device", "partition_workers")
+    names = {"gpu_workers_per_device": "gw", "partition_workers": "pw"}
+    return " ".join(f"{names.get(k, k)}={cfg[k]}" for k in keys if k in cfg)
+
+
+def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
+            witness_work: float = 1.0, keep_traces: bool = False, progress=None) -> dict:
+    """Return the comparison: every row, the verdict over the rows not fitted, and the setting."""
+    from ..backend import device_name
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    rows = compare_rows(configs, profile=prof, log2_constraints=log2_constraints,
+                        backend=backend, witness_work=witness_work, keep_traces=keep_traces,
+                        progress=progress)
+    return {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
+                "calibration", {}), "device": device_name(backend), "backend": backend,
+            "log2_constraints": log2_constraints, "witness_work": witness_work,
+            "rows": rows, "verdict": verdict(rows)}
+
+
+def format_table(result: dict) -> str:
+    """Return the comparison as a text table (one line per row)."""
+    lines = [f"model ({result['profile']}) against live ({result['device']}, "
+             f"2^{result['log2_constraints']} rows); error = model / live - 1",
+             f"{'config':<26} {'fit':>3} {'s/proof m|l':>15} {'err':>6} {'RSS GiB m|l':>13} "
+             f"{'err':>6} {'GPU% m|l':>9}  verdict m|l"]
+    for r in result["rows"]:
+        m, lv, e = r["model"], r["live"], r["error"]
+
+        def n(v, f):
+            return "—" if v is None else format(v, f)
+
+        def pct(v):
+            return "—" if v is None else f"{100 * v:+.0f}%"
+        lines.append(
+            f"{_short(r['config']):<26} {'yes' if r['fitted'] else '':>3} "
+            f"{n(m['seconds_per_proof'], '.3f'):>7}|{n(lv['seconds_per_proof'], '.3f'):<7} "
+            f"{pct(e['seconds_per_proof']):>6} {n(m['peak_rss_gib'], '.2f'):>6}|"
+            f"{n(lv['peak_rss_gib'], '.2f'):<6} {pct(e['peak_rss_gib']):>6} "
+            f"{n(m['gpu_busy_fraction'] and 100 * m['gpu_busy_fraction'], '.0f'):>4}|"
+            f"{n(lv['gpu_busy_fraction'] and 100 * lv['gpu_busy_fraction'], '.0f'):<4}  "
+            f"{m['bottleneck']}|{lv['bottleneck']}"
+            + ("" if e["same_verdict"] else "  (differ)"))
+    v = result["verdict"]
+    for mname, label in (("seconds_per_proof", "s/proof"), ("peak_rss_gib", "peak RSS")):
+        t = v[mname]
+        worst = "—" if t["max_abs_error"] is None else f"{100 * t['max_abs_error']:.1f} %"
+        lines.append(f"{label}: worst {worst} over {v['judged']} rows not fitted (target "
+                     f"{100 * t['target']:.0f} %): {'met' if t['met'] else 'NOT met'}")
+    sv = v["same_verdict"]
+    lines.append(f"bottleneck verdict: same on {sv['rows']} of {sv['of']} rows not fitted")
+    if "worst" in v:
+        lines.append(f"worst row: {v['worst']['config']} — {v['worst']['why']}")
+    return "\n".join(lines)
+
+
+def jsonable(result: dict) -> dict:
+    """Return ``result`` without the traces (for JSON)."""
+    out = dict(result)
+    out["rows"] = [{k: v for k, v in r.items() if k != "traces"} for r in result["rows"]]
+    return out

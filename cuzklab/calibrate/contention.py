@@ -1,0 +1,193 @@
+"""The contention curve: prep_msm and b_g2_msm beside 0..N syntheses, model and measurement.
+
+:func:`model_contention` asks the simulator's own machine model
+(:class:`cuzklab.sim.machine.Machine`: cores shared by the runnable threads,
+pool threads weighted by ``node.cpu_pool_weight``, memory bandwidth shared
+max-min fair) how long one prep_msm and one b_g2_msm take while S syntheses
+run beside them, exactly the situation :func:`~cuzklab.calibrate.measure.measure_contention`
+measures. :func:`fit_pool_weight` picks the ``cpu_pool_weight`` that makes
+the two agree best on the calibration's counts (the only number fitted from
+the curve). :func:`contention_curve` measures and models side by side.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: The contention target: the model's slowdown within 15 % of the measured one at every point.
+CURVE_TARGET = 0.15
+GRID = tuple(round(0.25 * 2 ** (i / 8), 4) for i in range(41))  # 0.25 .. 8, 8 steps an octave
+
+
+def model_contention(profile, counts, *, pool_threads: int, synth_threads: int = 1,
+                     pool_weight: float | None = None) -> list[dict]:
+    """Return the model's prep_msm and b_g2_msm seconds beside each count of syntheses."""
+    import simpy
+
+    from ..model.profile import Profile
+    from ..sim.machine import Machine
+    prof = Profile.load(profile)
+    node, syn = prof["node"], prof["synth"]
+    cores = int(node["cores"])
+    weight = node.get("cpu_pool_weight", 1.0) if pool_weight is None else pool_weight
+    rows = []
+    for s in counts:
+        r = {"syntheses": int(s)}
+        for stage in ("prep_msm", "b_g2_msm"):
+            env = simpy.Environment()
+            m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
+                        pool_threads=pool_threads, age_priority=syn["age_priority"],
+                        pool_weight=weight)
+            for _ in range(int(s)):
+                m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
+                      bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
+            c = prof[stage]
+            if stage == "prep_msm":
+                t = c["threads"]
+                work, cap = c["solo_s"] * t, t
+            else:
+                work, cap = prof.b_g2_solo_s(pool_threads) * pool_threads, pool_threads
+            ev = m.run("pool", work, cap=cap, bw_per_thread=c["bw_gbps_per_thread"],
+                       mem_bound=c["mem_bound"])
+            env.run(until=ev)
+            start, end, _ = ev.value
+            r[f"{stage}_s"] = end - start
+        rows.append(r)
+    base = next((r for r in rows if r["syntheses"] == 0), None)
+    for r in rows:
+        if base:
+            for stage in ("prep_msm", "b_g2_msm"):
+                r[f"{stage}_slowdown"] = r[f"{stage}_s"] / base[f"{stage}_s"]
+    return rows
+
+
+def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
+    """Return (cpu_pool_weight, rms log error) that best matches the measured slowdowns.
+
+    Only counts > 0 count (S = 0 is the solo point each slowdown is relative to).
+    """
+    rows = [r for r in measured["rows"] if r["syntheses"] > 0 and "b_g2_msm_slowdown" in r]
+    if not rows:
+        return 1.0, 0.0
+    counts = [r["syntheses"] for r in rows]
+    best = (1.0, math.inf)
+    for w in GRID:
+        model = model_contention(profile, [0, *counts], pool_threads=measured["pool_threads"],
+                                 synth_threads=measured.get("synth_threads", 1), pool_weight=w)
+        err = 0.0
+        for r, m in zip(rows, model[1:]):
+            for stage in ("prep_msm", "b_g2_msm"):
+                err += math.log(m[f"{stage}_slowdown"] / r[f"{stage}_slowdown"]) ** 2
+        err = math.sqrt(err / (2 * len(rows)))
+        if err < best[1] - 1e-12:
+            best = (w, err)
+    return best
+
+
+def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: int,
+                     backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0) -> dict:
+    """Return the measured contention curve with the model's beside it, and the error per point.
+
+    Counts the profile's contention was fitted on are marked ``fitted``.
+    """
+    from ..model.profile import Profile
+    from .measure import measure_contention
+    prof = Profile.load(profile)
+    meas = measure_contention(log2_constraints, counts, pool_threads=pool_threads,
+                              backend=backend, repeat=repeat, witness_work=witness_work)
+    model = model_contention(prof, counts, pool_threads=pool_threads,
+                             synth_threads=meas["synth_threads"])
+    fitted = set(prof.get("calibration", "contention_counts", []) or [])
+    rows = []
+    for r, m in zip(meas["rows"], model):
+        row = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in fitted}
+        for stage in ("prep_msm", "b_g2_msm"):
+            row[f"{stage}_live_s"] = round(r[f"{stage}_s"], 5)
+            row[f"{stage}_model_s"] = round(m[f"{stage}_s"], 5)
+            row[f"{stage}_error"] = round(m[f"{stage}_s"] / r[f"{stage}_s"] - 1, 4)
+            if f"{stage}_slowdown" in r:
+                row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
+                row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
+        rows.append(row)
+    out = {"profile": prof.name, "log2_constraints": log2_constraints,
+           "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
+           "repeat": repeat, "backend": backend, "rows": rows}
+    return judge_curve(out)
+
+
+def judge_curve(curve: dict) -> dict:
+    """Return ``curve`` with each point's slowdown error and the target met or not.
+
+    The contention is judged on the slowdown (seconds beside S syntheses over
+    seconds beside none, on each side): the solo seconds of the two sides come
+    from different measurements (the executor's spans against direct calls).
+    """
+    rows = curve["rows"]
+    for r in rows:
+        for stage in ("prep_msm", "b_g2_msm"):
+            if f"{stage}_live_x" in r:
+                r[f"{stage}_x_error"] = round(r[f"{stage}_model_x"] / r[f"{stage}_live_x"] - 1, 4)
+    judged = [r for r in rows if not r["fitted"] and "b_g2_msm_x_error" in r]
+    worst = max(judged or rows, key=lambda x: max(abs(x.get("prep_msm_x_error", 0)),
+                                                  abs(x.get("b_g2_msm_x_error", 0))))
+    errs = [abs(r[f"{s}_x_error"]) for r in judged for s in ("prep_msm", "b_g2_msm")]
+    curve = dict(curve)
+    curve.update({
+            "target": {"slowdown_error": CURVE_TARGET,
+                       "max_abs_error": max(errs) if errs else None,
+                       "met": bool(errs) and max(errs) <= CURVE_TARGET},
+            "worst": {"syntheses": worst["syntheses"],
+                      "slowdown_error": max(worst.get("prep_msm_x_error", 0),
+                                            worst.get("b_g2_msm_x_error", 0), key=abs)}})
+    return curve
+
+
+def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
+                    mem_bound: float) -> list[float]:
+    """Return the model's slowdown of k one-thread syntheses at once, for each k in ``counts``."""
+    import simpy
+
+    from ..model.profile import Profile
+    from ..sim.machine import Machine
+    prof = Profile.load(profile)
+    node = prof["node"]
+    out = []
+    for k in counts:
+        env = simpy.Environment()
+        m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
+                    pool_threads=cores, age_priority=1.0, pool_weight=1.0)
+        for _ in range(int(k)):
+            m.run("synth", 1e12, cap=1.0, bw_per_thread=bw_per_thread, mem_bound=mem_bound)
+        rate = min(j.rate for j in m.jobs)
+        out.append(1.0 / rate if rate > 0 else math.inf)
+    return out
+
+
+def fit_synth_sharing(profile, capacity: dict) -> dict:
+    """Return the effective cores and synthesis bandwidth demand that best explain ``capacity``.
+
+    ``capacity`` holds the measured slowdown of k one-thread syntheses at once
+    (:func:`~cuzklab.calibrate.measure.measure_cores`). The model shares cores
+    among threads and memory bandwidth among bandwidth-bound jobs; the fit
+    picks the cores (between half and all of the logical ones: SMT siblings),
+    a synthesis thread's bandwidth demand and how memory-bound it is, that give
+    the smallest rms log error over the measured counts.
+    """
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    ddr = prof["node"]["ddr_gbps"]
+    logical = int(capacity["logical_cores"])
+    rows = [r for r in capacity["rows"] if r["syntheses"] >= 1]
+    counts = [r["syntheses"] for r in rows]
+    best = None
+    demands = [ddr * 2 ** (i / 4) / 64 for i in range(0, 37)]  # ddr/64 .. ddr*8
+    for cores in range(max(1, logical // 2), logical + 1):
+        for d in demands:
+            for m in (0.0, 0.25, 0.5, 0.75, 1.0):
+                model = synth_slowdowns(prof, counts, cores=cores, bw_per_thread=d, mem_bound=m)
+                err = math.sqrt(sum(math.log(x / r["slowdown"]) ** 2
+                                    for x, r in zip(model, rows)) / len(rows))
+                if best is None or err < best["rms_log_error"] - 1e-9:
+                    best = {"cores": cores, "bw_gbps_per_thread": d, "mem_bound": m,
+                            "rms_log_error": err, "model_slowdowns": model}
+    return best

@@ -1,0 +1,261 @@
+"""``calibrate --live``: a profile of this machine from live measurements.
+
+Which profile value comes from which measurement (docs/calibrate.md has the
+table):
+
+* the solo run (:func:`~cuzklab.calibrate.measure.measure_solo`, run twice:
+  synthesis on one thread and on every core) gives every stage's solo seconds;
+  ``synth.work_core_s`` is the one-thread synthesis and ``synth.max_threads``
+  the speed-up on every core (cuzk's witness step is serial, only the MatVec is
+  row-parallel, so a synthesis uses far fewer threads than the node has);
+* the run's RSS at the start is the node's idle memory (the proving key, the
+  circuit, the runtime), its peak above that and the partition's own bytes is
+  the synthesis's scratch;
+* a, b, c and aux are the exact sizes of the arrays; the upload rate is
+  a, b, c over the measured ``h2d``;
+* the copy bandwidth is ``node.ddr_gbps``; each CPU stage's bandwidth demand
+  is the bytes it streams over its solo time;
+* the contention curve fits ``node.cpu_pool_weight``, the one parameter of
+  the model's core sharing (:mod:`cuzklab.calibrate.contention`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import re
+
+from ..errors import ConfigError
+from .toml import Entry, profile_text, table_values
+
+GIB = 2**30
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+DEFAULT_CONTENTION = (0, 6)
+
+
+def check_name(name) -> str:
+    """Return ``name`` if it is an allowed profile name, else raise ConfigError naming it."""
+    if not isinstance(name, str) or not NAME_RE.match(name) or name.endswith(".toml"):
+        raise ConfigError("name", "must be a profile name of letters, digits and . _ @ - "
+                          f"(it becomes NAME.toml), got {name!r}")
+    return name
+
+
+def machine() -> dict:
+    """Return the facts that identify this machine (JSON-able)."""
+    from ..backend import device_name, gpu_available
+    from .measure import host_cores, host_memory_gib
+    out = {"host": platform.node(), "cpu": device_name("cpu"), "cores": host_cores(),
+           "memory_gib": round(host_memory_gib(), 1)}
+    if gpu_available():
+        out["gpu"] = device_name("gpu")
+    return out
+
+
+def _vram_gib(backend: str) -> float:
+    if backend == "gpu":
+        from ..backend import xp
+        free, total = xp("gpu").cuda.runtime.memGetInfo()
+        return round(total / GIB, 2)
+    from .measure import host_memory_gib
+    return round(host_memory_gib(), 1)
+
+
+def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
+                   gpu_threads: int = 0, proofs: int = 3,
+                   contention=DEFAULT_CONTENTION, repeat: int = 3,
+                   witness_work: float = 1.0, command: str = "") -> dict:
+    """Measure this machine and return ``{"text", "data", "measurements"}`` of a new profile.
+
+    ``gpu_threads`` (0: every core) is the prep_msm / b_g2_msm pool of the solo
+    run and of the contention curve; ``contention`` the counts of concurrent
+    syntheses measured (the points the profile is fitted on).
+    """
+    from ..backend import check_backend
+    from ..cliargs import require_backend
+    from ..live import check_log2, check_witness_work, workload
+    from ..model.profile import Profile
+    from .contention import fit_pool_weight
+    from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
+                          measure_solo)
+    check_name(name)
+    check_log2(log2_constraints)
+    try:
+        check_backend(backend)
+    except ValueError:
+        raise ConfigError("backend", f"must be one of cpu, gpu, got {backend!r}") from None
+    require_backend(backend, "backend")
+    check_witness_work(witness_work)
+    cores = host_cores()
+    if isinstance(gpu_threads, bool) or not isinstance(gpu_threads, int) or gpu_threads < 0:
+        raise ConfigError("gpu_threads", f"must be an integer >= 0 (0: all {cores} cores), "
+                          f"got {gpu_threads!r}")
+    pool = gpu_threads or cores
+    counts = sorted({int(c) for c in contention})
+    if not counts or counts[0] != 0 or any(c < 0 for c in counts):
+        raise ConfigError("contention", "must list counts of concurrent syntheses >= 0 that "
+                          f"include 0 (the solo point), got {list(contention)!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ConfigError("repeat", f"must be an integer >= 1, got {repeat!r}")
+
+    date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    mach = machine()
+    work = workload(log2_constraints, 0, backend, witness_work)
+    one = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
+                       synthesis_threads=1, witness_work=witness_work)
+    every = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
+                         synthesis_threads=cores, witness_work=witness_work)
+    bw = measure_bandwidth(cores)
+    capacity = measure_cores(log2_constraints, backend=backend, witness_work=witness_work)
+    cont = measure_contention(log2_constraints, counts, pool_threads=pool, backend=backend,
+                              repeat=repeat, witness_work=witness_work)
+    from .contention import fit_synth_sharing
+    probe = Profile.load("porep-32g").replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
+    sharing = fit_synth_sharing(probe, capacity)
+    eff_cores = int(sharing["cores"])
+    slow = ", ".join(f"{r['syntheses']}: x{r['slowdown']:.2f}" for r in capacity["rows"])
+    share_note = (f"with synth bandwidth below, the model's core and bandwidth sharing gives the "
+                  f"measured slowdown of k one-thread syntheses at once ({slow}; rms log error "
+                  f"{sharing['rms_log_error']:.3f}) on {cores} logical cores")
+    st, st1 = every["stage_s"], one["stage_s"]
+    t1, tc = st1["synth"], st["synth"]
+    speedup = min(float(cores), max(1.0, t1 / tc))
+    serial = min(0.99, max(0.0, (tc / t1 - 1 / cores) / (1 - 1 / cores))) if cores > 1 else 0.99
+    abc_gib = work.abc_bytes / GIB
+    aux_gib = work.aux_bytes / GIB
+    part_gib = abc_gib + aux_gib
+    key_gib = work.key_bytes / GIB
+    start_rss = every["rss_start_gib"]
+    scratch = max(0.0, every["rss_peak_gib"] - start_rss - part_gib)
+    h2d = max(st.get("h2d", 0.0), 1e-6)
+    upload_gbps = min(1e4, max(0.01, work.abc_bytes / 1e9 / h2d))
+    ddr = max(1.0, bw["gbps_all_threads"])
+    g2_bytes = cont["b_g2_tail"] * 192  # affine G2 bases: 4 Fp coordinates of 48 bytes
+    solo_cmd = "the solo run (one proof in flight, one partition, pw=1, gw=1, monolithic)"
+    where = f"{mach['cpu']}, {cores} cores" + (f", {mach['gpu']}" if backend == "gpu" else "")
+
+    node = [
+        Entry("cores", eff_cores, "fit", share_note),
+        Entry("memory_gib", mach["memory_gib"], "measured", "host MemTotal"),
+        Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
+              f"{bw['gbps_1_thread']} GB/s on one"),
+        Entry("pcie_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo run's h2d"),
+        Entry("vram_gib", _vram_gib(backend), "measured",
+              "device memory" if backend == "gpu" else "CPU stand-in devices use host memory"),
+        Entry("cpu_pool_weight", 1.0, "fit", "replaced below from the contention curve"),
+    ]
+    partition = [
+        Entry("constraints", int(work.num_constraints), "measured", "constraints per partition"),
+        Entry("abc_gib", abc_gib, "measured", "a, b, c: 3 x 2^K Fr of 32 bytes"),
+        Entry("aux_gib", aux_gib, "measured", "inputs + aux of 32 bytes"),
+        Entry("abc_upload_gib", abc_gib, "measured", "the upload moves a, b, c"),
+        Entry("abc_upload_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo h2d"),
+        Entry("free_abc_after", "gpu", "measured", "the live executor frees a, b, c after the "
+              "kernels (cuzk phase 12)"),
+        Entry("device_buffers_gib", abc_gib, "measured", "one set of a, b, c device buffers"),
+        Entry("proof_bytes", 192, "cuzk", "2 G1 + 1 G2 compressed"),
+    ]
+    memory = [
+        Entry("srs_gib", key_gib, "measured", "the proving key's bases, held for the whole run"),
+        Entry("pce_gib", 0.0, "assumed", "the circuit program is inside runtime_gib"),
+        Entry("runtime_gib", max(0.0, start_rss - key_gib), "measured",
+              "RSS at the solo run's start minus the key (Python, NumPy, the circuit, buffers)"),
+        Entry("budget_reserve_gib", part_gib, "measured", "the live budget reserves a partition's "
+              "a, b, c and aux"),
+        Entry("budget_release_gpu_gib", abc_gib, "measured", "a, b, c released after the kernels"),
+        Entry("safety_margin_gib", 5.0, "cuzk", "budget = MemTotal - 5 GiB"),
+        Entry("dealloc_s", 0.0, "measured", "the live executor frees at once (no munmap thread)"),
+        Entry("b_g2_bucket_mib_per_thread", 0.0, "assumed", "inside the scratch at these sizes"),
+        Entry("pressure_start", 0.72, "assumed", "as porep-32g; live runs stay far below RAM"),
+    ]
+    synth = [
+        Entry("work_core_s", t1, "measured", f"synthesis on one thread, {solo_cmd}"),
+        Entry("max_threads", round(speedup, 4), "measured",
+              f"its speed-up on {cores} threads ({tc:.4g} s): the witness step is serial, only "
+              "the MatVec is row-parallel"),
+        Entry("age_priority", 1.0, "assumed", "syntheses share the pool equally"),
+        Entry("bw_gbps_per_thread", round(sharing["bw_gbps_per_thread"], 4), "fit",
+              "with node.cores: the slowdown of k syntheses at once (writes alone: "
+              f"{part_gib * GIB / 1e9 / t1:.3g} GB/s; the rest is reads of the circuit and "
+              "cache misses)"),
+        Entry("mem_bound", sharing["mem_bound"], "fit", "with the two above"),
+        Entry("alloc_at_start", 0.0, "measured", "aux and a, b, c are allocated as they are "
+              "written"),
+        Entry("scratch_gib", scratch, "measured", "solo peak RSS above its start and one "
+              "partition's bytes"),
+        Entry("pipeline_lookahead", 1, "assumed", "cuzk's synthesis_lookahead = 1, as the live "
+              "executor's channel reads it"),
+        Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
+        Entry("witness_fraction", round(serial, 4), "measured",
+              "the serial share of synthesis (Amdahl, from its 1- and all-thread times)"),
+    ]
+    prep = [
+        Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),
+        Entry("threads", 1, "cuzk", "one thread per partition"),
+        Entry("bw_gbps_per_thread", max(1e-6, aux_gib * GIB / 1e9 / st["prep_msm"]), "measured",
+              "the scalars it classifies over its solo time"),
+        Entry("mem_bound", 0.5, "assumed", "acts only past ddr_gbps"),
+    ]
+    # The model runs b_g2_msm's core-seconds (solo_s_at_all_cores x cores) on min(pool, cores)
+    # cores; this value makes that the measured solo time on the measured pool.
+    g2 = st["b_g2_msm"] * min(pool, eff_cores) / eff_cores
+    g2_at = [g2, g2]
+    b_g2 = [
+        Entry("solo_s_at_all_cores", g2_at[0], "measured",
+              f"median {st['b_g2_msm']:.4g} s on a pool of {pool} threads, {solo_cmd}, "
+              f"as core-seconds over {eff_cores} effective cores"),
+        Entry("solo_s_at_32", g2_at[1], "measured",
+              "the same pool" + (" (the host has no more than 32 cores)" if cores <= 32 else "")),
+        Entry("bw_gbps_per_thread", max(1e-6, g2_bytes / 1e9 / st["b_g2_msm"] / pool),
+              "measured", "its G2 tail bases (192 bytes each) over its solo time, per thread"),
+        Entry("mem_bound", 0.5, "assumed", "acts only past ddr_gbps"),
+    ]
+    epi = [Entry("solo_s", st.get("epilogue", 0.0), "measured", f"median, {solo_cmd}")]
+    gpu = [
+        Entry("ntt_h_s", st["ntt_h"], "measured", f"median, {solo_cmd}"),
+        Entry("ntt_h_host_gib", 0.0, "measured", "the kernels read device memory only"),
+        Entry("batch_add_s", st["batch_add"], "measured", "median, the solo run"),
+        Entry("batch_add_host_gib", 0.0, "measured", "device memory only"),
+        Entry("tail_msm_s", st["tail_msm"], "measured", "median, the solo run"),
+        Entry("tail_msm_host_gib", 0.0, "measured", "device memory only"),
+        Entry("overhead_s", 0.0, "measured", "inside ntt_h's span"),
+        Entry("pre_lock_s", 0.0, "measured", "the live worker takes the mutex at once"),
+        Entry("in_lock_setup_s", 0.0, "measured", "device buffers are allocated before the run"),
+        Entry("handoff_s", 0.0, "assumed", "the live hand-off is a lock release"),
+        Entry("jitter", 0.0, "assumed", "the model runs on the medians"),
+    ]
+    tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
+              "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}
+    data = table_values(tables, [Entry("phase", 12, "assumed", "")])
+    data["name"] = name
+    prof = Profile(name=name, data=data, source="<calibrate>")
+    prof.validate()
+    weight, rms = fit_pool_weight(prof, cont)
+    tables["node"][-1] = Entry("cpu_pool_weight", weight, "fit",
+                               f"a pool thread's share of a core against a synthesis thread's, "
+                               f"from prep_msm and b_g2_msm beside {counts[1:]} syntheses "
+                               f"(rms log error {rms:.3f})")
+    fitted_on = [one["config"], every["config"]]
+    calibration = {
+        "method": "live", "date": date, "command": command or "cuzklab calibrate --live",
+        "machine": where, "host": mach["host"], "backend": backend,
+        "log2_constraints": log2_constraints, "constraints": int(work.num_constraints),
+        "witness_work": witness_work, "gpu_threads": pool,
+        "contention_counts": counts, "fitted_on": fitted_on,
+    }
+    header = [f"{name}: calibrated live on {where}, {mach['memory_gib']} GiB RAM.",
+              f"Date {date}; command: {calibration['command']}",
+              f"2^{log2_constraints} rows per partition ({work.num_constraints:,} constraints), "
+              f"{backend} backend, witness work {witness_work:g}.",
+              "Tags: measured (this machine, this command), cuzk (cuzk's documented value),",
+              "fit (a model parameter chosen to reproduce a measurement), assumed (not measured).",
+              "Fitted on the two solo runs and the contention counts in [calibration]."]
+    text = profile_text(name, f"calibrated live on {where} at 2^{log2_constraints}", header,
+                        [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
+                               "12 (split API, early a/b/c free)")], tables, calibration)
+    measurements = {"solo_1_thread": {k: v for k, v in one.items() if k != "trace"},
+                    "solo_all_threads": {k: v for k, v in every.items() if k != "trace"},
+                    "bandwidth": bw, "contention": cont, "machine": mach, "cores": capacity,
+                    "synth_sharing": sharing,
+                    "pool_weight_rms_log_error": rms}
+    return {"text": text, "measurements": measurements, "calibration": calibration}

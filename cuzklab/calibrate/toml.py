@@ -1,0 +1,104 @@
+"""Writing a calibrated profile: TOML with the provenance of every number beside it.
+
+A profile here is a list of tables, each a list of :class:`Entry` (key, value,
+tag, note). The tag says where the number came from, as in the shipped
+profiles: ``measured:`` (on this machine, by the command in the header),
+``cuzk:`` (read from a cuzk daemon's logs), ``fit:`` (a parameter of the
+model chosen so that it reproduces a measurement; the note says which) and
+``assumed:`` (not measured; the note says why it does not matter or what it
+stands for). The ``[calibration]`` table records the machine, the date, the
+command and the configurations the profile was fitted on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+TAGS = ("measured", "cuzk", "fit", "assumed")
+
+#: What each number of the [calibration] table records.
+CALIBRATION_NOTES = {
+    "log2_constraints": "rows per partition circuit, 2^K, of every run above",
+    "constraints": "constraints per partition of every run above",
+    "witness_work": "the witness program's work per constraint of every run above",
+    "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
+    "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
+    "fitted_on": "the configurations the profile was fitted on",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One profile value and where it came from."""
+
+    key: str
+    value: object
+    tag: str
+    note: str
+
+    def __post_init__(self):
+        if self.tag not in TAGS:
+            raise ValueError(f"tag must be one of {TAGS}, got {self.tag!r}")
+
+
+def toml_value(v) -> str:
+    """Return ``v`` as a TOML value (numbers, strings, booleans, lists, inline tables)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"a profile value must be finite, got {v!r}")
+        return repr(float(f"{v:.6g}"))  # six significant digits
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def profile_text(name: str, description: str, header: list[str], top: list[Entry],
+                 tables: dict[str, list[Entry]], calibration: dict, extends: str | None = None) -> str:
+    """Return the TOML text of a calibrated profile (``extends``: the profile it overrides)."""
+    lines = [f"# {line}".rstrip() for line in header] + [""]
+    if extends:
+        lines.append(f"extends = {toml_value(extends)}")
+    lines.append(f"name = {toml_value(name)}")
+    lines.append(f"description = {toml_value(description)}")
+    for e in top:
+        lines.append(f"{e.key} = {toml_value(e.value)}  # {e.tag}: {e.note}")
+    for table, entries in tables.items():
+        lines += ["", f"[{table}]"]
+        for e in entries:
+            lines.append(f"{e.key} = {toml_value(e.value)}  # {e.tag}: {e.note}")
+    lines += ["", "# Where this profile came from, and the configurations it was fitted on",
+              "# (cuzklab compare marks those rows: the others are the ones that count).",
+              "[calibration]"]
+    for k, v in calibration.items():
+        note = CALIBRATION_NOTES.get(k)
+        lines.append(f"{k} = {toml_value(v)}" + (f"  # measured: {note}" if note else ""))
+    return "\n".join(lines) + "\n"
+
+
+def write_profile(text: str, name: str, directory=None) -> Path:
+    """Write ``text`` atomically as ``NAME.toml`` in ``directory`` (default: the profiles folder)."""
+    from ..atomic import write_text
+    from ..model.profile import profiles_dir
+    d = Path(directory) if directory else profiles_dir()
+    path = d / f"{name}.toml"
+    write_text(path, text)
+    return path
+
+
+def table_values(tables: dict[str, list[Entry]], top: list[Entry] = ()) -> dict:
+    """Return the plain {table: {key: value}} data of a profile's entries."""
+    data = {e.key: e.value for e in top}
+    for t, entries in tables.items():
+        data[t] = {e.key: e.value for e in entries}
+    return data

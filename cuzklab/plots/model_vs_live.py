@@ -1,0 +1,132 @@
+"""Model against measurement: side-by-side timelines, stage bars and the contention curve.
+
+Every figure names the source of each side in its labels: ``model (sim,
+PROFILE)`` and ``live (BACKEND)`` or ``cuzk-log``. :func:`overlay` puts a
+measured trace and the model's prediction of the same configuration in one
+figure (the two timelines, then the per-stage bars of both);
+:func:`contention_figure` draws prep_msm and b_g2_msm seconds against the
+number of concurrent syntheses, measured and modelled; :func:`compare_html`
+writes ``cuzklab compare``'s page.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from .breakdown import breakdown
+from .compose import stack
+from .style import base_layout, stage_color
+from .timeline import timeline
+
+
+def source_label(trace) -> str:
+    """Return how a trace names its source in a comparison: ``model (sim, P)``, ``live (gpu)``."""
+    meta = trace.meta
+    src = meta.get("source") or "?"
+    if src == "sim":
+        return f"model (sim, {meta.get('profile')})"
+    if src == "live":
+        live = meta.get("live") or {}
+        return f"live ({live.get('backend') or meta.get('backend') or 'measured'})"
+    return f"measured ({src})"
+
+
+def overlay(measured, model, *, title: str | None = None, width: int = 1200) -> go.Figure:
+    """Return the measured timeline, the model's timeline and both sides' stage bars in one figure."""
+    lm, lp = source_label(measured), source_label(model)
+    sm, sp = measured.summary(), model.summary()
+
+    def head(label, s):
+        spp = s.get("seconds_per_proof")
+        b = (s.get("bottleneck") or {}).get("resource")
+        return f"{label}: {spp:.3g} s/proof, bound by {b}" if spp else f"{label}"
+    end = max(measured.duration, model.duration, 1e-9)
+    tl = [timeline(measured, title=head(lm, sm)), timeline(model, title=head(lp, sp))]
+    for f in tl:  # one time scale for both sides, so their lengths compare by eye
+        f.update_xaxes(range=[0, end * 1.02])
+    figs = [*tl,
+            breakdown([measured, model], labels=[lm, lp],
+                      title="mean seconds per stage: " + lm + " vs " + lp)]
+    return stack(figs, width=width, title=title or f"{lm} against {lp}")
+
+
+def contention_figure(curve: dict) -> go.Figure:
+    """Return prep_msm and b_g2_msm seconds against concurrent syntheses, live and model."""
+    rows = curve["rows"]
+    x = [r["syntheses"] for r in rows]
+    fig = go.Figure()
+    for stage in ("prep_msm", "b_g2_msm"):
+        c = stage_color(stage)
+        fig.add_trace(go.Scatter(x=x, y=[r[f"{stage}_live_s"] for r in rows], name=f"{stage} · live",
+                                 mode="lines+markers", line=dict(color=c, width=2),
+                                 marker=dict(size=8)))
+        fig.add_trace(go.Scatter(x=x, y=[r[f"{stage}_model_s"] for r in rows],
+                                 name=f"{stage} · model ({curve['profile']})",
+                                 mode="lines+markers", line=dict(color=c, width=2, dash="dash"),
+                                 marker=dict(size=8, symbol="diamond-open")))
+    fitted = [r["syntheses"] for r in rows if r.get("fitted")]
+    fig.update_layout(**base_layout(
+        title=dict(text=f"prep_msm and b_g2_msm beside concurrent syntheses — live "
+                        f"({curve.get('backend')}, 2^{curve['log2_constraints']}, pool of "
+                        f"{curve['pool_threads']}) and model"
+                        + (f"<br><sup>fitted on {fitted}; the other points are predictions</sup>"
+                           if fitted else ""), x=0.0, xanchor="left"),
+        height=420))
+    fig.update_xaxes(title_text="concurrent syntheses", dtick=1 if max(x, default=0) <= 16 else None)
+    fig.update_yaxes(title_text="seconds (median)", rangemode="tozero")
+    return fig
+
+
+def _pct(v) -> str:
+    return "—" if v is None else f"{100 * v:+.1f} %"
+
+
+def _num(v, f=".3f") -> str:
+    return "—" if v is None else format(v, f)
+
+
+def compare_table_html(result: dict) -> str:
+    """Return the comparison rows as an HTML table."""
+    head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th><th>s/proof live</th>"
+            "<th>error</th><th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
+            "<th>GPU busy model / live</th><th>bottleneck model / live</th></tr>")
+    body = []
+    for r in result["rows"]:
+        c, m, lv, e = r["config"], r["model"], r["live"], r["error"]
+        name = (f"{c['lock']} gw={c['gpu_workers_per_device']} pw={c['partition_workers']} "
+                f"({c['proofs']}×{c['partitions']})")
+        same = "" if e["same_verdict"] else " style='color:#b00'"
+        body.append(
+            f"<tr><td>{html.escape(name)}</td><td>{'yes' if r['fitted'] else ''}</td>"
+            f"<td>{_num(m['seconds_per_proof'])}</td><td>{_num(lv['seconds_per_proof'])}</td>"
+            f"<td>{_pct(e['seconds_per_proof'])}</td><td>{_num(m['peak_rss_gib'], '.2f')}</td>"
+            f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
+            f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
+            f"<td{same}>{html.escape(str(m['bottleneck']))} / {html.escape(str(lv['bottleneck']))}"
+            f"</td></tr>")
+    return "<table>" + head + "".join(body) + "</table>"
+
+
+def compare_html(result: dict, path, *, timelines: bool = True):
+    """Write the comparison page: the error table, then each row's two timelines side by side."""
+    from ..atomic import write_text
+    parts = [f"<h1>model ({html.escape(result['profile'])}) against live "
+             f"({html.escape(result['device'])}, 2<sup>{result['log2_constraints']}</sup> rows)</h1>",
+             "<p>error = model / live − 1. Rows marked fitted are configurations the profile "
+             "was calibrated on; the others are predictions.</p>", compare_table_html(result)]
+    first = True
+    for r in result["rows"]:
+        tr = r.get("traces")
+        if not timelines or not tr:
+            continue
+        fig = overlay(tr["live"], tr["model"])
+        parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
+        first = False
+    style = ("<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+             "td:first-child{text-align:left}</style>")
+    text = ("<!doctype html><html><head><meta charset='utf-8'><title>cuzklab compare</title>"
+            + style + "</head><body>" + "".join(parts) + "</body></html>")
+    return write_text(path, text)

@@ -1,0 +1,252 @@
+"""calibrate and compare: a profile fitted live or from daemon logs, then judged on other configs."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+
+from cuzklab.calibrate import calibrate_live, calibrate_logs, compare, model_contention
+from cuzklab.calibrate.compare import fitted_configs, is_fitted, load_grid
+from cuzklab.calibrate.toml import write_profile
+from cuzklab.cli import main
+from cuzklab.model import PipelineConfig, Profile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+K = 4
+SAMPLE = "data/samples/cuzk-daemon.log"
+
+
+@pytest.fixture(scope="module")
+def live_profile(tmp_path_factory):
+    """A profile calibrated live on this machine's CPU at 2^4, written to a temporary folder."""
+    res = calibrate_live(K, name="calib-test", proofs=2, contention=(0, 1), repeat=1,
+                         command="cuzklab calibrate --live --log2-constraints 4 --name calib-test")
+    path = write_profile(res["text"], "calib-test", tmp_path_factory.mktemp("profiles"))
+    return path, res
+
+
+def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profile):
+    path, res = live_profile
+    prof = Profile.load(path)
+    raw = tomllib.loads(path.read_text())
+    assert prof.name == "calib-test" and raw["calibration"]["method"] == "live"
+    cal = raw["calibration"]
+    assert cal["log2_constraints"] == K and cal["contention_counts"] == [0, 1]
+    assert cal["command"].startswith("cuzklab calibrate --live") and cal["date"].endswith("Z")
+    # every number of the model's tables carries a tag: measured, cuzk, fit or assumed
+    section = None
+    for line in path.read_text().splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        if section in (None, "calibration") or not line or line.startswith("#") or "=" not in line:
+            continue
+        assert re.search(r"#\s*(measured|cuzk|fit|assumed):", line), line
+    # the solo runs are what the stage costs came from
+    solo = res["measurements"]["solo_all_threads"]["stage_s"]
+    assert prof["synth"]["work_core_s"] == pytest.approx(
+        res["measurements"]["solo_1_thread"]["stage_s"]["synth"], rel=1e-5)
+    assert prof["prep_msm"]["solo_s"] == pytest.approx(solo["prep_msm"], rel=1e-5)
+    assert prof["gpu"]["ntt_h_s"] == pytest.approx(solo["ntt_h"], rel=1e-5)
+    assert prof["node"]["cores"] >= 1 and prof["synth"]["max_threads"] >= 1
+    # a, b, c are exactly 3 x 2^K Fr of 32 bytes
+    assert prof["partition"]["abc_gib"] == pytest.approx(3 * 2**K * 32 / 2**30, rel=1e-4)
+
+
+def test_profile_records_what_it_was_fitted_on(live_profile):
+    path, _ = live_profile
+    fitted = fitted_configs(path)
+    from cuzklab.calibrate.measure import host_cores
+    assert [f["synthesis_threads"] for f in fitted] == [1, host_cores()]
+    solo = PipelineConfig.from_dict(fitted[0])
+    assert is_fitted(solo, fitted)
+    assert not is_fitted(solo.replace(partition_workers=2), fitted)
+
+
+def test_compare_on_other_configs_marks_them_not_fitted(live_profile):
+    path, _ = live_profile
+    base = dict(proofs=2, concurrency=2, partitions=2, gpu_threads=2, seed=0)
+    configs = [PipelineConfig(**base, partition_workers=2, lock="split_async"),
+               PipelineConfig.from_dict(fitted_configs(path)[0])]
+    res = compare(configs, profile=path, log2_constraints=K)
+    a, b = res["rows"]
+    assert not a["fitted"] and b["fitted"]
+    for row in res["rows"]:
+        m, lv, e = row["model"], row["live"], row["error"]
+        assert lv["seconds_per_proof"] > 0 and m["seconds_per_proof"] > 0
+        assert e["seconds_per_proof"] == pytest.approx(
+            m["seconds_per_proof"] / lv["seconds_per_proof"] - 1, abs=1e-3)
+        assert e["same_verdict"] == (m["bottleneck"] == lv["bottleneck"])
+        assert set(e["stage_s"]) <= set(lv["stage_s"])
+    v = res["verdict"]
+    assert v["judged"] == 1 and v["fitted"] == 1 and "worst" in v
+    json.dumps(res, default=str)  # JSON-able
+
+
+def test_logs_profile_reproduces_the_parsed_per_stage_means(tmp_path):
+    from cuzklab.cuzk import parse_logs
+    from cuzklab.sim import simulate
+    res = calibrate_logs([SAMPLE], name="from-logs")
+    path = write_profile(res["text"], "from-logs", tmp_path)
+    raw = tomllib.loads(path.read_text())
+    assert raw["extends"] == "porep-32g" and raw["calibration"]["method"] == "logs"
+    lp = parse_logs([SAMPLE])
+    parsed = lp.trace.summary()["stage_s"]
+    cfg = PipelineConfig.from_dict(raw["calibration"]["fitted_on"][0])
+    model = simulate(cfg, Profile.load(path)).summary()["stage_s"]
+    for stage in ("synth", "prep_msm", "b_g2_msm", "ntt_h", "batch_add", "tail_msm"):
+        assert model[stage] == pytest.approx(parsed[stage], rel=0.02), stage
+    assert "# fit:" in path.read_text()
+
+
+def test_model_contention_follows_core_sharing(live_profile):
+    path, _ = live_profile
+    prof = Profile.load(path)
+    cores = int(prof["node"]["cores"])
+    w = 1.0
+    pool = cores
+    rows = model_contention(prof, [0, cores], pool_threads=pool, pool_weight=w)
+    # cores one-thread syntheses beside a pool of `cores` threads: the pool gets
+    # cores * (w * pool) / (w * pool + cores) cores (the model's own share rule)
+    share = cores * (w * pool) / (w * pool + cores)
+    assert rows[0]["b_g2_msm_slowdown"] == pytest.approx(1.0)
+    assert rows[1]["b_g2_msm_slowdown"] == pytest.approx(pool / share, rel=0.02)
+
+
+def test_grid_file_crosses_its_lists(tmp_path):
+    g = tmp_path / "g.toml"
+    g.write_text('notebook = "x.ipynb"\n[parameters]\nproofs = 2\nconcurrency = 2\nprofile = "porep-32g"\n'
+                 '[grid]\npartition_workers = [1, 2]\nlock = ["interlock", "split_async"]\n')
+    configs = load_grid(g)
+    assert len(configs) == 4 and {c.proofs for c in configs} == {2}
+    assert {(c.partition_workers, c.lock) for c in configs} == {
+        (1, "interlock"), (1, "split_async"), (2, "interlock"), (2, "split_async")}
+
+
+def test_cli_calibrate_logs_then_compare_json(tmp_path, capsys):
+    rc = main(["calibrate", "--logs", SAMPLE, "--name", "cli-logs", "--out", str(tmp_path),
+               "--json", str(tmp_path / "m.json")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "cli-logs.toml" in out
+    m = json.loads((tmp_path / "m.json").read_text())
+    assert m["calibration"]["method"] == "logs" and "synth" in m["measurements"]["stages"]
+
+
+@pytest.mark.parametrize("argv, parts", [
+    (["calibrate", "--name", "x"], ["--live", "--logs"]),
+    (["calibrate", "--live", "--name", "x"], ["--log2-constraints", "required"]),
+    (["calibrate", "--live", "--log2-constraints", "3", "--name", "x"], ["--log2-constraints"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "a/b"], ["--name"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--contention", "1,2"],
+     ["--contention", "0"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--contention", "a"],
+     ["--contention"]),
+    (["calibrate", "--logs", "no-such.log", "--name", "x"], ["--logs", "no-such.log"]),
+    (["calibrate", "--logs", SAMPLE, "--name", "x", "--set", "bogus=1"], ["--set", "bogus"]),
+    (["compare", "--profile", "no-such-profile", "--log2-constraints", "4"], ["--profile"]),
+    (["compare", "--profile", "porep-32g"], ["--log2-constraints"]),
+    (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--set", "lock=x"],
+     ["--set", "lock"]),
+    (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--grid", "none.toml"],
+     ["--grid", "none.toml"]),
+    (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--contention", "0,1"],
+     ["--gpu-threads"]),
+])
+def test_bad_inputs_give_one_error_line(cli_error, argv, parts):
+    cli_error(argv, *parts)
+
+
+def test_bad_grid_key_is_named(cli_error, tmp_path):
+    g = tmp_path / "g.toml"
+    g.write_text("[grid]\npartition_wrokers = [1, 2]\n")
+    cli_error(["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--grid", str(g)],
+              "--grid", "partition_wrokers")
+
+
+def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
+    import nbformat
+    import papermill as pm
+    from pathlib import Path
+    nb_path = Path(__file__).resolve().parents[2] / "notebooks" / "05-live-vs-model.ipynb"
+    out = tmp_path / "05.ipynb"
+    pm.execute_notebook(str(nb_path), str(out), kernel_name="python3", progress_bar=False,
+                        cwd=str(tmp_path), execution_timeout=240, store_widget_state=False,
+                        parameters=dict(backend="cpu", log2_constraints=4, proofs=1,
+                                        partitions=2, partition_workers=[2],
+                                        locks=["split_async"], contention=[0, 1],
+                                        out_dir=str(tmp_path / "runs")))
+    nb = nbformat.read(out, as_version=4)
+    assert not nb.metadata["papermill"].get("exception")
+    text = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+    assert "profile this-machine" in text and "error = model / live - 1" in text
+    assert "contention, pool of" in text
+    figs = [o for c in nb.cells for o in c.get("outputs", [])
+            if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert len(figs) == 2
+    assert (tmp_path / "runs" / "compare.html").is_file()
+    assert (tmp_path / "runs" / "this-machine.toml").is_file()
+
+
+def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, capsys):
+    stored = "benchmarks/results/compare-h200.json"
+    rc = main(["compare", "--profile", "porep-live-2p20-h200", "--measured", stored,
+               "--json", str(tmp_path / "again.json")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "live side: compare-h200.json" in out
+    again = json.loads((tmp_path / "again.json").read_text())
+    before = json.loads(open(stored).read())
+    assert [r["live"] for r in again["rows"]] == [r["live"] for r in before["rows"]]
+    for a, b in zip(again["rows"], before["rows"]):  # the same profile gives the same model
+        assert a["model"]["seconds_per_proof"] == pytest.approx(b["model"]["seconds_per_proof"],
+                                                                rel=1e-6)
+
+
+def test_measured_file_must_be_a_comparison(cli_error, tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"rows": [{"nothing": 1}]}')
+    cli_error(["compare", "--profile", "porep-32g", "--measured", str(bad)], "--measured")
+
+
+def test_curve_is_judged_on_the_slowdown():
+    from cuzklab.calibrate.contention import judge_curve
+    curve = {"rows": [
+        {"syntheses": 0, "fitted": True, "prep_msm_live_x": 1.0, "prep_msm_model_x": 1.0,
+         "b_g2_msm_live_x": 1.0, "b_g2_msm_model_x": 1.0},
+        {"syntheses": 4, "fitted": False, "prep_msm_live_x": 1.1, "prep_msm_model_x": 1.0,
+         "b_g2_msm_live_x": 1.5, "b_g2_msm_model_x": 1.2}]}
+    out = judge_curve(curve)
+    assert out["rows"][1]["b_g2_msm_x_error"] == pytest.approx(1.2 / 1.5 - 1, abs=1e-4)
+    assert out["target"]["max_abs_error"] == pytest.approx(0.2, abs=1e-4)
+    assert out["target"]["met"] is False and out["worst"]["syntheses"] == 4
+
+
+def test_cuzk_log_source_and_the_model_overlay():
+    from cuzklab.widgets import get_source, model_overlay, source_names
+    assert "cuzk-log" in source_names()
+    trace = get_source("cuzk-log")(PipelineConfig(), None)
+    assert trace.source == "cuzk-log" and trace.meta["config"]["partitions"] == 10
+    fig = model_overlay(trace, "porep-32g")
+    title = fig.layout.title.text
+    assert "measured (cuzk-log)" in title and "model (sim, porep-32g)" in title
+    names = {t.name for t in fig.data}
+    assert any("· measured (cuzk-log)" in n for n in names if n)
+    assert any("· model (sim, porep-32g)" in n for n in names if n)
+    with pytest.raises(Exception, match="measured trace"):
+        from cuzklab.sim import simulate
+        model_overlay(simulate(PipelineConfig(proofs=2, concurrency=2)), "porep-32g")
+
+
+def test_explorer_shows_a_cuzk_log_and_overlays_the_model():
+    from cuzklab.widgets import Explorer, model_overlay
+    ex = Explorer(source="cuzk-log", debounce_s=0)
+    summary = ex.refresh()
+    assert summary is not None and summary["source"] == "cuzk-log"
+    fig = model_overlay(ex, "porep-32g")
+    assert "model (sim, porep-32g)" in fig.layout.title.text
