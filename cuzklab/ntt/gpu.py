@@ -10,6 +10,7 @@ invert exponents), built from two short tables in one kernel launch.
 
 from __future__ import annotations
 
+import collections
 import functools
 from pathlib import Path
 
@@ -165,7 +166,8 @@ def _plain_plan(log_n: int):
 
 
 def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
-                post_powers=None, scale=None, passes=None, last_cols: int | None = None) -> None:
+                post_powers=None, scale=None, passes=None, last_cols: int | None = None,
+                scratch=None) -> None:
     """Run a DIF transform over the natural-order device array ``x``, with its pointwise factors fused.
 
     ``pre_powers``: power tables (lo, hi, shift) multiplied into the input
@@ -177,7 +179,8 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     followed by a separate bit reversal). Otherwise the output stays
     bit-reversed and everything runs in place. ``passes``, ``last_cols``: the
     plan (default ``natural_plan(log_n)`` for natural output, else
-    ``plan_passes(log_n)`` with single rows).
+    ``plan_passes(log_n)`` with single rows). ``scratch``: a device array
+    like ``x`` for the scratch array (default: allocated here).
     """
     plan_cols = 0
     if passes is None:
@@ -202,7 +205,7 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     if natural_output and len(passes) > 1:
         cp = xp("gpu")
         try:
-            src = cp.empty_like(x)
+            src = cp.empty_like(x) if scratch is None else scratch
         except cp.cuda.memory.OutOfMemoryError:
             src, fused, cols = x, False, 0
     if len(passes) == 1 and pre_powers is not None:
@@ -299,8 +302,258 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     ``dif_inplace``).
     """
     pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    if GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2:
+        if _graph_transform(x, log_n, bool(inverse), bool(coset), bool(natural_output),
+                            (pre, post, scale)):
+            return
     dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
                 post_powers=post, scale=scale)
+
+
+#: Replay the launches of small transforms as CUDA graphs (``transform_inplace``).
+#: A transform of 2^16 elements is two kernels of a few microseconds each; the
+#: host work around them (plan and table look-ups, a scratch allocation, one
+#: CuPy launch per pass) takes as long as the kernels, and the GPU waits for
+#: it. The first call per (array, size, variant, stream) runs plain launches;
+#: the second runs them too and records them on a side stream; later calls
+#: launch the recorded graph, one driver call. A graph holds the device tables
+#: it reads and a scratch array, shared by the graphs of one size and stream
+#: (they run one after another on that stream).
+GRAPHS = True
+#: Largest transform (log2) replayed as a graph (its scratch: 2^20 elements, 32 MiB).
+GRAPH_MAX_LOG2 = 20
+#: Most graphs kept (least recently used dropped first).
+GRAPH_CACHE = 32
+_GRAPHS: collections.OrderedDict = collections.OrderedDict()
+#: Keys seen once (no graph yet), in the same order.
+_SEEN: collections.OrderedDict = collections.OrderedDict()
+
+
+def _plan_key(log_n: int) -> tuple:
+    """Return the module settings a transform's launches depend on (part of a graph's key)."""
+    from . import plan
+    return (plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
+            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD)
+
+
+def clear_graphs() -> None:
+    """Drop every recorded transform graph (and the scratch arrays they hold)."""
+    _GRAPHS.clear()
+    _SEEN.clear()
+
+
+def graph_count() -> int:
+    """Return how many transform graphs are recorded."""
+    return sum(1 for e in _GRAPHS.values() if e["graph"] is not None)
+
+
+def _graph_transform(x, log_n: int, inverse: bool, coset: bool, natural: bool, factors) -> bool:
+    """Run the transform of ``x`` through a recorded graph; False for plain launches."""
+    cp = xp("gpu")
+    if not (x.flags.c_contiguous and x.dtype == cp.uint32 and x.shape == (1 << log_n, 8)):
+        return False
+    stream = cp.cuda.get_current_stream()
+    dev = cp.cuda.Device().id
+    key = (x.data.ptr, dev, stream.ptr, log_n, inverse, coset, natural, _plan_key(log_n))
+    entry = _GRAPHS.get(key)
+    if entry is not None:
+        _GRAPHS.move_to_end(key)
+        if entry["graph"] is None:  # recording failed once for this key
+            return False
+        entry["graph"].launch(stream)
+        return True
+    if key not in _SEEN:
+        _SEEN[key] = None
+        while len(_SEEN) > GRAPH_CACHE:
+            _SEEN.popitem(last=False)
+        return False
+    del _SEEN[key]
+    pre, post, scale = factors
+    scratch = None
+    if natural:
+        scratch = next((e["scratch"] for k, e in _GRAPHS.items()
+                        if k[1:4] == key[1:4] and e["scratch"] is not None), None)
+        if scratch is None:
+            try:
+                scratch = cp.empty_like(x)
+            except cp.cuda.memory.OutOfMemoryError:
+                return False
+    kw = dict(inverse=inverse, natural_output=natural, pre_powers=pre, post_powers=post,
+              scale=scale, scratch=scratch)
+    dif_inplace(x, log_n, **kw)  # this call's result
+    graph = None
+    side = cp.cuda.Stream(non_blocking=True)
+    try:
+        with side:
+            side.begin_capture()
+            try:
+                dif_inplace(x, log_n, **kw)
+            finally:
+                graph = side.end_capture()
+    except Exception:  # no capture here (CuPy or driver): plain launches for this key
+        graph = None
+    # the graph refers to these arrays by address: they live as long as it does
+    _GRAPHS[key] = {"graph": graph, "scratch": scratch,
+                    "tables": (gpu_twiddles(log_n).limbs, pre, post, scale)}
+    while len(_GRAPHS) > GRAPH_CACHE:
+        _GRAPHS.popitem(last=False)
+    return True
+
+
+def dit(a: Fr, *, inverse: bool = False) -> Fr:
+    """Return the (unscaled) transform of bit-reversed ``a`` in natural order."""
+    log_n = len(a).bit_length() - 1
+    x = a.limbs.copy()
+    dit_passes(x, log_n, inverse=inverse)
+    return _wrap(x)
+
+
+def bit_reverse_inplace(x, log_n: int) -> None:
+    """Permute the (2^log_n, 8) device array ``x`` into bit-reversed order in place."""
+    n = 1 << log_n
+    if log_n >= 2 * _BR_BITS:
+        # tiles of 16 x 16 elements: coalesced reads and writes
+        _fn("bit_reverse_tiles")((1 << (log_n - 2 * _BR_BITS),), (1 << _BR_BITS, 1 << _BR_BITS),
+                                 (x, np.int32(log_n)))
+    else:
+        _fn("bit_reverse_permute")(_grid(n), (_THREADS,), (x, np.int32(log_n)))
+
+
+def bit_reverse(a: Fr) -> Fr:
+    """Return ``a`` permuted into bit-reversed index order."""
+    x = a.limbs.copy()
+    bit_reverse_inplace(x, len(a).bit_length() - 1)
+    return _wrap(x)
+
+
+def power_tables(base: int, n: int, factor: int = 1):
+    """Return device tables (lo, hi, shift) of factor * base^i for i < n (cached)."""
+    return _power_tables(base, n, factor)
+
+
+def scale_inplace_tables(x, tables, *, reversed_order: bool) -> None:
+    """Multiply the device array ``x`` in place by the powers of ``tables`` (see ``scale_inplace``)."""
+    n = int(x.shape[0])
+    lo, hi, shift = tables
+    _fn("scale_by_powers")(_grid(n), (_THREADS,),
+                           (x, lo, hi, np.int32(shift), np.int32(n.bit_length() - 1),
+                            np.int32(1 if reversed_order else 0)))
+
+
+def scale_inplace(x, base: int, factor: int, *, reversed_order: bool) -> None:
+    """Multiply the device array ``x`` in place: x[p] *= factor * base^i (i = p or bitrev(p))."""
+    scale_inplace_tables(x, _power_tables(base, int(x.shape[0]), factor),
+                         reversed_order=reversed_order)
+
+
+def scale_by_powers(a: Fr, x: int, factor: int, *, reversed_order: bool) -> Fr:
+    """Return ``a[p] * factor * x^i`` with i = p, or i = bit_reverse(p) when reversed."""
+    out = a.limbs.copy()
+    scale_inplace(out, x, factor, reversed_order=reversed_order)
+    return _wrap(out)
+
+
+def ab_minus_c_div_z(a, b, c, zinv: int) -> None:
+    """Overwrite the device array ``a`` with (a * b - c) / Z, given zinv = Z^-1."""
+    n = int(a.shape[0])
+    z = xp("gpu").asarray(Fr.from_ints([zinv]).limbs)
+    _fn("ab_minus_c_div_z")(_grid(n), (_THREADS,), (a, b, c, z, np.int64(n)))
+
+
+@functools.lru_cache(maxsize=64)
+def _constant(value: int):
+    """Return one Fr element on the device (cached)."""
+    return xp("gpu").asarray(Fr.from_ints([value]).limbs)
+
+
+def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
+                      natural_output: bool = True) -> None:
+    """Transform the natural-order device array ``x`` in place.
+
+    Same result as ``transform`` with natural input; with ``natural_output``
+    False the output stays bit-reversed. The coset and 1/n factors ride in
+    the first and last passes (no pass of their own); natural output uses
+    a scratch array of the size of ``x`` when memory allows (see
+    ``dif_inplace``).
+    """
+    pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    if GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2:
+        if _graph_transform(x, log_n, bool(inverse), bool(coset), bool(natural_output),
+                            (pre, post, scale)):
+            return
+    dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
+                post_powers=post, scale=scale)
+
+
+#: Replay the launches of small transforms as CUDA graphs (``transform_inplace``).
+#: A transform of 2^16 elements is two kernels of a few microseconds each; the
+#: host work around them (plan and table look-ups, a scratch allocation, one
+#: CuPy launch per pass) takes as long as the kernels, and the GPU waits for
+#: it. The first call per (array, size, variant, stream) runs the launches and
+#: records them; later calls launch the recorded graph: one driver call. A
+#: graph holds the device tables and a scratch array of its own.
+GRAPHS = True
+#: Largest transform (log2) replayed as a graph: each holds a scratch array of
+#: the size of its input (2^20 elements: 32 MiB).
+GRAPH_MAX_LOG2 = 20
+#: Most graphs kept (least recently used dropped first).
+GRAPH_CACHE = 32
+_GRAPHS: collections.OrderedDict = collections.OrderedDict()
+
+
+def _plan_key(log_n: int) -> tuple:
+    """Return the module settings a transform's launches depend on (part of a graph's key)."""
+    from . import plan
+    return (plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
+            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD)
+
+
+def clear_graphs() -> None:
+    """Drop every recorded transform graph (and the scratch arrays they hold)."""
+    _GRAPHS.clear()
+
+
+def _graph_transform(x, log_n: int, inverse: bool, coset: bool, natural: bool, factors) -> bool:
+    """Run the transform of ``x`` through a recorded graph; False when none can be used.
+
+    The first call for a key runs the launches itself (and returns True), then
+    records them on a side stream for the next call.
+    """
+    cp = xp("gpu")
+    if not (x.flags.c_contiguous and x.dtype == cp.uint32 and x.shape == (1 << log_n, 8)):
+        return False
+    stream = cp.cuda.get_current_stream()
+    key = (x.data.ptr, cp.cuda.Device().id, stream.ptr, log_n, inverse, coset, natural,
+           _plan_key(log_n))
+    entry = _GRAPHS.get(key)
+    if entry is not None:
+        _GRAPHS.move_to_end(key)
+        entry[0].launch(stream)
+        return True
+    pre, post, scale = factors
+    try:
+        scratch = cp.empty_like(x) if natural else None
+    except cp.cuda.memory.OutOfMemoryError:
+        return False
+    kw = dict(inverse=inverse, natural_output=natural, pre_powers=pre, post_powers=post,
+              scale=scale, scratch=scratch)
+    dif_inplace(x, log_n, **kw)  # this call's result; also sets the kernels' attributes
+    side = cp.cuda.Stream(non_blocking=True)
+    try:
+        with side:
+            side.begin_capture()
+            try:
+                dif_inplace(x, log_n, **kw)
+            finally:
+                graph = side.end_capture()
+    except Exception:  # no capture here (old CuPy or driver): plain launches, recorded nothing
+        return True
+    # the graph refers to these arrays by address: keep them alive with it
+    keep = (scratch, gpu_twiddles(log_n).limbs, pre, post, scale)
+    _GRAPHS[key] = (graph, keep)
+    while len(_GRAPHS) > GRAPH_CACHE:
+        _GRAPHS.popitem(last=False)
+    return True
 
 
 @functools.lru_cache(maxsize=64)

@@ -222,3 +222,68 @@ def test_bench_checks_the_timed_output_not_only_a_round_trip(monkeypatch):
     monkeypatch.setattr(bench, "transform", lambda a, **kw: a)
     r = bench.bench_ntt(6, "cpu", repeats=1)
     assert r["checked"] is False and r["entries_checked"] < r["entries"] == 4
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [1, 9, 13, 16])
+def test_gpu_graph_replays_match_plain_launches(monkeypatch, k):
+    """Recorded transform graphs give the plain launches' results, also once the caches drop the tables."""
+    import cupy
+    from cuzklab.ntt import gpu
+    gpu.clear_graphs()
+    a = Fr.random(1 << k, 50 + k, backend="gpu")
+    variants = [(False, False, True), (True, False, True), (False, True, True), (True, True, True),
+                (True, True, False), (False, False, False)]
+    monkeypatch.setattr(gpu, "GRAPHS", False)
+    want = {}
+    for inverse, coset, natural in variants:
+        x = a.limbs.copy()
+        gpu.transform_inplace(x, k, inverse=inverse, coset=coset, natural_output=natural)
+        want[inverse, coset, natural] = x
+    monkeypatch.setattr(gpu, "GRAPHS", True)
+    x = cupy.empty_like(a.limbs)
+    for rnd in range(4):
+        if rnd == 3:  # the graphs must keep their own tables alive
+            gpu.gpu_twiddles.cache_clear()
+            gpu._power_tables.cache_clear()
+            gpu._factors.cache_clear()
+            gpu._constant.cache_clear()
+            cupy.get_default_memory_pool().free_all_blocks()
+        for inverse, coset, natural in variants:
+            x[...] = a.limbs
+            gpu.transform_inplace(x, k, inverse=inverse, coset=coset, natural_output=natural)
+            assert bool((x == want[inverse, coset, natural]).all()), (rnd, inverse, coset, natural)
+    assert gpu.graph_count() == len(variants)
+    # another stream records graphs of its own; results equal
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        for _ in range(3):
+            x[...] = a.limbs
+            gpu.transform_inplace(x, k, inverse=True, coset=True, natural_output=True)
+        s.synchronize()
+    assert bool((x == want[True, True, True]).all())
+    assert gpu.graph_count() == len(variants) + 1
+    gpu.clear_graphs()
+    assert gpu.graph_count() == 0
+
+
+@pytest.mark.gpu
+def test_gpu_graphs_leave_large_transforms_and_other_plans_alone(monkeypatch, tiny_plan):
+    from cuzklab.ntt import gpu
+    gpu.clear_graphs()
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 8)
+    a = Fr.random(1 << 9, 3)
+    g = a.to("gpu")
+    for _ in range(3):
+        assert coset_intt(g).to("cpu").equals(coset_intt(a))
+    assert gpu.graph_count() == 0
+    # a plan setting changed between calls is a different graph
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 20)
+    x = g.limbs.copy()
+    for tb in (4, 4, 4, 5, 5, 5):
+        monkeypatch.setattr(plan_mod, "TILE_BITS", tb)
+        x[...] = g.limbs
+        gpu.transform_inplace(x, 9, inverse=False, coset=True)
+        assert Fr.from_mont_limbs(x, check=False).to("cpu").equals(coset_ntt(a))
+    assert gpu.graph_count() == 2
+    gpu.clear_graphs()
