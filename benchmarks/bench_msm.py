@@ -71,11 +71,13 @@ def main(argv=None) -> int:
                                   upload=not args.no_upload, glv=gl)
                 report["results"].append(r)
                 up = r.get("upload_median_s")
+                pin = r.get("pinned_upload_median_s")
                 phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
                 kind = f" precomputed ({r['precompute_s']:.2f} s to build)" if pre else ""
                 kind += " glv" if r.get("glv") else ""
                 print(f"{g} 2^{k}: window {r['window']}{kind}, median {r['median_s'] * 1e3:.3f} ms"
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
+                      + (f" (pinned, overlapped: {pin * 1e3:.3f} ms)" if pin is not None else "")
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed
                 report["errors"].append({"group": g, "log2_size": k, "window": window, "error": repr(exc)})

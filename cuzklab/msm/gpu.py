@@ -82,7 +82,7 @@ SIGNATURES = {
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
-    "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr"),
+    "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr", "u32"),
 }
 TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
              "msm_sum_affine", "msm_bench_points")
@@ -340,7 +340,7 @@ def glv_split_gpu(points, limbs, runner=None):
     oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
     osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
     consts = _glv_constants(mp)
-    run.launch("msm_glv_split", n, (xs, ys, limbs, _u(n), consts, oxs, oys, osc))
+    run.launch("msm_glv_split", n, (xs, ys, limbs, _u(n), consts, oxs, oys, osc, _u(3)))
     b = points.backend
     return Points("g1", FF.wrap("g1", oxs, b), FF.wrap("g1", oys, b)), osc
 
@@ -358,20 +358,22 @@ def _glv_constants(mp):
 
 
 def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False,
-                    bits: int = D.SCALAR_BITS):
+                    bits: int = D.SCALAR_BITS, before_accumulate=None):
     """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device.
 
     ``shared``: ``points`` are precomputed bases (W n points, 2^(c w) P_i at
     w n + i; see ``cuzklab.msm.precompute``): every window's digits go to one
     set of buckets and the result is a single sum (W = 1), with nothing left
     to combine. ``bits``: see ``digits.windows`` (W = ceil(bits / c); 128 for
-    the scalars of a GLV split).
+    the scalars of a GLV split). ``before_accumulate``: called after the sort,
+    before the first kernel that reads the points (which may be filled on
+    the device until then, in stream order).
     """
     run = runner or default_runner()
-    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits)
+    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits, before_accumulate)
 
 
-def _window_sums(points, limbs, c, run, mark, shared, bits):
+def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=None):
     mp = run.xp
     g = points.group
     n = int(limbs.shape[0])
@@ -409,6 +411,8 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
     npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
     del cursor, counts
     mark("sort")
+    if before_accumulate is not None:
+        before_accumulate()
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
     if chunks:
         run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
@@ -485,6 +489,97 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = Fa
         mark("split")
     win = _window_sums(points, limbs, c, run, mark, shared, bits)
     pt = combine_windows(g, _xyzz_to_points(g, win), c)
+    mark("combine")
+    return pt
+
+
+@functools.lru_cache(maxsize=None)
+def _copy_stream(device: int):
+    """Return the stream that uploads points for :func:`msm_gpu_from_host` on ``device``."""
+    return xp("gpu").cuda.Stream(non_blocking=True)
+
+
+def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None, *, glv=None) -> Point:
+    """Return the MSM of points and scalars in host memory, the point upload overlapping the sort.
+
+    ``xs``, ``ys``: the points' Montgomery coordinates as host uint32 arrays
+    ((n, 12) for G1, (n, 2, 12) for G2; infinity is (0, 0)), best in pinned
+    memory (``cupyx.empty_pinned``), which makes the copies asynchronous;
+    ``limbs``: the (n, 8) canonical scalars on the host. The scalars are
+    copied first on the current stream, then split (GLV) and sorted there
+    while the points copy on a stream of their own; the accumulation waits
+    for them (with GLV, after the points part of the split). Same result as
+    :func:`msm_gpu` over the uploaded points. ``marks``: phases scalars,
+    split (GLV), sort, points (the wait, and the GLV points), accumulate,
+    bucket_sums, reduce, combine.
+    """
+    from ..curve import fields as FF
+    run = runner or default_runner()
+    mp = run.xp
+    if group not in WORDS:
+        raise ValueError(f"group must be one of {sorted(WORDS)}, got {group!r}")
+    shape = (12,) if group == "g1" else (2, 12)
+    limbs = np.asarray(limbs)  # host memory: a device array is a TypeError here
+    n = int(limbs.shape[0]) if limbs.ndim == 2 else -1
+    if n < 0 or tuple(limbs.shape[1:]) != (D.FR_LIMBS,):
+        raise ValueError(f"limbs must be an (n, {D.FR_LIMBS}) uint32 array, got shape {tuple(limbs.shape)}")
+    for name, a in (("xs", xs), ("ys", ys)):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name} must be a host (NumPy) array, got {type(a).__name__}")
+        if tuple(a.shape) != (n, *shape) or a.dtype != np.uint32:
+            raise ValueError(f"{name} must be a ({', '.join(map(str, (n, *shape)))}) uint32 array "
+                             f"for {n} {group} points, got {a.dtype} {tuple(a.shape)}")
+    if n == 0:
+        return Point.infinity(group)
+    split = use_glv(group, n, glv)
+    mark = _Marks(marks, mp)
+    if hasattr(mp, "cuda"):
+        main = mp.cuda.get_current_stream()
+        dl = mp.empty(limbs.shape, dtype=mp.uint32)
+        dl.set(np.ascontiguousarray(limbs), stream=main)
+        # the point copies start after the work queued on this stream so far
+        # (their blocks may have been freed by it) and after the scalars
+        copy = _copy_stream(mp.cuda.Device().id)
+        copy.wait_event(main.record())
+        dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
+        dx.set(xs, stream=copy)
+        dy.set(ys, stream=copy)
+        landed = copy.record()
+
+        def wait():
+            main.wait_event(landed)
+        backend = "gpu"
+    else:  # a host runner (tests): plain copies
+        dl, dx, dy = (np.array(a, dtype=np.uint32) for a in (limbs, xs, ys))
+
+        def wait():
+            return None
+        backend = "cpu"
+    mark("scalars")
+    bits = D.SCALAR_BITS
+    if split:
+        from . import glv as GLVM
+        osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
+        oxs = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+        oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+        consts = _glv_constants(mp)
+        args = (dx, dy, dl, _u(n), consts, oxs, oys, osc)
+        run.launch("msm_glv_split", n, args + (_u(1),))  # the scalars only
+        mark("split")
+
+        def ready():
+            wait()
+            run.launch("msm_glv_split", n, args + (_u(2),))  # the points
+            mark("points")
+        pts = Points("g1", FF.wrap("g1", oxs, backend), FF.wrap("g1", oys, backend))
+        win = _window_sums(pts, osc, c, run, mark, False, GLVM.SCALAR_BITS, ready)
+    else:
+        def ready():
+            wait()
+            mark("points")
+        pts = Points(group, FF.wrap(group, dx, backend), FF.wrap(group, dy, backend))
+        win = _window_sums(pts, dl, c, run, mark, False, bits, ready)
+    pt = combine_windows(group, _xyzz_to_points(group, win), c)
     mark("combine")
     return pt
 

@@ -371,9 +371,12 @@ __device__ __forceinline__ void glv_decompose(const u32 k[8], const u32* cst, u3
 
 // Thread i splits scalar i: points i and n + i of the output are +-P_i and
 // +-phi(P_i) (infinity stays (0, 0)), scalars i and n + i are |k1| and |k2|
-// (8 words, the upper four 0), with k_i = k1 + k2 lambda mod r.
+// (8 words, the upper four 0), with k_i = k1 + k2 lambda mod r. `parts`: bit 0
+// writes the scalars, bit 1 the points (which then must be on the device), so
+// that the scalars can be split and sorted while the points still upload.
 extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32* scalars, u32 n,
-                                         const u32* consts, u32* oxs, u32* oys, u32* oscalars) {
+                                         const u32* consts, u32* oxs, u32* oys, u32* oscalars,
+                                         u32 parts) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 k[8], k1[5], k2[5];
@@ -382,11 +385,14 @@ extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32
   bool neg1, neg2;
   msm::glv_decompose(k, consts, k1, k2, neg1, neg2);
   const usize j = (usize)n + i;
+  if (parts & 1u) {
 #pragma unroll
-  for (int w = 0; w < 8; w++) {
-    oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
-    oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
+    for (int w = 0; w < 8; w++) {
+      oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
+      oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
+    }
   }
+  if (!(parts & 2u)) return;
   const fp_t x = load<FpTraits>(xs, i), y = load<FpTraits>(ys, i);
   const fp_t ny = -y;
   const fp_t beta = load_unaligned<FpTraits>(consts + msm::GLV_BETA);
