@@ -153,7 +153,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     from pageable host memory, each run from freed device memory), upload_from,
     pinned_upload_times_s, pinned_upload_median_s, pinned_upload_phases_s
     (GPU with ``upload``: from pinned host memory through
-    ``gpu.msm_gpu_from_host``), pinned_upload_from,
+    ``gpu.msm_gpu_from_host``), pinned_upload_batches, pinned_upload_from,
     checked (every run equal to the exact result). ``glv``: as ``msm``'s
     (None: the GPU default, off on the CPU); the report says whether it ran.
     """
@@ -242,6 +242,8 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                                      "points on a second stream while the scalars are split and sorted; "
                                      "device memory freed before each run")
         out["pinned_upload_phases_s"] = pin_phases
+        from . import gpu
+        out["pinned_upload_batches"] = gpu.upload_batches(group, n)
     if backend == "gpu":
         marks: list = []
         got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks, glv=used_glv)

@@ -148,8 +148,9 @@ def test_msm_from_host_equals_msm_gpu(runner, group, glv):
     want = gpu.msm_gpu(pts, limbs, 4, runner=runner, glv=glv)
     assert want == msm(pts, ks, window=4)
     xs, ys = np.asarray(pts.x.limbs), np.asarray(pts.y.limbs)
-    got = gpu.msm_gpu_from_host(group, xs, ys, limbs, 4, runner=runner, glv=glv)
-    assert got == want
+    for batches in (None, 1, 2, 3, 9, 20):  # parts of 5+4, 3+3+3, single points, more than n
+        got = gpu.msm_gpu_from_host(group, xs, ys, limbs, 4, runner=runner, glv=glv, batches=batches)
+        assert got == want, batches
     assert gpu.msm_gpu_from_host(group, xs[:0], ys[:0], limbs[:0], 4, runner=runner).is_infinity
 
 
@@ -165,3 +166,7 @@ def test_msm_from_host_bad_input(runner):
         gpu.msm_gpu_from_host("g1", xs, ys, limbs[:, :4], 4, runner=runner)
     with pytest.raises(ValueError, match="group must be"):
         gpu.msm_gpu_from_host("g3", xs, ys, limbs, 4, runner=runner)
+    with pytest.raises(ValueError, match="batches must be an int >= 1"):
+        gpu.msm_gpu_from_host("g1", xs, ys, limbs, 4, runner=runner, batches=0)
+    assert gpu.upload_batches("g1", 1 << 24) == gpu.UPLOAD_BATCHES
+    assert gpu.upload_batches("g1", 1 << 10) == 1 and gpu.upload_batches("g2", 1 << 24) == 1
