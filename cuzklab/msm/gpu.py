@@ -530,8 +530,13 @@ def _copy_stream(device: int):
 
 #: Batches of :func:`msm_gpu_from_host` (G1): the points upload in up to
 #: UPLOAD_BATCHES parts of at least UPLOAD_BATCH_MIN points, and each part's
-#: accumulation starts as soon as it has landed, while the next uploads.
-UPLOAD_BATCHES = 4
+#: accumulation starts as soon as it has landed, while the next uploads. On
+#: an H200, G1 2^24 from pinned memory (``bench_msm.py --upload-batches``):
+#: 212.4 ms in 1 part, 204.1 in 2, 213.4 in 4 (172.4 with the points on the
+#: device): more parts start sooner, but each accumulation launch ends in a
+#: partly idle wave, the reduction has more windows and the host combines
+#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6).
+UPLOAD_BATCHES = 2
 UPLOAD_BATCH_MIN = 1 << 20
 
 

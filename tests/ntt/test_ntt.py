@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from cuzklab.field import Fr
@@ -286,4 +287,128 @@ def test_gpu_graphs_leave_large_transforms_and_other_plans_alone(monkeypatch, ti
         gpu.transform_inplace(x, 9, inverse=False, coset=True)
         assert Fr.from_mont_limbs(x, check=False).to("cpu").equals(coset_ntt(a))
     assert gpu.graph_count() == 2
+    gpu.clear_graphs()
+
+
+class _FakeCuda:
+    """Just enough of CuPy for the graph bookkeeping of ``ntt.gpu`` (no kernels)."""
+
+    class OutOfMemoryError(Exception):
+        pass
+
+    def __init__(self, log):
+        import types
+        self.log, self.current, self.fail_capture, self.oom = log, None, False, False
+        self.memory = types.SimpleNamespace(OutOfMemoryError=self.OutOfMemoryError)
+        fake = self
+
+        class Stream:
+            count = 0
+
+            def __init__(self, non_blocking=False):
+                Stream.count += 1
+                self.ptr, self.capturing = 1000 + Stream.count, False
+
+            def __enter__(self):
+                self.prev, fake.current = fake.current, self
+                return self
+
+            def __exit__(self, *exc):
+                fake.current = self.prev
+
+            def begin_capture(self):
+                if fake.fail_capture:
+                    raise RuntimeError("no capture")
+                self.capturing = True
+
+            def end_capture(self):
+                self.capturing = False
+                return Graph()
+
+        class Graph:
+            def launch(self, stream):
+                fake.log.append(("replay", stream.ptr))
+
+        self.Stream, self.main = Stream, Stream()
+        self.current = self.main
+
+    def get_current_stream(self):
+        return self.current
+
+    def Device(self):
+        import types
+        return types.SimpleNamespace(id=0)
+
+
+class _FakeArray:
+    def __init__(self, ptr, n):
+        import types
+        self.data, self.shape, self.dtype = types.SimpleNamespace(ptr=ptr), (n, 8), np.uint32
+        self.flags = types.SimpleNamespace(c_contiguous=True)
+
+
+def test_graph_bookkeeping(monkeypatch):
+    """Plain launches first, recording on the second call, replays after; scratch shared per size and stream."""
+    import types
+    from cuzklab.ntt import gpu
+    log = []
+    cuda = _FakeCuda(log)
+    made = []
+
+    def empty_like(x):
+        if cuda.oom:
+            raise cuda.OutOfMemoryError()
+        made.append(x.shape)
+        return ("scratch", len(made))
+    fake = types.SimpleNamespace(cuda=cuda, uint32=np.uint32, empty_like=empty_like)
+    monkeypatch.setattr(gpu, "xp", lambda backend: fake)
+    monkeypatch.setattr(gpu, "_factors", lambda *a: (None, None, None))
+    monkeypatch.setattr(gpu, "gpu_twiddles", lambda k: types.SimpleNamespace(limbs="W"))
+
+    def dif(x, log_n, **kw):
+        log.append(("capture" if cuda.current.capturing else "run", x.data.ptr, kw.get("scratch")))
+    monkeypatch.setattr(gpu, "dif_inplace", dif)
+    gpu.clear_graphs()
+    x, y = _FakeArray(1, 1 << 10), _FakeArray(2, 1 << 10)
+
+    def call(a, **kw):
+        log.clear()
+        gpu.transform_inplace(a, 10, **{"inverse": False, "coset": False, **kw})
+        return list(log)
+    assert call(x) == [("run", 1, None)]                       # first: plain launches
+    assert call(x) == [("run", 1, ("scratch", 1)), ("capture", 1, ("scratch", 1))]
+    assert call(x) == [("replay", cuda.main.ptr)] and gpu.graph_count() == 1
+    call(x, inverse=True)
+    assert call(x, inverse=True)[1] == ("capture", 1, ("scratch", 1))  # same size and stream: one scratch
+    assert call(x, natural_output=False)[0][2] is None
+    call(x, natural_output=False)
+    assert call(x, natural_output=False) == [("replay", cuda.main.ptr)]
+    with cuda.Stream() as s:                                   # another stream: a scratch of its own
+        call(x)
+        assert call(x)[1] == ("capture", 1, ("scratch", 2))
+        assert call(x) == [("replay", s.ptr)]
+    assert len(made) == 2 and gpu.graph_count() == 4
+    # a size above GRAPH_MAX_LOG2, or a non-contiguous array, never records
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 9)
+    assert call(y) == call(y) == call(y) == [("run", 2, None)]
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 20)
+    # a failed capture leaves plain launches for that key
+    cuda.fail_capture = True
+    call(y)
+    call(y)
+    cuda.fail_capture = False
+    assert call(y) == call(y) == [("run", 2, None)] and gpu.graph_count() == 4
+    # no memory for a scratch: plain launches
+    gpu.clear_graphs()
+    cuda.oom = True
+    call(x)
+    assert call(x) == [("run", 1, None)] and gpu.graph_count() == 0
+    cuda.oom = False
+    # the least recently used graphs go first
+    monkeypatch.setattr(gpu, "GRAPH_CACHE", 2)
+    for inverse, coset in ((False, False), (True, False), (False, True)):
+        call(x, inverse=inverse, coset=coset)
+        call(x, inverse=inverse, coset=coset)
+    assert gpu.graph_count() == 2
+    assert call(x, inverse=False, coset=False) == [("run", 1, None)]  # dropped: seen once more
     gpu.clear_graphs()
