@@ -3,7 +3,8 @@
     python benchmarks/bench_ntt.py --backend gpu --sizes 16-27 --json ntt.json
 
 GPU figures are medians of CUDA-event timings with the data on the device,
-after a warm-up; every timed run starts from the same input, and the timed
+after a warm-up (sizes up to 2^20 replay a recorded CUDA graph; --no-graphs
+times plain launches); every timed run starts from the same input, and the timed
 output is checked at sampled positions against direct evaluation of the
 polynomial (no transform kernel involved), besides a round trip and the CPU
 path at 2^12 in the same run. Exits 1 when any result is not checked equal.
@@ -40,7 +41,12 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--variants", default="ntt,intt,coset_ntt,coset_intt")
     p.add_argument("--json", type=Path, default=None, help="write the results here")
+    p.add_argument("--no-graphs", action="store_true",
+                   help="plain launches at every size (cuzklab.ntt.gpu.GRAPHS = False)")
     args = p.parse_args(argv)
+    if args.no_graphs:
+        from cuzklab.ntt import gpu
+        gpu.GRAPHS = False
     variants = {"ntt": (False, False), "intt": (False, True),
                 "coset_ntt": (True, False), "coset_intt": (True, True)}
     chosen = [v for v in args.variants.split(",") if v]

@@ -151,6 +151,9 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     Keys: op, group, backend, device, log2_size, n, window, glv, repeats,
     times_s, median_s, upload_times_s, upload_median_s (GPU with ``upload``:
     from pageable host memory, each run from freed device memory), upload_from,
+    pinned_upload_times_s, pinned_upload_median_s, pinned_upload_phases_s
+    (GPU with ``upload``: from pinned host memory through
+    ``gpu.msm_gpu_from_host``), pinned_upload_batches, pinned_upload_from,
     checked (every run equal to the exact result). ``glv``: as ``msm``'s
     (None: the GPU default, off on the CPU); the report says whether it ran.
     """
@@ -166,7 +169,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         used_glv = bool(glv)
     c = D.default_window(n, backend, glv=used_glv, group=group) if window is None else D.check_window(window)
     host_limbs, want, pts = _inputs(group, n, backend, seed)
-    times, up_times, ok = [], [], True
+    times, up_times, pin_times, pin_phases, ok = [], [], [], {}, True
     if backend == "gpu":
         from . import gpu
         cp = xp("gpu")
@@ -197,6 +200,27 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                 up_times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
                 ok &= got == want
                 del dx, dy, dl, up
+            # from pinned host memory, through msm_gpu_from_host (the point
+            # upload overlaps the scalar split and the sort)
+            import cupyx
+            pinned = []
+            for a in (hx, hy, host_limbs):
+                buf = cupyx.empty_pinned(a.shape, dtype=np.uint32)
+                buf[...] = a
+                pinned.append(buf)
+            for _ in range(repeats):
+                fresh_device_memory()
+                start.record()
+                got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv)
+                stop.record()
+                stop.synchronize()
+                pin_times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+                ok &= got == want
+            fresh_device_memory()
+            marks: list = []
+            ok &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv) == want
+            pin_phases = gpu.phase_times(marks)
+            del pinned
     else:
         from .api import _msm_cpu
         for _ in range(repeats):
@@ -211,6 +235,15 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         out["upload_times_s"] = up_times
         out["upload_median_s"] = statistics.median(up_times)
         out["upload_from"] = "pageable host memory; device memory freed before each run"
+    if pin_times:
+        out["pinned_upload_times_s"] = pin_times
+        out["pinned_upload_median_s"] = statistics.median(pin_times)
+        out["pinned_upload_from"] = ("pinned host memory, msm_gpu_from_host: scalars first, then the "
+                                     "points on a second stream while the scalars are split and sorted; "
+                                     "device memory freed before each run")
+        out["pinned_upload_phases_s"] = pin_phases
+        from . import gpu
+        out["pinned_upload_batches"] = gpu.upload_batches(group, n)
     if backend == "gpu":
         marks: list = []
         got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks, glv=used_glv)

@@ -70,9 +70,9 @@ REDUCE_GROUP = 8
 
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
-    "msm_count": ("ptr", "u32", "u32", "u32", "u32", "ptr"),
-    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "ptr", "ptr"),
-    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr"),
+    "msm_count": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr"),
+    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "ptr"),
+    "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr", "u32"),
     "msm_accumulate_pieces": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_chunk_pieces": ("ptr", "u32", "u32", "ptr"),
     "msm_piece_map": ("ptr", "u32", "ptr"),
@@ -82,7 +82,7 @@ SIGNATURES = {
     "msm_sum_groups": ("ptr", "u32", "u32", "ptr"),
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
-    "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr"),
+    "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr", "u32", "u32"),
 }
 TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
              "msm_sum_affine", "msm_bench_points")
@@ -340,7 +340,7 @@ def glv_split_gpu(points, limbs, runner=None):
     oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
     osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
     consts = _glv_constants(mp)
-    run.launch("msm_glv_split", n, (xs, ys, limbs, _u(n), consts, oxs, oys, osc))
+    run.launch("msm_glv_split", n, (xs, ys, limbs, _u(n), consts, oxs, oys, osc, _u(3), _u(n)))
     b = points.backend
     return Points("g1", FF.wrap("g1", oxs, b), FF.wrap("g1", oys, b)), osc
 
@@ -358,26 +358,43 @@ def _glv_constants(mp):
 
 
 def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = False,
-                    bits: int = D.SCALAR_BITS):
+                    bits: int = D.SCALAR_BITS, before_accumulate=None):
     """Return the (W, 4, WORDS) uint32 array of XYZZ window sums on the device.
 
     ``shared``: ``points`` are precomputed bases (W n points, 2^(c w) P_i at
     w n + i; see ``cuzklab.msm.precompute``): every window's digits go to one
     set of buckets and the result is a single sum (W = 1), with nothing left
     to combine. ``bits``: see ``digits.windows`` (W = ceil(bits / c); 128 for
-    the scalars of a GLV split).
+    the scalars of a GLV split). ``before_accumulate``: called after the sort,
+    before the first kernel that reads the points (which may be filled on
+    the device until then, in stream order).
     """
     run = runner or default_runner()
-    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits)
+    return _window_sums(points, limbs, c, run, _Marks(marks, run.xp), shared, bits,
+                        None if before_accumulate is None else (lambda b: before_accumulate()))
 
 
-def _window_sums(points, limbs, c, run, mark, shared, bits):
+def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=None, batches: int = 1,
+                 norig: int | None = None):
+    """The window sums; with ``batches`` > 1 (not ``shared``), (batches W, 4, words) of them.
+
+    Batches: the points of original index ``i mod norig`` (norig: the points
+    before a GLV split, default n) are cut into ``batches`` runs of ``bsize``;
+    each run has buckets of its own, so its entries form one range of the
+    sort, accumulated by a launch of its own after ``before_accumulate(b)``
+    (which may wait for that batch's points), and the reduction returns the
+    window sums of batch b at rows b W .. (b + 1) W.
+    """
     mp = run.xp
     g = points.group
     n = int(limbs.shape[0])
     nwin = D.windows(c, bits)
     nb = 1 << (c - 1)
-    nbt = nb if shared else nwin * nb
+    norig = n if norig is None else norig
+    if shared and batches != 1:
+        raise ValueError("batches apply to plain bases only")
+    bsize = -(-norig // batches) if norig else 1
+    nbt = nb if shared else batches * nwin * nb
     if len(points) != (nwin * n if shared else n):
         raise ValueError(f"points: expected {nwin * n if shared else n} points for {n} scalars"
                          f"{' (precomputed, window ' + str(c) + ')' if shared else ''}, got {len(points)}")
@@ -388,12 +405,14 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
     xs = mp.ascontiguousarray(points.x.limbs)
     ys = mp.ascontiguousarray(points.y.limbs)
     counts = mp.zeros(nbt, dtype=mp.uint32)
-    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), counts))
+    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
+                                counts))
     offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
     offsets[1:] = mp.cumsum(counts)
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
-    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), cursor, entries))
+    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
+                                  cursor, entries))
     chunks = ACCUMULATE[g] == "chunks"
     if chunks:
         K = chunk_size(n * nwin)
@@ -407,12 +426,25 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
     # the one wait on the device before the additions: how many pieces, and
     # the most of one bucket (which sets the piece reduction below)
     npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
+    if chunks and batches > 1:  # the first chunk of each batch's entries: in one transfer
+        firsts = [0] + [int(v) // K for v in to_numpy(offsets[nwin * nb:nbt:nwin * nb])]
+    else:
+        firsts = [0] * batches
     del cursor, counts
     mark("sort")
+    if not chunks and before_accumulate is not None:
+        for b in range(batches):
+            before_accumulate(b)
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
     if chunks:
-        run.launch(_kname("msm_accumulate", g), -(-n * nwin // K),
-                   (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials))
+        # batch b's chunks: those starting in its entries (a chunk across the
+        # boundary runs with the later batch, whose points it also reads)
+        ends = firsts[1:] + [-(-n * nwin // K)]
+        for b in range(batches):
+            if before_accumulate is not None:
+                before_accumulate(b)
+            run.launch(_kname("msm_accumulate", g), ends[b] - firsts[b],
+                       (xs, ys, entries, offsets, _u(nbt), pieceoff, _u(K), partials, _u(firsts[b])))
     else:  # a thread per piece needs the bucket of each piece
         pmap = mp.empty(max(npieces, 1), dtype=mp.uint32)
         run.launch("msm_piece_map", nbt, (pieceoff, _u(nbt), pmap))
@@ -444,6 +476,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits):
     mark("bucket_sums")
     if shared:
         nwin = 1
+    nwin *= batches  # each batch's buckets reduce as windows of their own
     L = segment_length(nwin, nb, g)
     S = nb // L
     cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
@@ -485,6 +518,139 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = Fa
         mark("split")
     win = _window_sums(points, limbs, c, run, mark, shared, bits)
     pt = combine_windows(g, _xyzz_to_points(g, win), c)
+    mark("combine")
+    return pt
+
+
+@functools.lru_cache(maxsize=None)
+def _copy_stream(device: int):
+    """Return the stream that uploads points for :func:`msm_gpu_from_host` on ``device``."""
+    return xp("gpu").cuda.Stream(non_blocking=True)
+
+
+#: Batches of :func:`msm_gpu_from_host` (G1): the points upload in up to
+#: UPLOAD_BATCHES parts of at least UPLOAD_BATCH_MIN points, and each part's
+#: accumulation starts as soon as it has landed, while the next uploads. On
+#: an H200, G1 2^24 from pinned memory (``bench_msm.py --upload-batches``):
+#: 212.4 ms in 1 part, 204.1 in 2, 213.4 in 4 (172.4 with the points on the
+#: device): more parts start sooner, but each accumulation launch ends in a
+#: partly idle wave, the reduction has more windows and the host combines
+#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6).
+UPLOAD_BATCHES = 2
+UPLOAD_BATCH_MIN = 1 << 20
+
+
+def upload_batches(group: str, n: int) -> int:
+    """Return the number of point batches :func:`msm_gpu_from_host` uploads n points in."""
+    if ACCUMULATE[group] != "chunks":
+        return 1
+    return max(1, min(UPLOAD_BATCHES, n // max(1, UPLOAD_BATCH_MIN)))
+
+
+def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None, *, glv=None,
+                      batches: int | None = None) -> Point:
+    """Return the MSM of points and scalars in host memory, the point upload overlapping the work.
+
+    ``xs``, ``ys``: the points' Montgomery coordinates as host uint32 arrays
+    ((n, 12) for G1, (n, 2, 12) for G2; infinity is (0, 0)), best in pinned
+    memory (``cupyx.empty_pinned``), which makes the copies asynchronous;
+    ``limbs``: the (n, 8) canonical scalars on the host. The scalars are
+    copied first on the current stream, then split (GLV) and sorted there
+    while the points copy on a stream of their own, in ``batches`` parts
+    (default :func:`upload_batches`). Each part's points have buckets of
+    their own, so the accumulation of a part starts when it has landed (with
+    GLV, after the points part of the split), while the next part uploads;
+    the parts' window sums are added on the host. Same result as
+    :func:`msm_gpu` over the uploaded points. ``marks``: phases scalars,
+    split (GLV), sort, points (the wait for the first part, and its GLV
+    points), accumulate (every part's, and the waits for the later parts),
+    bucket_sums, reduce, combine.
+    """
+    from ..curve import fields as FF
+    run = runner or default_runner()
+    mp = run.xp
+    if group not in WORDS:
+        raise ValueError(f"group must be one of {sorted(WORDS)}, got {group!r}")
+    shape = (12,) if group == "g1" else (2, 12)
+    limbs = np.asarray(limbs)  # host memory: a device array is a TypeError here
+    n = int(limbs.shape[0]) if limbs.ndim == 2 else -1
+    if n < 0 or tuple(limbs.shape[1:]) != (D.FR_LIMBS,):
+        raise ValueError(f"limbs must be an (n, {D.FR_LIMBS}) uint32 array, got shape {tuple(limbs.shape)}")
+    for name, a in (("xs", xs), ("ys", ys)):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{name} must be a host (NumPy) array, got {type(a).__name__}")
+        if tuple(a.shape) != (n, *shape) or a.dtype != np.uint32:
+            raise ValueError(f"{name} must be a ({', '.join(map(str, (n, *shape)))}) uint32 array "
+                             f"for {n} {group} points, got {a.dtype} {tuple(a.shape)}")
+    if batches is None:
+        batches = upload_batches(group, n)
+    if not isinstance(batches, int) or isinstance(batches, bool) or batches < 1:
+        raise ValueError(f"batches must be an int >= 1, got {batches!r}")
+    if n == 0:
+        return Point.infinity(group)
+    batches = min(batches, n)
+    bsize = -(-n // batches)
+    cuts = [(lo, min(lo + bsize, n)) for lo in range(0, n, bsize)]
+    batches = len(cuts)
+    split = use_glv(group, n, glv)
+    mark = _Marks(marks, mp)
+    dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
+    if hasattr(mp, "cuda"):
+        main = mp.cuda.get_current_stream()
+        dl = mp.empty(limbs.shape, dtype=mp.uint32)
+        dl.set(np.ascontiguousarray(limbs), stream=main)
+        # the point copies start after the work queued on this stream so far
+        # (their blocks may have been freed by it) and after the scalars
+        copy = _copy_stream(mp.cuda.Device().id)
+        copy.wait_event(main.record())
+        landed = []
+        for lo, hi in cuts:
+            dx[lo:hi].set(xs[lo:hi], stream=copy)
+            dy[lo:hi].set(ys[lo:hi], stream=copy)
+            landed.append(copy.record())
+
+        def wait(b):
+            main.wait_event(landed[b])
+        backend = "gpu"
+    else:  # a host runner (tests): plain copies
+        dl = np.array(limbs, dtype=np.uint32)
+        dx[...], dy[...] = xs, ys
+
+        def wait(b):
+            return None
+        backend = "cpu"
+    mark("scalars")
+    if split:
+        from . import glv as GLVM
+        osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
+        oxs = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+        oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
+        consts = _glv_constants(mp)
+        run.launch("msm_glv_split", n, (dx, dy, dl, _u(n), consts, oxs, oys, osc, _u(1), _u(n)))  # scalars
+        mark("split")
+
+        def ready(b):
+            wait(b)
+            lo, hi = cuts[b]
+            run.launch("msm_glv_split", hi - lo, (dx[lo:], dy[lo:], dl[lo:], _u(hi - lo), consts,
+                                                  oxs[lo:], oys[lo:], osc[lo:], _u(2), _u(n)))  # points
+            if b == 0:
+                mark("points")
+        pts = Points("g1", FF.wrap("g1", oxs, backend), FF.wrap("g1", oys, backend))
+        scal, bits = osc, GLVM.SCALAR_BITS
+    else:
+        def ready(b):
+            wait(b)
+            if b == 0:
+                mark("points")
+        pts = Points(group, FF.wrap(group, dx, backend), FF.wrap(group, dy, backend))
+        scal, bits = dl, D.SCALAR_BITS
+    win = _window_sums(pts, scal, c, run, mark, False, bits, ready, batches=batches, norig=n)
+    sums = _xyzz_to_points(group, win)
+    nwin = len(sums) // batches
+    pt = Point.infinity(group)
+    for b in range(batches):
+        pt = pt + combine_windows(group, sums[b * nwin:(b + 1) * nwin], c)
     mark("combine")
     return pt
 

@@ -10,6 +10,7 @@ invert exponents), built from two short tables in one kernel launch.
 
 from __future__ import annotations
 
+import collections
 import functools
 from pathlib import Path
 
@@ -165,7 +166,8 @@ def _plain_plan(log_n: int):
 
 
 def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
-                post_powers=None, scale=None, passes=None, last_cols: int | None = None) -> None:
+                post_powers=None, scale=None, passes=None, last_cols: int | None = None,
+                scratch=None) -> None:
     """Run a DIF transform over the natural-order device array ``x``, with its pointwise factors fused.
 
     ``pre_powers``: power tables (lo, hi, shift) multiplied into the input
@@ -177,7 +179,8 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     followed by a separate bit reversal). Otherwise the output stays
     bit-reversed and everything runs in place. ``passes``, ``last_cols``: the
     plan (default ``natural_plan(log_n)`` for natural output, else
-    ``plan_passes(log_n)`` with single rows).
+    ``plan_passes(log_n)`` with single rows). ``scratch``: a device array
+    like ``x`` for the scratch array (default: allocated here).
     """
     plan_cols = 0
     if passes is None:
@@ -202,7 +205,7 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
     if natural_output and len(passes) > 1:
         cp = xp("gpu")
         try:
-            src = cp.empty_like(x)
+            src = cp.empty_like(x) if scratch is None else scratch
         except cp.cuda.memory.OutOfMemoryError:
             src, fused, cols = x, False, 0
     if len(passes) == 1 and pre_powers is not None:
@@ -299,8 +302,102 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     ``dif_inplace``).
     """
     pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    if GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2:
+        if _graph_transform(x, log_n, bool(inverse), bool(coset), bool(natural_output),
+                            (pre, post, scale)):
+            return
     dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
                 post_powers=post, scale=scale)
+
+
+#: Replay the launches of small transforms as CUDA graphs (``transform_inplace``).
+#: A transform of 2^16 elements is two kernels of a few microseconds each; the
+#: host work around them (plan and table look-ups, a scratch allocation, one
+#: CuPy launch per pass) takes as long as the kernels, and the GPU waits for
+#: it. The first call per (array, size, variant, stream) runs plain launches;
+#: the second runs them too and records them on a side stream; later calls
+#: launch the recorded graph, one driver call. A graph holds the device tables
+#: it reads and a scratch array, shared by the graphs of one size and stream
+#: (they run one after another on that stream).
+GRAPHS = True
+#: Largest transform (log2) replayed as a graph (its scratch: 2^20 elements, 32 MiB).
+GRAPH_MAX_LOG2 = 20
+#: Most graphs kept (least recently used dropped first).
+GRAPH_CACHE = 32
+_GRAPHS: collections.OrderedDict = collections.OrderedDict()
+#: Keys seen once (no graph yet), in the same order.
+_SEEN: collections.OrderedDict = collections.OrderedDict()
+
+
+def _plan_key(log_n: int) -> tuple:
+    """Return the module settings a transform's launches depend on (part of a graph's key)."""
+    from . import plan
+    return (plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
+            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD)
+
+
+def clear_graphs() -> None:
+    """Drop every recorded transform graph (and the scratch arrays they hold)."""
+    _GRAPHS.clear()
+    _SEEN.clear()
+
+
+def graph_count() -> int:
+    """Return how many transform graphs are recorded."""
+    return sum(1 for e in _GRAPHS.values() if e["graph"] is not None)
+
+
+def _graph_transform(x, log_n: int, inverse: bool, coset: bool, natural: bool, factors) -> bool:
+    """Run the transform of ``x`` through a recorded graph; False for plain launches."""
+    cp = xp("gpu")
+    if not (x.flags.c_contiguous and x.dtype == cp.uint32 and x.shape == (1 << log_n, 8)):
+        return False
+    stream = cp.cuda.get_current_stream()
+    dev = cp.cuda.Device().id
+    key = (x.data.ptr, dev, stream.ptr, log_n, inverse, coset, natural, _plan_key(log_n))
+    entry = _GRAPHS.get(key)
+    if entry is not None:
+        _GRAPHS.move_to_end(key)
+        if entry["graph"] is None:  # recording failed once for this key
+            return False
+        entry["graph"].launch(stream)
+        return True
+    if key not in _SEEN:
+        _SEEN[key] = None
+        while len(_SEEN) > GRAPH_CACHE:
+            _SEEN.popitem(last=False)
+        return False
+    del _SEEN[key]
+    pre, post, scale = factors
+    scratch = None
+    if natural:
+        scratch = next((e["scratch"] for k, e in _GRAPHS.items()
+                        if k[1:4] == key[1:4] and e["scratch"] is not None), None)
+        if scratch is None:
+            try:
+                scratch = cp.empty_like(x)
+            except cp.cuda.memory.OutOfMemoryError:
+                return False
+    kw = dict(inverse=inverse, natural_output=natural, pre_powers=pre, post_powers=post,
+              scale=scale, scratch=scratch)
+    dif_inplace(x, log_n, **kw)  # this call's result
+    graph = None
+    side = cp.cuda.Stream(non_blocking=True)
+    try:
+        with side:
+            side.begin_capture()
+            try:
+                dif_inplace(x, log_n, **kw)
+            finally:
+                graph = side.end_capture()
+    except Exception:  # no capture here (CuPy or driver): plain launches for this key
+        graph = None
+    # the graph refers to these arrays by address: they live as long as it does
+    _GRAPHS[key] = {"graph": graph, "scratch": scratch,
+                    "tables": (gpu_twiddles(log_n).limbs, pre, post, scale)}
+    while len(_GRAPHS) > GRAPH_CACHE:
+        _GRAPHS.popitem(last=False)
+    return True
 
 
 @functools.lru_cache(maxsize=64)

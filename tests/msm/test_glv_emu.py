@@ -133,3 +133,40 @@ def test_glv_phase_marks(runner):
         marks = []
         assert gpu.msm_gpu(_points(n), limbs, 3, runner=Runner(), marks=marks, glv=glv) == want
         assert [m for m, _ in marks] == names
+
+
+@pytest.mark.parametrize("group,glv", [("g1", True), ("g1", False), ("g2", False)])
+def test_msm_from_host_equals_msm_gpu(runner, group, glv):
+    # the scalars split and sorted before the points are used (GLV: the split in its two parts)
+    n = 9
+    rng = random.Random(5)
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[1], ks[2] = 0, R - 1
+    pts = B.bench_points(group, n, "cpu")
+    pts = Points.concat([pts[:n - 1], Points.infinity(group, 1)])
+    limbs = D.ints_to_limbs(ks)
+    want = gpu.msm_gpu(pts, limbs, 4, runner=runner, glv=glv)
+    assert want == msm(pts, ks, window=4)
+    xs, ys = np.asarray(pts.x.limbs), np.asarray(pts.y.limbs)
+    for batches in (None, 1, 2, 3, 9, 20):  # parts of 5+4, 3+3+3, single points, more than n
+        got = gpu.msm_gpu_from_host(group, xs, ys, limbs, 4, runner=runner, glv=glv, batches=batches)
+        assert got == want, batches
+    assert gpu.msm_gpu_from_host(group, xs[:0], ys[:0], limbs[:0], 4, runner=runner).is_infinity
+
+
+def test_msm_from_host_bad_input(runner):
+    pts = _points(3)
+    xs, ys = np.asarray(pts.x.limbs), np.asarray(pts.y.limbs)
+    limbs = D.ints_to_limbs([1, 2, 3])
+    with pytest.raises(ValueError, match="ys must be a \\(3, 12\\) uint32"):
+        gpu.msm_gpu_from_host("g1", xs, ys[:2], limbs, 4, runner=runner)
+    with pytest.raises(ValueError, match="xs must be a \\(3, 2, 12\\)"):
+        gpu.msm_gpu_from_host("g2", xs, ys, limbs, 4, runner=runner)
+    with pytest.raises(ValueError, match="limbs must be an \\(n, 8\\)"):
+        gpu.msm_gpu_from_host("g1", xs, ys, limbs[:, :4], 4, runner=runner)
+    with pytest.raises(ValueError, match="group must be"):
+        gpu.msm_gpu_from_host("g3", xs, ys, limbs, 4, runner=runner)
+    with pytest.raises(ValueError, match="batches must be an int >= 1"):
+        gpu.msm_gpu_from_host("g1", xs, ys, limbs, 4, runner=runner, batches=0)
+    assert gpu.upload_batches("g1", 1 << 24) == gpu.UPLOAD_BATCHES
+    assert gpu.upload_batches("g1", 1 << 10) == 1 and gpu.upload_batches("g2", 1 << 24) == 1

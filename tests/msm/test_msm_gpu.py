@@ -155,5 +155,38 @@ def test_gpu_bench_upload_runs_start_from_freed_device_memory(monkeypatch):
         seen.append(left - pool.free_bytes())  # what the run could still have reused: nothing
     monkeypatch.setattr(MB, "fresh_device_memory", fresh)
     r = MB.bench_msm(10, "gpu", repeats=3)
-    assert r["checked"] and len(r["upload_times_s"]) == 3 and seen == [0, 0, 0]
+    # 3 pageable runs, 3 pinned runs and the pinned run with phase marks
+    assert r["checked"] and len(r["upload_times_s"]) == 3 and seen == [0] * 7
     assert r["upload_from"].startswith("pageable host memory")
+    assert len(r["pinned_upload_times_s"]) == 3 and r["pinned_upload_from"].startswith("pinned host memory")
+    assert list(r["pinned_upload_phases_s"]) == ["scalars", "split", "sort", "points", "accumulate",
+                                                 "bucket_sums", "reduce", "combine"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("group,glv", [("g1", None), ("g1", False), ("g2", None)])
+def test_gpu_msm_from_host_memory(group, glv):
+    """Points and scalars from pinned and from pageable host memory give msm_gpu's result."""
+    import cupyx
+
+    from cuzklab.backend import xp
+    from cuzklab.msm import bench as MB
+    from cuzklab.msm import gpu
+    n = 1 << 10
+    limbs = MB.bench_scalars(n, 3)
+    want = MB.expected(group, limbs, 3)
+    pts = MB.bench_points(group, n, "gpu", 3)
+    hx, hy = pts.x.limbs.get(), pts.y.limbs.get()
+    c = 7
+    assert gpu.msm_gpu(pts, xp("gpu").asarray(limbs), c, glv=glv) == want
+    assert gpu.msm_gpu_from_host(group, hx, hy, limbs, c, glv=glv) == want
+    pinned = []
+    for a in (hx, hy, limbs):
+        buf = cupyx.empty_pinned(a.shape, dtype=a.dtype)
+        buf[...] = a
+        pinned.append(buf)
+    for _ in range(2):  # the second run reuses the blocks the first one freed
+        assert gpu.msm_gpu_from_host(group, *pinned, c, glv=glv) == want
+    with pytest.raises(TypeError):
+        gpu.msm_gpu_from_host(group, pts.x.limbs, pts.y.limbs, limbs, c)
+

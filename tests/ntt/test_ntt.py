@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from cuzklab.field import Fr
@@ -222,3 +223,192 @@ def test_bench_checks_the_timed_output_not_only_a_round_trip(monkeypatch):
     monkeypatch.setattr(bench, "transform", lambda a, **kw: a)
     r = bench.bench_ntt(6, "cpu", repeats=1)
     assert r["checked"] is False and r["entries_checked"] < r["entries"] == 4
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [1, 9, 13, 16])
+def test_gpu_graph_replays_match_plain_launches(monkeypatch, k):
+    """Recorded transform graphs give the plain launches' results, also once the caches drop the tables."""
+    import cupy
+    from cuzklab.ntt import gpu
+    gpu.clear_graphs()
+    a = Fr.random(1 << k, 50 + k, backend="gpu")
+    variants = [(False, False, True), (True, False, True), (False, True, True), (True, True, True),
+                (True, True, False), (False, False, False)]
+    monkeypatch.setattr(gpu, "GRAPHS", False)
+    want = {}
+    for inverse, coset, natural in variants:
+        x = a.limbs.copy()
+        gpu.transform_inplace(x, k, inverse=inverse, coset=coset, natural_output=natural)
+        want[inverse, coset, natural] = x
+    monkeypatch.setattr(gpu, "GRAPHS", True)
+    x = cupy.empty_like(a.limbs)
+    for rnd in range(4):
+        if rnd == 3:  # the graphs must keep their own tables alive
+            gpu.gpu_twiddles.cache_clear()
+            gpu._power_tables.cache_clear()
+            gpu._factors.cache_clear()
+            gpu._constant.cache_clear()
+            cupy.get_default_memory_pool().free_all_blocks()
+        for inverse, coset, natural in variants:
+            x[...] = a.limbs
+            gpu.transform_inplace(x, k, inverse=inverse, coset=coset, natural_output=natural)
+            assert bool((x == want[inverse, coset, natural]).all()), (rnd, inverse, coset, natural)
+    assert gpu.graph_count() == len(variants)
+    # another stream records graphs of its own; results equal
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        for _ in range(3):
+            x[...] = a.limbs
+            gpu.transform_inplace(x, k, inverse=True, coset=True, natural_output=True)
+        s.synchronize()
+    assert bool((x == want[True, True, True]).all())
+    assert gpu.graph_count() == len(variants) + 1
+    gpu.clear_graphs()
+    assert gpu.graph_count() == 0
+
+
+@pytest.mark.gpu
+def test_gpu_graphs_leave_large_transforms_and_other_plans_alone(monkeypatch, tiny_plan):
+    from cuzklab.ntt import gpu
+    gpu.clear_graphs()
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 8)
+    a = Fr.random(1 << 9, 3)
+    g = a.to("gpu")
+    for _ in range(3):
+        assert coset_intt(g).to("cpu").equals(coset_intt(a))
+    assert gpu.graph_count() == 0
+    # a plan setting changed between calls is a different graph
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 20)
+    x = g.limbs.copy()
+    for tb in (4, 4, 4, 5, 5, 5):
+        monkeypatch.setattr(plan_mod, "TILE_BITS", tb)
+        x[...] = g.limbs
+        gpu.transform_inplace(x, 9, inverse=False, coset=True)
+        assert Fr.from_mont_limbs(x, check=False).to("cpu").equals(coset_ntt(a))
+    assert gpu.graph_count() == 2
+    gpu.clear_graphs()
+
+
+class _FakeCuda:
+    """Just enough of CuPy for the graph bookkeeping of ``ntt.gpu`` (no kernels)."""
+
+    class OutOfMemoryError(Exception):
+        pass
+
+    def __init__(self, log):
+        import types
+        self.log, self.current, self.fail_capture, self.oom = log, None, False, False
+        self.memory = types.SimpleNamespace(OutOfMemoryError=self.OutOfMemoryError)
+        fake = self
+
+        class Stream:
+            count = 0
+
+            def __init__(self, non_blocking=False):
+                Stream.count += 1
+                self.ptr, self.capturing = 1000 + Stream.count, False
+
+            def __enter__(self):
+                self.prev, fake.current = fake.current, self
+                return self
+
+            def __exit__(self, *exc):
+                fake.current = self.prev
+
+            def begin_capture(self):
+                if fake.fail_capture:
+                    raise RuntimeError("no capture")
+                self.capturing = True
+
+            def end_capture(self):
+                self.capturing = False
+                return Graph()
+
+        class Graph:
+            def launch(self, stream):
+                fake.log.append(("replay", stream.ptr))
+
+        self.Stream, self.main = Stream, Stream()
+        self.current = self.main
+
+    def get_current_stream(self):
+        return self.current
+
+    def Device(self):
+        import types
+        return types.SimpleNamespace(id=0)
+
+
+class _FakeArray:
+    def __init__(self, ptr, n):
+        import types
+        self.data, self.shape, self.dtype = types.SimpleNamespace(ptr=ptr), (n, 8), np.uint32
+        self.flags = types.SimpleNamespace(c_contiguous=True)
+
+
+def test_graph_bookkeeping(monkeypatch):
+    """Plain launches first, recording on the second call, replays after; scratch shared per size and stream."""
+    import types
+    from cuzklab.ntt import gpu
+    log = []
+    cuda = _FakeCuda(log)
+    made = []
+
+    def empty_like(x):
+        if cuda.oom:
+            raise cuda.OutOfMemoryError()
+        made.append(x.shape)
+        return ("scratch", len(made))
+    fake = types.SimpleNamespace(cuda=cuda, uint32=np.uint32, empty_like=empty_like)
+    monkeypatch.setattr(gpu, "xp", lambda backend: fake)
+    monkeypatch.setattr(gpu, "_factors", lambda *a: (None, None, None))
+    monkeypatch.setattr(gpu, "gpu_twiddles", lambda k: types.SimpleNamespace(limbs="W"))
+
+    def dif(x, log_n, **kw):
+        log.append(("capture" if cuda.current.capturing else "run", x.data.ptr, kw.get("scratch")))
+    monkeypatch.setattr(gpu, "dif_inplace", dif)
+    gpu.clear_graphs()
+    x, y = _FakeArray(1, 1 << 10), _FakeArray(2, 1 << 10)
+
+    def call(a, **kw):
+        log.clear()
+        gpu.transform_inplace(a, 10, **{"inverse": False, "coset": False, **kw})
+        return list(log)
+    assert call(x) == [("run", 1, None)]                       # first: plain launches
+    assert call(x) == [("run", 1, ("scratch", 1)), ("capture", 1, ("scratch", 1))]
+    assert call(x) == [("replay", cuda.main.ptr)] and gpu.graph_count() == 1
+    call(x, inverse=True)
+    assert call(x, inverse=True)[1] == ("capture", 1, ("scratch", 1))  # same size and stream: one scratch
+    assert call(x, natural_output=False)[0][2] is None
+    call(x, natural_output=False)
+    assert call(x, natural_output=False) == [("replay", cuda.main.ptr)]
+    with cuda.Stream() as s:                                   # another stream: a scratch of its own
+        call(x)
+        assert call(x)[1] == ("capture", 1, ("scratch", 2))
+        assert call(x) == [("replay", s.ptr)]
+    assert len(made) == 2 and gpu.graph_count() == 4
+    # a size above GRAPH_MAX_LOG2, or a non-contiguous array, never records
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 9)
+    assert call(y) == call(y) == call(y) == [("run", 2, None)]
+    monkeypatch.setattr(gpu, "GRAPH_MAX_LOG2", 20)
+    # a failed capture leaves plain launches for that key
+    cuda.fail_capture = True
+    call(y)
+    call(y)
+    cuda.fail_capture = False
+    assert call(y) == call(y) == [("run", 2, None)] and gpu.graph_count() == 4
+    # no memory for a scratch: plain launches
+    gpu.clear_graphs()
+    cuda.oom = True
+    call(x)
+    assert call(x) == [("run", 1, None)] and gpu.graph_count() == 0
+    cuda.oom = False
+    # the least recently used graphs go first
+    monkeypatch.setattr(gpu, "GRAPH_CACHE", 2)
+    for inverse, coset in ((False, False), (True, False), (False, True)):
+        call(x, inverse=inverse, coset=coset)
+        call(x, inverse=inverse, coset=coset)
+    assert gpu.graph_count() == 2
+    assert call(x, inverse=False, coset=False) == [("run", 1, None)]  # dropped: seen once more
+    gpu.clear_graphs()

@@ -65,32 +65,44 @@ __device__ __forceinline__ u32 bucket_key(u32 shared, u32 w, u32 nb, u32 mag) {
 
 }  // namespace msm
 
+// Batches of points (an upload in parts): scalar i belongs to point i mod
+// norig, and points of batch (i mod norig) / bsize have buckets of their own,
+// after those of the batches before (nwin nb buckets a batch), so that each
+// batch's entries form one contiguous range of the sort. norig = bsize = n:
+// a single batch.
+__device__ __forceinline__ u32 batch_base(usize i, u32 norig, u32 bsize, u32 nwin, u32 nb) {
+  return (u32)((i % norig) / bsize) * nwin * nb;
+}
+
 // counts[key] += 1 for every non-zero signed digit d of window w.
-extern "C" __global__ void msm_count(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared, u32* counts) {
+extern "C" __global__ void msm_count(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared,
+                                     u32 norig, u32 bsize, u32* counts) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 s[10];
   msm::load_scalar(scalars, i, s);
   msm::fold_scalar(s);
   const u32 half = 1u << (c - 1), nb = half;
+  const u32 base = batch_base(i, norig, bsize, nwin, nb);
   u32 carry = 0;
   for (u32 w = 0; w < nwin; w++) {
     u32 d = msm::chunk(s, w * c, c) + carry;
     carry = d > half ? 1u : 0u;
     const u32 mag = carry ? (1u << c) - d : d;
-    if (mag) atomicAdd(&counts[msm::bucket_key(shared, w, nb, mag)], 1u);
+    if (mag) atomicAdd(&counts[base + msm::bucket_key(shared, w, nb, mag)], 1u);
   }
 }
 
 // entries[cursor[key]++] = entry | (negative << 31): the counting sort's scatter.
 extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared,
-                                       u32* cursor, u32* entries) {
+                                       u32 norig, u32 bsize, u32* cursor, u32* entries) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 s[10];
   msm::load_scalar(scalars, i, s);
   const bool folded = msm::fold_scalar(s);
   const u32 half = 1u << (c - 1), nb = half;
+  const u32 base = batch_base(i, norig, bsize, nwin, nb);
   u32 carry = 0;
   for (u32 w = 0; w < nwin; w++) {
     u32 d = msm::chunk(s, w * c, c) + carry;
@@ -98,7 +110,7 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
     const u32 mag = carry ? (1u << c) - d : d;
     if (mag) {
       const u32 negative = (carry ? 1u : 0u) ^ (folded ? 1u : 0u);
-      const u32 pos = atomicAdd(&cursor[msm::bucket_key(shared, w, nb, mag)], 1u);
+      const u32 pos = atomicAdd(&cursor[base + msm::bucket_key(shared, w, nb, mag)], 1u);
       entries[pos] = (shared ? w * n + (u32)i : (u32)i) | (negative << 31);
     }
   }
@@ -110,13 +122,14 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
 // bucket, a warp runs as long as its longest bucket). A chunk writes one
 // partial sum per bucket it touches; the pieces of bucket b are the chunks its
 // entries span, in order, so the partial of (b, t) goes to
-// pieceoff[b] + t - offsets[b] / K.
+// pieceoff[b] + t - offsets[b] / K. Thread t is t0 + the thread's index (a
+// launch may cover only some chunks: those of one batch of points).
 template <class C>
 __device__ __forceinline__ void accumulate_chunk(const u32* xs, const u32* ys, const u32* entries,
                                                  const u32* offsets, u32 nbuckets,
-                                                 const u32* pieceoff, u32 K, u32* partials) {
+                                                 const u32* pieceoff, u32 K, u32* partials, u32 t0) {
   const u32 E = offsets[nbuckets];
-  const usize t = CUZK_TID;
+  const usize t = t0 + CUZK_TID;
   if (t * K >= E) return;
   const u32 k0 = (u32)(t * K), k1 = k0 + K < E ? k0 + K : E;
   // the bucket of entry k0: offsets[lo] <= k0 < offsets[lo + 1]
@@ -147,8 +160,9 @@ __device__ __forceinline__ void accumulate_chunk(const u32* xs, const u32* ys, c
 template <class C, int MINB>
 __global__ void __launch_bounds__(128, MINB) msm_accumulate(const u32* xs, const u32* ys, const u32* entries,
                                                             const u32* offsets, u32 nbuckets,
-                                                            const u32* pieceoff, u32 K, u32* partials) {
-  accumulate_chunk<C>(xs, ys, entries, offsets, nbuckets, pieceoff, K, partials);
+                                                            const u32* pieceoff, u32 K, u32* partials,
+                                                            u32 t0) {
+  accumulate_chunk<C>(xs, ys, entries, offsets, nbuckets, pieceoff, K, partials, t0);
 }
 
 // piece_count[b] = the number of K-chunks that bucket b's entries span.
@@ -371,9 +385,14 @@ __device__ __forceinline__ void glv_decompose(const u32 k[8], const u32* cst, u3
 
 // Thread i splits scalar i: points i and n + i of the output are +-P_i and
 // +-phi(P_i) (infinity stays (0, 0)), scalars i and n + i are |k1| and |k2|
-// (8 words, the upper four 0), with k_i = k1 + k2 lambda mod r.
+// (8 words, the upper four 0), with k_i = k1 + k2 lambda mod r. `parts`: bit 0
+// writes the scalars, bit 1 the points (which then must be on the device), so
+// that the scalars can be split and sorted while the points still upload.
+// `half`: where the second half of the outputs starts (n, or the whole MSM's
+// n when this launch splits a batch: pointers then start at the batch).
 extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32* scalars, u32 n,
-                                         const u32* consts, u32* oxs, u32* oys, u32* oscalars) {
+                                         const u32* consts, u32* oxs, u32* oys, u32* oscalars,
+                                         u32 parts, u32 half) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 k[8], k1[5], k2[5];
@@ -381,12 +400,15 @@ extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32
   for (int w = 0; w < 8; w++) k[w] = scalars[8 * i + w];
   bool neg1, neg2;
   msm::glv_decompose(k, consts, k1, k2, neg1, neg2);
-  const usize j = (usize)n + i;
+  const usize j = (usize)half + i;
+  if (parts & 1u) {
 #pragma unroll
-  for (int w = 0; w < 8; w++) {
-    oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
-    oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
+    for (int w = 0; w < 8; w++) {
+      oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
+      oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
+    }
   }
+  if (!(parts & 2u)) return;
   const fp_t x = load<FpTraits>(xs, i), y = load<FpTraits>(ys, i);
   const fp_t ny = -y;
   const fp_t beta = load_unaligned<FpTraits>(consts + msm::GLV_BETA);
