@@ -16,6 +16,9 @@ def register(sub) -> None:
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
     add_config_arguments(p)
+    p.add_argument("--workload", default=None, metavar="FILE.toml",
+                   help="a mixed workload: [[stream]] tables of proof kind and arrival "
+                        "(closed, poisson, periodic, replay); default one PoRep stream, closed loop")
     add_output_arguments(p)
     p.set_defaults(func=run)
 
@@ -26,10 +29,20 @@ def run(args) -> int:
     from . import simulate
     profile = profile_arg(args.profile)
     config, era, kept = config_from_args(args, profile)
+    workload = None
+    if getattr(args, "workload", None):
+        from pathlib import Path
+
+        from ..errors import ConfigError
+        from .workload import Workload
+        try:
+            workload = Workload.load(Path(args.workload))
+        except ConfigError as exc:
+            raise ConfigError("--workload", str(exc)) from None
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)
-    trace = simulate(config, profile)
+    trace = simulate(config, profile, workload=workload)
     if args.trace:
         trace.save(args.trace)
     if args.perfetto:
@@ -89,5 +102,13 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
         lines.append("  utilization      " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in util.items()))
     if s.get("stage_s"):
         lines.append("  stage mean (s)   " + ", ".join(f"{k} {v:.2f}" for k, v in s["stage_s"].items()))
+    for kind, k in (s.get("kinds") or {}).items():
+        miss = ("" if k.get("deadline_misses") is None else
+                f", {k['deadline_misses']} missed the {k['deadline_s']:g} s deadline"
+                if not isinstance(k["deadline_s"], list) else
+                f", {k['deadline_misses']} missed their deadline")
+        lines.append(f"  {kind:<16} {k['proofs']} done ({k['priority']}), latency p50/p95/p99 "
+                     f"{f(k['latency_s_p50'])}/{f(k['latency_s_p95'])}/{f(k['latency_s_p99'], ' s')}"
+                     f"{miss}; {k['srs_loads']} SRS loads ({f(k['srs_load_s'], ' s')})")
     return "\n".join(lines)
 
