@@ -16,9 +16,10 @@ def register(sub) -> None:
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
     add_config_arguments(p)
-    p.add_argument("--workload", default=None, metavar="FILE.toml",
+    p.add_argument("--workload", default=None, metavar="FILE.toml|NAME",
                    help="a mixed workload: [[stream]] tables of proof kind and arrival "
-                        "(closed, poisson, periodic, replay); default one PoRep stream, closed loop")
+                        "(closed, poisson, periodic, replay), or a name in data/workloads/; "
+                        "default one PoRep stream, closed loop")
     add_output_arguments(p)
     p.set_defaults(func=run)
 
@@ -31,12 +32,10 @@ def run(args) -> int:
     config, era, kept = config_from_args(args, profile)
     workload = None
     if getattr(args, "workload", None):
-        from pathlib import Path
-
         from ..errors import ConfigError
         from .workload import Workload
         try:
-            workload = Workload.load(Path(args.workload))
+            workload = Workload.load(args.workload)
         except ConfigError as exc:
             raise ConfigError("--workload", str(exc)) from None
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):

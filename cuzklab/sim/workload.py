@@ -95,11 +95,11 @@ class Workload:
 
     @classmethod
     def load(cls, source) -> "Workload":
-        """Return the workload of a TOML file (or TOML text)."""
+        """Return the workload of a TOML file, a name in ``data/workloads/``, or TOML text."""
         base = None
         text = str(source)
-        if isinstance(source, Path) or ("\n" not in text and text.endswith(".toml")):
-            path = Path(source)
+        if isinstance(source, Path) or "\n" not in text:
+            path = resolve(source)
             if not path.is_file():
                 raise ConfigError("workload", f"file not found: {path}")
             text = path.read_text(encoding="utf-8")
@@ -186,6 +186,26 @@ class Workload:
                 out += [(t, kind, i) for t, kind in s.rows if t < end]
         out.sort(key=lambda a: (a[0], a[2]))
         return out
+
+
+def list_workloads() -> list[str]:
+    """Return the names of the workloads shipped in ``data/workloads/``."""
+    from ..resources import data_dir
+    d = data_dir("workloads")
+    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+
+
+def resolve(name_or_path) -> Path:
+    """Return the file of a workload path, or of a name in ``data/workloads/``."""
+    p = Path(name_or_path)
+    if p.is_file() or p.suffix == ".toml" or "/" in str(name_or_path):
+        return p
+    from ..resources import data_dir
+    cand = data_dir("workloads") / f"{name_or_path}.toml"
+    if cand.is_file():
+        return cand
+    raise ConfigError("workload", f"unknown workload {str(name_or_path)!r}: not a file, and "
+                                  f"not one of {', '.join(list_workloads()) or '(none)'}")
 
 
 def _number(i, key, value, lo, *, integer=False, strict=False):
