@@ -52,7 +52,7 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         print(format_summary(summary, config, profile.name, era_defaults=era,
-                             kept=kept))
+                             kept=kept, workload=workload))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
@@ -60,8 +60,19 @@ def run(args) -> int:
     return 1 if summary.get("run_failed") else 0
 
 
+def _stream_text(st) -> str:
+    if st.arrival == "closed":
+        return f"{st.kind} closed" + (f" j={st.in_flight}" if st.in_flight else "") + \
+            (f" x{st.count}" if st.count else "")
+    if st.arrival == "periodic":
+        return f"{st.kind} every {st.period_s:g} s"
+    if st.arrival == "poisson":
+        return f"{st.kind} Poisson {st.rate_per_hour:g}/h"
+    return f"replay {st.path}"
+
+
 def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dict | None = None,
-                   kept=()) -> str:
+                   kept=(), workload=None) -> str:
     """Return a short readable table of a run's summary.
 
     ``era_defaults`` are the configuration keys the profile set (its ``[config]``
@@ -83,6 +94,10 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
             if kept:
                 line += f" (explicit {', '.join(kept)} kept)"
             lines.append(line + "; --set KEY=VALUE overrides")
+    if workload is not None:
+        lines.append("  workload         " + ", ".join(_stream_text(st) for st in workload.streams)
+                     + (f"; arrivals for {workload.duration_s:g} s" if workload.duration_s
+                        else ""))
     lines += [
         f"  completed        {s['proofs']} proofs, {s['failed']} failed"
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
