@@ -43,6 +43,10 @@ def latency(trace, title: str | None = None) -> go.Figure:
         fig.update_layout(**base_layout(title=title or "Latency from arrival (no proof kinds "
                                                        "in this run: simulate with a workload)"))
         return fig
+    xs = [x for d in rows.values() for x in d["latency"]] + \
+        [d["deadline"] for d in rows.values() if d["deadline"]]
+    lo, hi = max(min(xs), 1e-3) / 2, max(xs) * 3
+    middle = np.sqrt(lo * hi)
     for kind, d in rows.items():
         color = KIND_COLORS.get(kind, "#7f7f7f")
         lat = np.maximum(np.asarray(d["latency"], dtype=float), 1e-3)
@@ -62,12 +66,10 @@ def latency(trace, title: str | None = None) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=[deadline, deadline], y=[0, 100], mode="lines+text",
                 name=f"{kind} deadline {deadline:g} s", showlegend=False,
-                text=["", f" {kind} deadline {deadline:g} s"], textposition="top right",
+                text=["", f" {kind} deadline {deadline:g} s "],
+                textposition="top right" if deadline < middle else "top left",
                 textfont=dict(color=color), line=dict(color=color, dash="dash", width=1.5),
                 hovertemplate=f"{kind} deadline {deadline:g} s<extra></extra>"))
-    xs = [x for d in rows.values() for x in d["latency"]] + \
-        [d["deadline"] for d in rows.values() if d["deadline"]]
-    lo, hi = max(min(xs), 1e-3) / 2, max(xs) * 3
     fig.update_layout(**base_layout(
         title=title or "Latency from arrival, per proof kind",
         margin=dict(l=70, r=20, t=56, b=110),

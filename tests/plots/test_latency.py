@@ -48,3 +48,11 @@ def test_unfinished_proofs_keep_the_line_below_100():
 def test_a_run_without_kinds_gives_an_empty_figure_that_says_why():
     fig = latency(simulate({"proofs": 1, "concurrency": 1}))
     assert len(fig.data) == 0 and "workload" in fig.layout.title.text
+
+
+def test_the_report_has_the_latency_figure_for_a_mixed_run_only():
+    from cuzklab.plots import report_figures
+    titles = [t for t, _ in report_figures(_trace())]
+    assert "latency per proof kind" in titles
+    plain = [t for t, _ in report_figures(simulate({"proofs": 1, "concurrency": 1}))]
+    assert "latency per proof kind" not in plain
