@@ -56,3 +56,9 @@ def test_the_report_has_the_latency_figure_for_a_mixed_run_only():
     assert "latency per proof kind" in titles
     plain = [t for t, _ in report_figures(simulate({"proofs": 1, "concurrency": 1}))]
     assert "latency per proof kind" not in plain
+
+
+def test_the_timeline_title_of_a_mixed_run_counts_proofs_by_kind():
+    from cuzklab.plots.timeline import timeline_title
+    title = timeline_title(_trace())
+    assert "— 2 porep-c2 + 3 winning-post, pw=10" in title and "j=" not in title
