@@ -301,7 +301,8 @@ class MixedModel(DaemonModel):
         f = self.kind_facts[kind]
         i = self._n
         self._n += 1
-        parts = s.partitions or f.partitions
+        # PoRep's partitions are the config's (as without a workload); others the kind's
+        parts = s.partitions or (cfg.partitions if kind == "porep-c2" else f.partitions)
         self.proof_rec[i] = {"submitted": env.now, "kind": kind, "stream": stream,
                              "partitions": parts,
                              "deadline_s": s.deadline_s if s.deadline_s is not None

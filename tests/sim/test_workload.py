@@ -353,3 +353,15 @@ def test_workload_file_round_trips(tmp_path):
     wl = Workload.from_dict(_mixed(duration_s=900.0))
     assert Workload.from_dict(wl.to_dict()) == wl
     assert not math.isnan(wl.duration_s)
+
+
+def test_partitions_per_proof_come_from_the_stream_the_config_or_the_kind():
+    wl = {"stream": [{"kind": "porep-c2", "arrival": "closed", "count": 1, "in_flight": 1},
+                     {"kind": "window-post", "arrival": "periodic", "period_s": 5.0,
+                      "count": 1, "partitions": 3},
+                     {"kind": "snap-deals", "arrival": "periodic", "period_s": 5.0,
+                      "count": 1}]}
+    t = simulate({"proofs": 1, "concurrency": 1, "partitions": 4}, workload=wl)
+    q = _queue(t)
+    assert q.groupby("kind").size().to_dict() == {"porep-c2": 4, "window-post": 3,
+                                                  "snap-deals": 16}
