@@ -114,7 +114,8 @@ def _builtin(profile) -> dict[str, ProofKind]:
             "partitions": "cuzk-project §3: one request per WindowPoSt partition",
             "constraints": "cuzk-project §3 and memory-manager §6: ~125M",
             "domain_log2": "cuzk-project §3: 2^27",
-            "srs_gib": "memory-manager §1.3: ~57 GiB (cuzk-project §3: multi-GiB, VK 2.4 MB)",
+            "srs_gib": "memory-manager §1.3: ~57 GiB (cuzk-project §3: multi-GiB, VK 2.4 MB; "
+                       "§9: ~5 GiB file, estimated)",
             "pce_gib": "memory-manager §1.4: ~26 GiB",
             "reserve_gib": "memory-manager §6: WPOST_FULL 14 GiB (~13.2 rounded up)",
             "release_gpu_gib": "memory-manager §6: WPOST_ABC 13 GiB",

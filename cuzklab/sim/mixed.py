@@ -16,8 +16,9 @@ project notes §2-§5 and memory-manager specification, Curio repository
 - **Sort by type** (``sort_by_type``): within a priority, queued partitions of
   the kind last taken go first, so same-kind proofs run together.
 - **Batching** (``max_batch_size`` > 1): the batch collector holds arriving
-  NORMAL proofs of one kind until it has ``max_batch_size`` of them or the
-  first has waited ``max_batch_wait_ms``, then dispatches them together. Only
+  NORMAL proofs of one kind until it has ``max_batch_size`` of them, the
+  first has waited ``max_batch_wait_ms`` or a more urgent proof arrives, then
+  dispatches them together (cuzk-project §6). Only
   this grouping is modelled, not a batched proof's shared GPU passes.
 - **SRS/PCE residency.** A kind's SRS and PCE load on its first partition,
   reserving their size in the one memory budget (``memory_gib`` minus the
@@ -47,7 +48,7 @@ import numpy as np
 import simpy
 
 from ..errors import ConfigError
-from ..model.kinds import residency_rates
+from ..model.kinds import PRIORITIES, residency_rates
 from ..trace import Trace
 from .daemon import DaemonModel, Partition
 from .workload import Stream, Workload
@@ -312,6 +313,9 @@ class MixedModel(DaemonModel):
         self._left[i] = parts
         self._outstanding += 1
         done.callbacks.append(lambda _e, i=i: self._completed(i))
+        if f.rank < PRIORITIES.index("normal"):
+            for k in list(self._batches):    # a more urgent proof flushes the batches
+                self._flush(k)
         if cfg.max_batch_size > 1 and f.batchable:
             batch = self._batches.setdefault(kind, [])
             batch.append(i)

@@ -365,3 +365,15 @@ def test_partitions_per_proof_come_from_the_stream_the_config_or_the_kind():
     q = _queue(t)
     assert q.groupby("kind").size().to_dict() == {"porep-c2": 4, "window-post": 3,
                                                   "snap-deals": 16}
+
+
+def test_a_more_urgent_arrival_flushes_the_batch():
+    wl = {"stream": [{"kind": "porep-c2", "arrival": "periodic", "period_s": 100.0,
+                      "count": 1},
+                     {"kind": "winning-post", "arrival": "periodic", "period_s": 100.0,
+                      "offset_s": 3.0, "count": 1}]}
+    q = _queue(simulate({"proofs": 1, "concurrency": 1, "max_batch_size": 4,
+                         "max_batch_wait_ms": 60000}, workload=wl))
+    porep = q[q["kind"] == "porep-c2"]
+    # dispatched when the WinningPoSt arrived at 3 s, not after the 60 s wait
+    assert porep["end"].min() == pytest.approx(3.0, abs=1e-6)
