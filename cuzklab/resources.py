@@ -23,6 +23,7 @@ from pathlib import Path
 SHIPPED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "profiles": (("data", "profiles"), ("*.toml",)),
     "sweeps": (("data", "sweeps"), ("*.toml",)),
+    "workloads": (("data", "workloads"), ("*.toml", "*.csv")),
     "samples": (("data", "samples"), ("*",)),
     "notebooks": (("notebooks",), ("*.ipynb",)),
 }

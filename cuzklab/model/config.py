@@ -33,6 +33,13 @@ KEY_DOCS = {
     "memory_gib": "host RAM in GiB; the run fails with oom past it",
     "budget_gib": "memory budget for admission='budget' (0 = auto: RAM - 5 GiB)",
     "seed": "random seed; same seed, same trace",
+    "sort_by_type": "scheduler.sort_by_type: take queued proofs of the kind last served first "
+                    "(fewer SRS swaps); matters only with a mixed workload",
+    "max_batch_size": "scheduler.max_batch_size: same-kind NORMAL proofs the batch collector "
+                      "gathers before dispatch (1 = no batching)",
+    "max_batch_wait_ms": "scheduler.max_batch_wait_ms: longest a batch waits to fill (ms)",
+    "eviction_min_idle_s": "memory.eviction_min_idle in seconds: an SRS/PCE idle this long may "
+                           "be evicted under budget pressure",
 }
 
 
@@ -53,6 +60,10 @@ class PipelineConfig:
     memory_gib: float = 754.0
     budget_gib: float = 0.0
     seed: int = 0
+    sort_by_type: bool = True
+    max_batch_size: int = 1
+    max_batch_wait_ms: int = 10000
+    eviction_min_idle_s: float = 300.0
 
     def __post_init__(self):
         _validate(self)
@@ -152,6 +163,13 @@ _TYPES = {f.name: f.type for f in fields(PipelineConfig)}
 def parse_value(key: str, raw: str):
     """Return ``raw`` (a command-line string) converted to ``key``'s type."""
     kind = _TYPES[key]
+    if kind == "bool":
+        low = raw.strip().lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        raise ConfigError(key, f"expected true or false, got {raw!r}")
     try:
         if kind == "int":
             return int(raw)
@@ -179,6 +197,11 @@ def _validate(c: PipelineConfig) -> None:
                     continue
                 raise ConfigError(f.name, f"expected a number, got {type(v).__name__} {v!r}")
             object.__setattr__(c, f.name, float(v))
+        elif f.type == "bool":
+            if hasattr(v, "item") and isinstance(v.item(), bool):  # numpy bools
+                object.__setattr__(c, f.name, bool(v.item()))
+            elif not isinstance(v, bool):
+                raise ConfigError(f.name, f"expected true or false, got {type(v).__name__} {v!r}")
         elif f.type == "str" and not isinstance(v, str):
             raise ConfigError(f.name, f"expected a string, got {type(v).__name__} {v!r}")
 
@@ -189,8 +212,14 @@ def _validate(c: PipelineConfig) -> None:
     for key in ("proofs", "concurrency", "partitions", "partition_workers", "gpus",
                 "gpu_workers_per_device"):
         at_least(key, 1)
-    for key in ("gpu_threads", "synthesis_threads", "seed"):
+    for key in ("gpu_threads", "synthesis_threads", "seed", "max_batch_wait_ms"):
         at_least(key, 0)
+    at_least("max_batch_size", 1)
+    if c.max_batch_size > 1024:
+        raise ConfigError("max_batch_size", f"must be <= 1024, got {c.max_batch_size}")
+    if not 0 <= c.eviction_min_idle_s <= 86400:
+        raise ConfigError("eviction_min_idle_s", f"must be in [0, 86400] seconds, got "
+                                                 f"{c.eviction_min_idle_s}")
     if c.memory_gib <= 0:
         raise ConfigError("memory_gib", f"must be > 0 GiB, got {c.memory_gib}")
     if c.budget_gib < 0:

@@ -34,7 +34,7 @@ from ..errors import ConfigError
 from .cuzk_versions import GIB, KEYS_BY_NAME, DaemonVersion, daemon_settings
 from .cuzk_versions import daemon_version as _version
 from .cuzk_versions import (effective, effective_max_parallel, effective_workers_per_gpu,
-                            parse_size_bytes)
+                            parse_duration_s, parse_size_bytes)
 
 _GIB = re.compile(r"^\s*([0-9.]+)\s*(GiB|GB|MiB|MB|TiB|TB|G|M|T)?\s*$", re.I)
 _UNIT_GIB = {None: 1.0, "gib": 1.0, "g": 1.0, "gb": 1e9 / 2**30, "mib": 1 / 1024,
@@ -124,6 +124,11 @@ def _derive(cls, s: dict, v: DaemonVersion, base: dict, notes: list[str]) -> dic
     for ckey, dkey in SIMPLE_KEYS.items():
         if ckey in keys and dkey in s:
             out[ckey] = effective(dkey, s[dkey])
+    if "eviction_min_idle_s" in keys and "memory.eviction_min_idle" in s:
+        idle, warn = parse_duration_s(s["memory.eviction_min_idle"])
+        if warn:
+            notes.append(f"memory.eviction_min_idle: {warn}")
+        out["eviction_min_idle_s"] = idle
     out["gpu_workers_per_device"] = effective_workers_per_gpu(s, v)
     if s["gpus.devices"]:
         out["gpus"] = len(s["gpus.devices"])
@@ -283,6 +288,11 @@ def _daemon_keys_any(ckey: str, config, v: DaemonVersion) -> dict:
         return {"gpus.gpu_workers_per_device": val} if v.rank >= 8 else {}
     if ckey == "gpus":
         return {"gpus.devices": list(range(val))}
+    if ckey == "eviction_min_idle_s":
+        if val != int(val):
+            return {}                      # whole seconds only: kept as a comment
+        n = int(val)
+        return {"memory.eviction_min_idle": f"{n // 60}m" if n % 60 == 0 else f"{n}s"}
     if ckey == "partition_workers":
         if v.admission == "budget":
             return {"pipeline.max_parallel_synthesis": val}

@@ -224,6 +224,27 @@ def parse_size_bytes(text: str) -> tuple[int, str | None]:
     return 50 * GIB, f"{text!r} is not a size the daemon reads: it uses 50 GiB"
 
 
+def parse_duration_s(text: str) -> tuple[float, str | None]:
+    """Return (seconds, warning) of a duration as the daemon's ``parse_duration`` reads it.
+
+    ``"5m"`` is minutes, ``"30s"`` seconds, a bare integer seconds (cuzk's
+    memory-manager specification, config.rs); a number it cannot read becomes
+    its fallback (5 minutes), as in the daemon.
+    """
+    s = str(text).strip()
+    for suffix, unit, fallback in (("m", 60, 5), ("s", 1, 300)):
+        if s.endswith(suffix):
+            n = s[:-len(suffix)].strip()
+            if re.fullmatch(r"\+?\d+", n):
+                return float(int(n) * unit), None
+            return float(fallback * unit), (f"{text!r} is not a whole number of "
+                                            f"{'minutes' if unit == 60 else 'seconds'}: the "
+                                            f"daemon uses {fallback * unit // 60:g} minutes")
+    if re.fullmatch(r"\+?\d+", s):
+        return float(int(s)), None
+    return 300.0, f"{text!r} is not a duration the daemon reads: it uses 5 minutes"
+
+
 # Keys whose 0 the engine reads as 1 (engine.rs: `.max(1)`, every release); a
 # max_batch_size of 0 or 1 both mean no batching (batch_collector.rs `<= 1`).
 AT_LEAST_ONE = ("pipeline.synthesis_lookahead", "pipeline.synthesis_concurrency",

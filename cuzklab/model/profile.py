@@ -197,6 +197,19 @@ class Profile:
             work = lo_w + (hi_w - lo_w) * frac
         return max(work, 1e-9) / max(threads, 1)
 
+    def kinds(self) -> dict:
+        """Return the proof kinds this profile's node serves (``cuzklab.model.kinds``)."""
+        from .kinds import kinds_for
+        return kinds_for(self)
+
+    def for_kind(self, kind: str) -> "Profile":
+        """Return the per-partition profile of proof kind ``kind`` (PoRep: this one)."""
+        from .kinds import KIND_NAMES, kind_profile
+        kinds = self.kinds()
+        if kind not in kinds:
+            raise ProfileError(f"unknown proof kind {kind!r}; kinds: {', '.join(KIND_NAMES)}")
+        return kind_profile(self, kinds[kind])
+
     def to_dict(self) -> dict:
         """Return the profile's values as a plain dict."""
         return copy.deepcopy(self.data)

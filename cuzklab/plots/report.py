@@ -63,6 +63,9 @@ def report_figures(trace_or_traces, labels=None) -> list[tuple[str, object]]:
         prefix = f"{lab}: " if len(traces) > 1 else ""
         out.append((prefix + "memory", memory(t)))
         out.append((prefix + "utilization", utilization(t, summary=s)))
+        if t.meta.get("workload"):           # a mixed workload: latency per proof kind
+            from .latency import latency
+            out.append((prefix + "latency per proof kind", latency(t)))
     if len(traces) == 2:
         out.append(("comparison", compare(traces[0], traces[1], labels,
                                           summaries=summaries)))

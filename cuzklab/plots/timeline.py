@@ -103,7 +103,16 @@ def timeline_title(trace, summary: dict | None = None) -> str:
     """Return the title line of a timeline: config highlights and s/proof."""
     cfg = trace.meta.get("config") or {}
     parts = []
-    if cfg:
+    wl = trace.meta.get("workload")
+    if cfg and wl:                        # a mixed workload: its proofs by kind, not -c/-j
+        kinds: dict[str, int] = {}
+        for r in trace.meta.get("proofs") or []:
+            kinds[r.get("kind")] = kinds.get(r.get("kind"), 0) + 1
+        parts.append(" + ".join(f"{n} {k}" for k, n in kinds.items()) +
+                     f", pw={cfg.get('partition_workers', '?')}, "
+                     f"gw={cfg.get('gpu_workers_per_device', '?')}, "
+                     f"lock={cfg.get('lock', '?')}")
+    elif cfg:
         parts.append(f"{cfg.get('proofs', '?')} proofs, j={cfg.get('concurrency', '?')}, "
                      f"pw={cfg.get('partition_workers', '?')}, "
                      f"gw={cfg.get('gpu_workers_per_device', '?')}, "

@@ -16,6 +16,10 @@ def register(sub) -> None:
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
     add_config_arguments(p)
+    p.add_argument("--workload", default=None, metavar="FILE.toml|NAME",
+                   help="a mixed workload: [[stream]] tables of proof kind and arrival "
+                        "(closed, poisson, periodic, replay), or a name in data/workloads/; "
+                        "default one PoRep stream, closed loop")
     add_output_arguments(p)
     p.set_defaults(func=run)
 
@@ -26,10 +30,18 @@ def run(args) -> int:
     from . import simulate
     profile = profile_arg(args.profile)
     config, era, kept = config_from_args(args, profile)
+    workload = None
+    if getattr(args, "workload", None):
+        from ..errors import ConfigError
+        from .workload import Workload
+        try:
+            workload = Workload.load(args.workload)
+        except ConfigError as exc:
+            raise ConfigError("--workload", str(exc)) from None
     for option, path in (("--trace", args.trace), ("--perfetto", args.perfetto)):
         if path:
             output_file(path, option)
-    trace = simulate(config, profile)
+    trace = simulate(config, profile, workload=workload)
     if args.trace:
         trace.save(args.trace)
     if args.perfetto:
@@ -40,7 +52,7 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         print(format_summary(summary, config, profile.name, era_defaults=era,
-                             kept=kept))
+                             kept=kept, workload=workload))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
@@ -48,8 +60,19 @@ def run(args) -> int:
     return 1 if summary.get("run_failed") else 0
 
 
+def _stream_text(st) -> str:
+    if st.arrival == "closed":
+        return f"{st.kind} closed" + (f" j={st.in_flight}" if st.in_flight else "") + \
+            (f" x{st.count}" if st.count else "")
+    if st.arrival == "periodic":
+        return f"{st.kind} every {st.period_s:g} s"
+    if st.arrival == "poisson":
+        return f"{st.kind} Poisson {st.rate_per_hour:g}/h"
+    return f"replay {st.path}"
+
+
 def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dict | None = None,
-                   kept=()) -> str:
+                   kept=(), workload=None) -> str:
     """Return a short readable table of a run's summary.
 
     ``era_defaults`` are the configuration keys the profile set (its ``[config]``
@@ -71,6 +94,10 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
             if kept:
                 line += f" (explicit {', '.join(kept)} kept)"
             lines.append(line + "; --set KEY=VALUE overrides")
+    if workload is not None:
+        lines.append("  workload         " + ", ".join(_stream_text(st) for st in workload.streams)
+                     + (f"; arrivals for {workload.duration_s:g} s" if workload.duration_s
+                        else ""))
     lines += [
         f"  completed        {s['proofs']} proofs, {s['failed']} failed"
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
@@ -89,5 +116,13 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
         lines.append("  utilization      " + ", ".join(f"{k} {100 * v:.0f}%" for k, v in util.items()))
     if s.get("stage_s"):
         lines.append("  stage mean (s)   " + ", ".join(f"{k} {v:.2f}" for k, v in s["stage_s"].items()))
+    for kind, k in (s.get("kinds") or {}).items():
+        miss = ("" if k.get("deadline_misses") is None else
+                f", {k['deadline_misses']} missed the {k['deadline_s']:g} s deadline"
+                if not isinstance(k["deadline_s"], list) else
+                f", {k['deadline_misses']} missed their deadline")
+        lines.append(f"  {kind:<16} {k['proofs']} done ({k['priority']}), latency p50/p95/p99 "
+                     f"{f(k['latency_s_p50'])}/{f(k['latency_s_p95'])}/{f(k['latency_s_p99'], ' s')}"
+                     f"{miss}; {k['srs_loads']} SRS loads ({f(k['srs_load_s'], ' s')})")
     return "\n".join(lines)
 

@@ -41,6 +41,15 @@ class Partition:
     aux_gib: float = 0.0     # aux still held
     budget_gib: float = 0.0  # budget still reserved
     members: tuple = ()      # monolithic: the partition indices it stands for
+    # A mixed workload (cuzklab.sim.mixed) sets these; the default path leaves them.
+    prof: object = None      # the proof kind's profile (None: the run's profile)
+    kind: str = ""           # proof kind name
+    prio: int = 2            # scheduler priority rank (0 = critical)
+    seq: int = 0             # dispatch order, for ties
+
+    def __lt__(self, other: "Partition") -> bool:  # priority order in a PriorityStore
+        return (self.prio, self.seq, self.proof, self.index) < \
+            (other.prio, other.seq, other.proof, other.index)
 
 
 class DaemonModel:
@@ -226,8 +235,9 @@ class DaemonModel:
         (aux) grows over the first w of the work, the a/b/c vectors (the MatVec's
         output) over the rest; with w = 0 the whole output grows evenly.
         """
-        s = self.prof["synth"]
-        part = self.prof["partition"]
+        prof = p.prof or self.prof
+        s = prof["synth"]
+        part = prof["partition"]
         total = part["abc_gib"] + part["aux_gib"]
         scratch = s.get("scratch_gib", 0.0)
         w = s.get("witness_fraction", 0.0)
@@ -308,7 +318,7 @@ class DaemonModel:
     # -- GPU side ----------------------------------------------------------------------
     def _cpu(self, kind: str, p: Partition, k: int, lane: str, *, threads_for_b_g2=None):
         """Run prep_msm, b_g2_msm or epilogue for one partition; record its span."""
-        prof = self.prof
+        prof = p.prof or self.prof
         if kind == "prep_msm":
             c = prof["prep_msm"]
             ev = self.machine.run("pool", c["solo_s"] * c["threads"] * self._jit(),
@@ -333,7 +343,7 @@ class DaemonModel:
 
     def _gpu_region(self, p: Partition, k: int, g: int, lane: str, prep_ev, worker) -> float:
         """Run h2d, ntt_h, barrier_wait, batch_add and tail_msm on GPU ``g``."""
-        prof, env = self.prof, self.env
+        prof, env = p.prof or self.prof, self.env
         gpu = prof["gpu"]
         part = prof["partition"]
         if self._last_holder[g] is not None and self._last_holder[g] is not worker:
@@ -373,7 +383,7 @@ class DaemonModel:
 
     def _gpu_stage(self, p, k, g, lane, stage, seconds):
         """Run a GPU stage: the longer of its compute and its host-memory reads."""
-        env, prof = self.env, self.prof
+        env, prof = self.env, p.prof or self.prof
         t0 = env.now
         compute = seconds * self._jit()
         host_gb = prof["gpu"].get(f"{stage}_host_gib", 0.0) * GIB / 1e9
@@ -389,11 +399,12 @@ class DaemonModel:
 
     def _after_kernels(self, p: Partition) -> None:
         """prove_start returned: free a/b/c early (phase 12) and release budget."""
-        if self.prof["partition"].get("free_abc_after", "finalize") == "gpu":
+        prof = p.prof or self.prof
+        if prof["partition"].get("free_abc_after", "finalize") == "gpu":
             self.dealloc.free(p.abc_gib)
             p.abc_gib = 0.0
         if p.budget_gib > 0:
-            rel = self.prof["memory"]["budget_release_gpu_gib"] * max(1, len(p.members))
+            rel = prof["memory"]["budget_release_gpu_gib"] * max(1, len(p.members))
             rel = min(rel, p.budget_gib)
             self.budget.release(rel)
             p.budget_gib -= rel
@@ -472,7 +483,7 @@ class DaemonModel:
 
     def _two_lock_region(self, p: Partition, g: int, lane: str, prep, me):
         """Upload under the memory mutex, kernels under the compute mutex."""
-        env, prof = self.env, self.prof
+        env, prof = self.env, p.prof or self.prof
         gpu = prof["gpu"]
         k = p.index
         t0 = env.now

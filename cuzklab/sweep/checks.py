@@ -37,7 +37,7 @@ PIPELINE_METRICS = ("seconds_per_proof", "wall_s", "proof_latency_s_mean", "prov
                     "gpu_prove_s_mean", "peak_rss_gib", "gpu_busy_fraction", "proofs",
                     "metric.proofs", "failed", "oom", "run_failed", "oom_risk",
                     "bottleneck.utilization")
-PIPELINE_METRIC_PREFIXES = ("stage_s.", "bottleneck.evidence.")
+PIPELINE_METRIC_PREFIXES = ("stage_s.", "bottleneck.evidence.", "kinds.")
 # What cuzklab.sweep.kernels.kernel_point returns.
 KERNEL_METRICS = ("n", "median_s", "min_s", "per_s")
 KERNEL_BACKENDS = ("auto", "gpu", "cpu")
@@ -81,6 +81,20 @@ def _profile_check(value) -> str | None:
     return f"unknown profile {value!r}; known profiles: {', '.join(known)}"
 
 
+def _workload_check(value) -> str | None:
+    if value == "":
+        return None
+    from ..errors import ConfigError
+    from ..sim.workload import Workload
+    if not isinstance(value, str):
+        return f"must be a workload TOML path or name, or \"\", got {value!r}"
+    try:
+        Workload.load(value)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
 def _one_of(allowed) -> Callable[[Any], str | None]:
     def check(value) -> str | None:
         return None if value in allowed else \
@@ -96,6 +110,8 @@ def rules_for(declared) -> Rules | None:
     if keys | {"profile"} <= names:
         checks = {k: _config_check(k) for k in PipelineConfig.keys()}
         checks["profile"] = _profile_check
+        if "workload" in names:
+            checks["workload"] = _workload_check
         return Rules("pipeline", checks, PIPELINE_METRICS, PIPELINE_METRIC_PREFIXES)
     if {"kernel", "log2_size", "backend"} <= names:
         from .kernels import KERNELS

@@ -333,6 +333,9 @@ def summarize(trace) -> dict:
         "run_failed": trace.failed,
         "failure_reason": failure.get("reason"),
     }
+    if trace.meta.get("workload"):          # a mixed workload: figures per proof kind
+        from .kinds import kinds_summary
+        out["kinds"] = kinds_summary(trace)
     return _jsonable(out)
 
 

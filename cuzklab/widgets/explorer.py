@@ -240,7 +240,7 @@ class Explorer:
             self.status.value = (f"<span class='cuzklab-running' style='color:#666'>"
                                  f"{html.escape(message(cfg))}</span>")
         try:
-            trace = source(cfg, self.profile)
+            trace = self._run_source(source, cfg)
         except _SHOWN_ERRORS as exc:
             return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
         t1 = time.perf_counter()
@@ -257,6 +257,10 @@ class Explorer:
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
             f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
         return summary
+
+    def _run_source(self, source, cfg):
+        """Return the trace of ``cfg`` from ``source`` (a subclass may add a workload)."""
+        return source(cfg, self.profile)
 
     def _fail(self, message: str) -> None:
         self.error = message

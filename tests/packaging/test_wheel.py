@@ -108,6 +108,7 @@ def test_wheel_ships_the_data_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for path in [*(ROOT / "data" / "profiles").glob("*.toml"),
                  *(ROOT / "data" / "sweeps").glob("*.toml"),
+                 *(ROOT / "data" / "workloads").glob("*.toml"),
                  *(ROOT / "data" / "samples").iterdir(),
                  *(ROOT / "notebooks").glob("*.ipynb")]:
         kind = "notebooks" if path.suffix == ".ipynb" else path.parent.name

@@ -174,6 +174,10 @@ def test_shipped_grids_validate_against_their_notebook(path):
     for p in pts:
         params = dict(p.parameters)
         assert params.pop("profile", "porep-32g") in list_profiles()
+        workload = params.pop("workload", "")
+        if workload:                      # a mixed workload: a shipped one or a path
+            from cuzklab.sim.workload import Workload
+            Workload.load(workload)
         PipelineConfig.from_dict(params)  # every point is a valid configuration
 
 
@@ -200,6 +204,7 @@ def test_pipeline_notebook_defaults_are_the_config_defaults():
     defaults = {k: ast.literal_eval(v["default"]) for k, v in declared.items()}
     assert defaults.pop("result_path") == ""
     assert defaults.pop("profile") == DEFAULT_PROFILE
+    assert defaults.pop("workload") == ""          # one PoRep stream, closed loop
     assert defaults == PipelineConfig().to_dict()
 
 

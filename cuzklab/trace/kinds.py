@@ -1,0 +1,59 @@
+"""Per proof kind figures of a mixed-workload run (the summary's ``kinds``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 4) if values else None
+
+
+def kinds_summary(trace) -> dict | None:
+    """Return ``{kind: {...}}`` of a trace with a workload, else None.
+
+    Per kind: proofs completed and not, throughput per hour over the run,
+    latency from arrival (mean, p50, p95, p99, max), the deadline and how many
+    proofs missed it (finished late or never finished), and the SRS/PCE loads,
+    the seconds they took and the evictions.
+    """
+    wl = trace.meta.get("workload")
+    if not wl:
+        return None
+    rows = trace.meta.get("proofs") or []
+    end = float(trace.meta.get("end_time") or trace.duration or 0.0)
+    out: dict = {}
+    for kind, facts in (wl.get("kinds") or {}).items():
+        mine = [r for r in rows if r.get("kind") == kind]
+        ok = [r for r in mine if r.get("status") == "ok"]
+        lat = sorted(float(r["completed"]) - float(r["submitted"]) for r in ok)
+        misses = 0
+        deadlines = set()
+        for r in mine:
+            d = r.get("deadline_s")
+            if d is None or (isinstance(d, float) and math.isnan(d)):
+                continue
+            deadlines.add(float(d))
+            if r.get("status") != "ok" or float(r["completed"]) - float(r["submitted"]) > d:
+                misses += 1
+        loads = [x for x in wl.get("srs_loads", []) if x["kind"] == kind]
+        out[kind] = {
+            "priority": facts.get("priority"),
+            "proofs": len(ok),
+            "not_completed": len(mine) - len(ok),
+            "throughput_per_hour": round(len(ok) * 3600.0 / end, 4) if end > 0 else None,
+            "latency_s_mean": round(float(np.mean(lat)), 4) if lat else None,
+            "latency_s_p50": _pct(lat, 50),
+            "latency_s_p95": _pct(lat, 95),
+            "latency_s_p99": _pct(lat, 99),
+            "latency_s_max": round(lat[-1], 4) if lat else None,
+            "deadline_s": (min(deadlines) if len(deadlines) == 1 else
+                           sorted(deadlines) if deadlines else None),
+            "deadline_misses": misses if deadlines else None,
+            "srs_loads": len(loads),
+            "srs_load_s": round(sum(x["seconds"] for x in loads), 4),
+            "srs_evictions": sum(1 for x in wl.get("evictions", []) if x["kind"] == kind),
+        }
+    return out
