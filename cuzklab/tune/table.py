@@ -78,29 +78,36 @@ def cuzk_default(result, executor: str = "local", jobs: int | None = None,
 
 
 def rows(memories=MEMORIES_GIB, gpus=GPUS, **tune_args) -> list[dict]:
-    """Return one row per node: the recommendation and cuzk's defaults in the model."""
+    """Return one row per node: the recommendation and cuzk's defaults in the model.
+
+    For each GPU count the nodes are tuned as a series (:func:`cuzklab.tune.tune_series`).
+    """
     from .search import tune_series
     run_on = {k: tune_args[k] for k in ("executor", "jobs", "scheduler") if k in tune_args}
     out = []
     for g in gpus:
-        for m, res in zip(memories, tune_series(memories, g, **tune_args)):
-            rec = res.recommended
-            row = {"memory_gib": m, "gpus": g, "class": machine_class(m, g),
-                   "feasible": res.feasible, "answer": res.answer,
-                   "simulations": res.simulation_count, "elapsed_s": res.elapsed_s,
-                   "limit_gib": res.node.limit_gib, "start": res.request.get("start", []),
-                   "cuzk_default": cuzk_default(res, **run_on)}
-            if rec is not None:
-                rob = rec.robustness
-                row.update(label=rec.knobs.label(), knobs=rec.knobs.to_dict(),
-                           seconds_per_proof=rec.s_per_proof,
-                           seconds_per_proof_mean=rob.mean(), spread=list(rob.spread()),
-                           peak_rss_gib=rec.metrics["peak_rss_gib"],
-                           peak_rss_gib_max=rob.peak_max,
-                           latency_s=rec.metrics["proof_latency_s"],
-                           bottleneck=rec.metrics["bottleneck"]["resource"])
-            out.append(row)
-            print(f"{m} GiB x{g}: {row.get('label', res.answer)}", file=sys.stderr, flush=True)
+        for res in tune_series(memories, g, **tune_args):
+            out.append(row(res, **run_on))
+            print(f"{res.node.memory_gib:g} GiB x{g}: {out[-1].get('label', res.answer)}",
+                  file=sys.stderr, flush=True)
+    return out
+
+
+def row(res, **run_on) -> dict:
+    """Return the table's row for one tune: the recommendation, and cuzk's defaults beside it."""
+    m, rec = res.node.memory_gib, res.recommended
+    out = {"memory_gib": int(m) if float(m).is_integer() else m, "gpus": res.node.gpus,
+           "class": machine_class(m, res.node.gpus), "feasible": res.feasible,
+           "answer": res.answer, "simulations": res.simulation_count,
+           "elapsed_s": res.elapsed_s, "limit_gib": res.node.limit_gib,
+           "start": res.request.get("start", []), "cuzk_default": cuzk_default(res, **run_on)}
+    if rec is not None:
+        rob = rec.robustness
+        out.update(label=rec.knobs.label(), knobs=rec.knobs.to_dict(),
+                   seconds_per_proof=rec.s_per_proof, seconds_per_proof_mean=rob.mean(),
+                   spread=list(rob.spread()), peak_rss_gib=rec.metrics["peak_rss_gib"],
+                   peak_rss_gib_max=rob.peak_max, latency_s=rec.metrics["proof_latency_s"],
+                   bottleneck=rec.metrics["bottleneck"]["resource"])
     return out
 
 
