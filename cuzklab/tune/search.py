@@ -18,12 +18,12 @@ the sweep executors):
    mean of the objective over those runs (flat optima win).
 
 ``start`` hands the search configurations found elsewhere, such as the answer
-for a node with less RAM: they join the coarse grid and are always checked in
-step 4, so the answer is at least as good as theirs by that mean (a
-configuration that keeps a smaller node inside its limit runs on a larger one
-too). :func:`tune_series` tunes nodes from the least RAM up, each search
-starting from the previous answer, so more RAM never gives a slower
-recommendation.
+for a node with less RAM: they are simulated with the coarse grid and checked
+in step 4 beside the search's own candidates (which they do not displace), so
+the answer is at least as good, by that mean, as both the search's own and
+theirs (a configuration valid on a smaller node is valid on a larger one).
+:func:`tune_series` tunes nodes from the least RAM up, each search starting
+from the previous answer, so more RAM never gives a slower recommendation.
 
 The same arguments and seed give the same answer, whichever executor ran it.
 """
@@ -76,9 +76,11 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
     ``inline``. ``finalists``: candidates checked for robustness per round;
     ``refine_rounds``: the most refinement rounds (0: the coarse grid only).
     ``start``: a :class:`Knobs`, a :class:`TuneResult` (its recommendation) or
-    a list of them, simulated beside the coarse grid and always checked for
-    robustness; a recommendation's ``budget = "auto"`` is pinned to the budget
-    it had on its own node, so the same configuration is tried.
+    a list of them, simulated beside the coarse grid and checked for robustness
+    beside the search's own finalists (a TuneResult's only when the search's
+    answer is worse than its score there); a recommendation's ``budget =
+    "auto"`` is pinned to the budget it had on its own node, so the same
+    configuration is tried.
     """
     t0 = time.perf_counter()
     node = Node(memory_gib=memory_gib, gpus=gpus, cores=cores, vram_gib=vram_gib,
@@ -257,19 +259,28 @@ def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
     # the start points that run here, each with its score on its own node (None: unknown)
     must = [(points[k], starts[k]) for k in space.valid(carried)
             if k in points and points[k].feasible]
+    # The search's own points: the grid and what refinement reaches. It ranks and refines
+    # only these, so it runs as it would without start points, which are checked beside.
+    own = set(coarse)
+
+    def ranked_own():
+        return _ranked((points[k] for k in own), space.objective)
+
     for _ in range(refine_rounds):
-        top = _ranked(points.values(), space.objective)[:REFINE_FROM]
-        around = [n for c in top for n in space.neighbors(c.knobs)]
-        new = [k for k in dict.fromkeys(around) if k not in points]
-        if not new:
+        top = ranked_own()[:REFINE_FROM]
+        around = list(dict.fromkeys(n for c in top for n in space.neighbors(c.knobs)))
+        new = [k for k in around if k not in points]
+        if not any(k not in own for k in around):
             break
-        add(new, ev.evaluate([(k, nominal) for k in new], "refine"), "refine")
-        if _ranked(points.values(), space.objective)[:REFINE_FROM] == top:
+        own.update(around)
+        if new:
+            add(new, ev.evaluate([(k, nominal) for k in new], "refine"), "refine")
+        if ranked_own()[:REFINE_FROM] == top:
             break
 
     # 4. robustness of the best candidates
     runs = scenarios(seed, seeds, move)
-    ranked = _ranked(points.values(), space.objective)
+    ranked = ranked_own()
     checked: list[Candidate] = []
 
     def check(cands):
