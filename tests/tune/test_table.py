@@ -9,7 +9,7 @@ from cuzklab.tune import table
 
 @pytest.fixture(scope="module")
 def rows(quick_tunes):
-    return [table.row(quick_tunes[m], executor="inline") for m in sorted(quick_tunes)]
+    return [table.row(quick_tunes[m], executor="inline") for m in (144, 256)]
 
 
 def test_rows_set_the_recommendation_beside_cuzks_defaults(rows, quick_tunes):
