@@ -2,8 +2,8 @@
 
 Every check runs before a command starts its work and names the option as
 the user typed it. The ``argparse`` type functions (:func:`int_at_least`,
-:func:`positive_seconds`) raise ``ArgumentTypeError``, which the parser
-reports as ``cuzklab: error: argument --OPTION: ...``; the path checks
+:func:`finite_number` and :func:`positive_seconds`, made by it) raise
+``ArgumentTypeError``, which the parser reports as ``cuzklab: error: argument --OPTION: ...``; the path checks
 (:func:`input_file`, :func:`output_file`, :func:`output_dir`) and
 :func:`require_backend` raise :class:`OptionError`, which ``cuzklab.cli``
 prints as ``cuzklab: error: ...`` with exit code 2.
@@ -37,15 +37,46 @@ def int_at_least(lo: int):
     return parse
 
 
-def positive_seconds(text: str) -> float:
-    """Argparse type: a finite number of seconds > 0."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}") from None
-    if not (x > 0 and math.isfinite(x)):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text}")
-    return x
+def finite_number(unit: str = "", *, gt: float | None = None, ge: float | None = None,
+                  lt: float | None = None, note: str = ""):
+    """Return an argparse type that accepts a finite number in a range.
+
+    ``gt`` / ``ge``: the lower bound, exclusive / inclusive; ``lt``: an exclusive
+    upper bound. ``unit`` names what the number counts (``"GiB"``, ``"seconds"``)
+    and ``note`` (shown in brackets) what the values mean. Both error messages
+    say what is allowed: ``expected a number of GiB > 0, got 'x'`` for text
+    that is no number, ``expected a finite number of GiB > 0, got 0`` for one
+    out of range (NaN and infinity included); argparse puts the option in front.
+    """
+    if gt is not None and ge is not None:
+        raise ValueError("give gt or ge, not both")
+    lo = gt if gt is not None else ge
+    if lo is not None and lt is not None:
+        allowed = f"in {'(' if gt is not None else '['}{lo:g}, {lt:g})"
+    elif lo is not None:
+        allowed = f"{'>' if gt is not None else '>='} {lo:g}"
+    elif lt is not None:
+        allowed = f"< {lt:g}"
+    else:
+        allowed = ""
+    what = " ".join(x for x in (f"number of {unit}" if unit else "number", allowed,
+                                f"({note})" if note else "") if x)
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {what}, got {text!r}") from None
+        if not (math.isfinite(v) and (gt is None or v > gt) and (ge is None or v >= ge)
+                and (lt is None or v < lt)):
+            raise argparse.ArgumentTypeError(f"expected a finite {what}, got {text}")
+        return v
+    parse.__name__ = what
+    return parse
+
+
+# Argparse type: a finite number of seconds > 0 (timeouts, latency limits).
+positive_seconds = finite_number("seconds", gt=0)
 
 
 def input_file(path, option: str, *, text: bool = False) -> Path:

@@ -28,24 +28,10 @@ def _log2(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
 
 
-def _witness_work(text: str) -> float:
-    """Argparse type: the witness work per constraint (a number >= 0)."""
-    import argparse
-
-    from ..errors import ConfigError
-    from . import check_witness_work
-    try:
-        return check_witness_work(float(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
-
-
 def register(sub) -> None:
     """Add the ``live`` sub-command."""
     from ..backend import BACKENDS
-    from ..cliargs import add_config_arguments, add_output_arguments
+    from ..cliargs import add_config_arguments, add_output_arguments, finite_number
     p = sub.add_parser(
         "live", help="run a configuration live: real stages, threads and locks",
         description="Run proofs through the real stages under the configured concurrency, "
@@ -59,7 +45,8 @@ def register(sub) -> None:
                    help="profile whose synthesis look-ahead sizes the hand-off channel "
                         "(default porep-32g)")
     add_config_arguments(p)
-    p.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+    witness_work = finite_number(ge=0, note="0: MatVec only; 1: the witness step ~75 % of synthesis")
+    p.add_argument("--witness-work", type=witness_work, default=1.0, metavar="W",
                    help="extra witness work per constraint (0: MatVec only; 1, the default: the "
                         "witness step ~75 %% of synthesis, as in cuzk)")
     p.add_argument("--no-verify", action="store_true",

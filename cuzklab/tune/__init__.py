@@ -13,8 +13,8 @@ from __future__ import annotations
 from ..errors import ConfigError, ProfileError
 from .evaluate import STAGE_COSTS, Scenario, moved_profile
 from .result import Candidate, TuneResult, pareto_front
-from .search import tune
+from .search import tune, tune_series
 from .space import Knobs, Node, Space
 
-__all__ = ["tune", "TuneResult", "Candidate", "pareto_front", "Knobs", "Node", "Space",
+__all__ = ["tune", "tune_series", "TuneResult", "Candidate", "pareto_front", "Knobs", "Node", "Space",
            "Scenario", "STAGE_COSTS", "moved_profile", "ConfigError", "ProfileError"]

@@ -2,62 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import sys
-
-
-def _gib(text: str) -> float:
-    """Argparse type: a finite number of GiB > 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of GiB > 0, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"expected a finite number of GiB > 0, got {text}")
-    return v
-
-
-def _margin(text: str) -> float:
-    """Argparse type: a finite number of GiB >= 0."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of GiB >= 0, got {text!r}") from None
-    if not (v >= 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"expected a finite number of GiB >= 0, got {text}")
-    return v
-
-
-def _fraction(text: str) -> float:
-    """Argparse type: a fraction in [0, 1)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1, got {text!r}") from None
-    if not 0 <= v < 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1) (0.1 = +-10 %), got {text}")
-    return v
 
 
 def register(sub) -> None:
     """Add the ``tune`` sub-command."""
-    from ..cliargs import int_at_least, positive_seconds
+    from ..cliargs import finite_number, int_at_least, positive_seconds
     from ..model.config import LOCKS
     from .parallel import EXECUTORS
     from .space import OBJECTIVES
+    gib, margin = finite_number("GiB", gt=0), finite_number("GiB", ge=0)
+    fraction = finite_number(ge=0, lt=1, note="0.1 = +-10 %")
     p = sub.add_parser(
         "tune", help="find the best daemon configuration for a node",
         description="Search the daemon model for the configuration with the most throughput "
                     "(or the lowest latency) whose peak RSS stays under RAM minus a margin, "
                     "check it with every stage cost moved and over seeds, and print it with "
                     "its evidence; optionally write a cuzk daemon TOML and an HTML report.")
-    p.add_argument("--memory-gib", type=_gib, required=True, metavar="GIB", help="host RAM")
+    p.add_argument("--memory-gib", type=gib, required=True, metavar="GIB", help="host RAM")
     p.add_argument("--gpus", type=int_at_least(1), default=1, help="GPUs (default 1)")
     p.add_argument("--cores", type=int_at_least(1), default=None,
                    help="CPU cores (default: the profile's)")
-    p.add_argument("--vram-gib", type=_gib, default=None, metavar="GIB",
+    p.add_argument("--vram-gib", type=gib, default=None, metavar="GIB",
                    help="VRAM per GPU (default: the profile's)")
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
@@ -69,14 +36,14 @@ def register(sub) -> None:
                    help="what to optimize (default throughput)")
     p.add_argument("--max-latency-s", type=positive_seconds, default=None, metavar="S",
                    help="mean proof latency limit in seconds")
-    p.add_argument("--margin-gib", type=_margin, default=16.0, metavar="GIB",
+    p.add_argument("--margin-gib", type=margin, default=16.0, metavar="GIB",
                    help="RAM to keep free under the peak RSS (default 16)")
     p.add_argument("--locks", default=None, metavar="LOCK[,LOCK]",
                    help=f"lock strategies to search (default all: {','.join(LOCKS)})")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="random seed (default 0)")
     p.add_argument("--seeds", type=int_at_least(1), default=3,
                    help="seeds the robustness check runs (default 3)")
-    p.add_argument("--cost-move", type=_fraction, default=0.10, metavar="FRACTION",
+    p.add_argument("--cost-move", type=fraction, default=0.10, metavar="FRACTION",
                    help="each stage cost is moved down and up by this fraction (default 0.1)")
     p.add_argument("--finalists", type=int_at_least(1), default=None, metavar="N",
                    help="candidates checked for robustness per round (default 3)")

@@ -17,6 +17,14 @@ the sweep executors):
    the best of those that stay inside the limit and off cliffs, ranked by the
    mean of the objective over those runs (flat optima win).
 
+``start`` hands the search configurations found elsewhere, such as the answer
+for a node with less RAM: they are simulated with the coarse grid and checked
+in step 4 beside the search's own candidates (which they do not displace), so
+the answer is at least as good, by that mean, as both the search's own and
+theirs (a configuration valid on a smaller node is valid on a larger one).
+:func:`tune_series` tunes nodes from the least RAM up, each search starting
+from the previous answer, so more RAM never gives a slower recommendation.
+
 The same arguments and seed give the same answer, whichever executor ran it.
 """
 
@@ -24,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from ..errors import ConfigError
 from ..model.config import LOCKS
@@ -53,7 +62,8 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
          locks: "tuple[str, ...] | None" = None, seed: int = 0, seeds: int = 3,
          cost_move: float = 0.10, finalists: int = FINALISTS,
          refine_rounds: int = REFINE_ROUNDS, executor: str = "local",
-         jobs: int | None = None, scheduler=None, progress: bool = True) -> TuneResult:
+         jobs: int | None = None, scheduler=None, progress: bool = True,
+         start=None) -> TuneResult:
     """Return the best configuration for a node of ``memory_gib`` GiB RAM and ``gpus`` GPUs.
 
     Most throughput (``objective="throughput"``) or the lowest mean proof latency
@@ -65,6 +75,12 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
     (a process pool of ``jobs`` processes), ``dask`` (at ``scheduler``) or
     ``inline``. ``finalists``: candidates checked for robustness per round;
     ``refine_rounds``: the most refinement rounds (0: the coarse grid only).
+    ``start``: a :class:`Knobs`, a :class:`TuneResult` (its recommendation) or
+    a list of them, simulated beside the coarse grid and checked for robustness
+    beside the search's own finalists (a TuneResult's only when the search's
+    answer is worse than its score there); a recommendation's ``budget =
+    "auto"`` is pinned to the budget it had on its own node, so the same
+    configuration is tried.
     """
     t0 = time.perf_counter()
     node = Node(memory_gib=memory_gib, gpus=gpus, cores=cores, vram_gib=vram_gib,
@@ -80,24 +96,89 @@ def tune(memory_gib: float, gpus: int = 1, *, profile: "str | Profile | None" = 
         raise ConfigError("locks", f"each must be one of {', '.join(LOCKS)}, got "
                                    f"{', '.join(map(repr, bad)) or 'none'}")
     prof = node.apply(Profile.load(profile))
+    starts = _start_knobs(start, prof)
     space = Space(node=node, profile=prof, proofs=proofs, concurrency=concurrency,
                   locks=locks, objective=objective)
     ex = make_executor(executor, jobs, scheduler)
     request = {"profile": prof.name, "base_gib": round(space.base_gib, 3), "cores": int(prof["node"]["cores"]),
                "vram_gib": float(prof["node"]["vram_gib"]), "proofs": proofs, "concurrency": concurrency,
                "objective": objective, "max_latency_s": max_latency_s, "locks": list(locks),
-               "seed": seed, "seeds": seeds, "cost_move": cost_move, "executor": ex.name}
+               "seed": seed, "seeds": seeds, "cost_move": cost_move, "executor": ex.name,
+               "start": [{"label": k.label(), "invalid": space.invalid_reason(k)}
+                         for k, _ in starts]}
+    bounds = {k: _start_bound(res, node, request) for k, res in starts}
     ev = Evaluator(node, prof, proofs, ex, progress=progress,
                    desc=f"tune {memory_gib:g} GiB x{gpus} GPU")
     try:
         result = _search(space, ev, request, seed=seed, seeds=seeds, move=cost_move,
                          max_latency_s=max_latency_s, finalists=finalists,
-                         refine_rounds=refine_rounds)
+                         refine_rounds=refine_rounds, starts=bounds)
     finally:
         ev.close()
     result.simulations = dict(ev.counts)
     result.elapsed_s = time.perf_counter() - t0
     return result
+
+
+def tune_series(memories, gpus: int = 1, **tune_args) -> list[TuneResult]:
+    """Return :func:`tune` for each RAM in ``memories``, in the order given.
+
+    The nodes are tuned from the least RAM up (whatever the order of
+    ``memories``), each search starting from the last recommendation found,
+    so a node's recommendation is never slower, by the mean over its
+    robustness runs, than that of a node with less RAM: the smaller node's
+    answer is checked on the larger one too. ``tune_args`` go to every tune.
+    """
+    if "start" in tune_args:
+        raise ConfigError("start", "tune_series chooses each search's start itself")
+    memories = list(memories)
+    if not memories:
+        raise ConfigError("memories", "give at least one node's RAM")
+    done: dict[float, TuneResult] = {}
+    last = None
+    for m in sorted(set(memories)):
+        res = done[m] = tune(m, gpus, start=last, **tune_args)
+        if res.feasible:
+            last = res
+    return [done[m] for m in memories]
+
+
+def _start_knobs(start, profile: Profile) -> "list[tuple[Knobs, TuneResult | None]]":
+    """Return the configurations ``start`` names (see :func:`tune`) and the result each came from."""
+    if start is None:
+        return []
+    items = [start] if isinstance(start, (Knobs, TuneResult)) else list(start)
+    out: dict[Knobs, TuneResult | None] = {}
+    for item in items:
+        if isinstance(item, TuneResult):
+            if item.recommended is None:
+                continue
+            k = item.recommended.knobs
+            if k.admission == "budget" and k.budget_gib == 0:
+                # cuzk's auto budget (RAM - safety margin) grows with the RAM: pin it
+                auto = item.node.memory_gib - profile["memory"]["safety_margin_gib"]
+                k = replace(k, budget_gib=float(auto))
+            out.setdefault(k, item)
+        elif isinstance(item, Knobs):
+            out.setdefault(k := item, None)
+        else:
+            raise ConfigError("start", f"must be Knobs or a TuneResult (or a list of them), "
+                                       f"got {type(item).__name__}")
+    return list(out.items())
+
+
+# What a start's own result must share with this search for its figure to be comparable.
+_SAME_TERMS = ("profile", "cores", "vram_gib", "proofs", "concurrency", "objective",
+               "max_latency_s", "locks", "seed", "seeds", "cost_move")
+
+
+def _start_bound(res: "TuneResult | None", node: Node, request: dict) -> float | None:
+    """Return the start's score on its own node when it compares with this search's, else None."""
+    if res is None or res.node.gpus != node.gpus or res.node.margin_gib != node.margin_gib:
+        return None
+    if any(res.request.get(k) != request.get(k) for k in _SAME_TERMS):
+        return None
+    return res.recommended.robustness.score
 
 
 def _check(*, proofs, concurrency, objective, max_latency_s, seed, seeds, cost_move, finalists):
@@ -126,8 +207,10 @@ def _check(*, proofs, concurrency, objective, max_latency_s, seed, seeds, cost_m
 
 
 def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
-            max_latency_s, finalists, refine_rounds) -> TuneResult:
+            max_latency_s, finalists, refine_rounds, starts=None) -> TuneResult:
     node = space.node
+    starts = starts or {}
+    carried = list(starts)
     nominal = Scenario(seed)
     result = TuneResult(node=node, request=request)
 
@@ -145,8 +228,10 @@ def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
     points: dict[Knobs, Candidate] = {}
     fits_one = space.base_gib + space.partition_gib <= node.limit_gib
     coarse = list(dict.fromkeys(space.coarse_grid() + [smallest])) if fits_one else []
+    started = [k for k in space.valid(carried) if k not in coarse] if fits_one else []
     mets = ev.run([(ample, smallest, nominal, "minimum")]
-                  + [(node, k, nominal, "coarse") for k in coarse])
+                  + [(node, k, nominal, "coarse") for k in coarse]
+                  + [(node, k, nominal, "start") for k in started])
     m = mets[0]
     if m["run_failed"] or m["peak_rss_gib"] is None:
         result.answer = (f"this node cannot prove: the smallest configuration ({smallest.label()}) "
@@ -169,33 +254,56 @@ def _search(space: Space, ev: Evaluator, request: dict, *, seed, seeds, move,
             points[k] = Candidate(k, met, phase=phase)
             points[k].feasible = _feasible(met, node.limit_gib, max_latency_s)
 
-    add(coarse, mets[1:], "coarse")
+    add(coarse, mets[1:1 + len(coarse)], "coarse")
+    add(started, mets[1 + len(coarse):], "start")
+    # the start points that run here, each with its score on its own node (None: unknown)
+    must = [(points[k], starts[k]) for k in space.valid(carried)
+            if k in points and points[k].feasible]
+    # The search's own points: the grid and what refinement reaches. It ranks and refines
+    # only these, so it runs as it would without start points, which are checked beside.
+    own = set(coarse)
+
+    def ranked_own():
+        return _ranked((points[k] for k in own), space.objective)
+
     for _ in range(refine_rounds):
-        top = _ranked(points.values(), space.objective)[:REFINE_FROM]
-        around = [n for c in top for n in space.neighbors(c.knobs)]
-        new = [k for k in dict.fromkeys(around) if k not in points]
-        if not new:
+        top = ranked_own()[:REFINE_FROM]
+        around = list(dict.fromkeys(n for c in top for n in space.neighbors(c.knobs)))
+        new = [k for k in around if k not in points]
+        if not any(k not in own for k in around):
             break
-        add(new, ev.evaluate([(k, nominal) for k in new], "refine"), "refine")
-        if _ranked(points.values(), space.objective)[:REFINE_FROM] == top:
+        own.update(around)
+        if new:
+            add(new, ev.evaluate([(k, nominal) for k in new], "refine"), "refine")
+        if ranked_own()[:REFINE_FROM] == top:
             break
 
     # 4. robustness of the best candidates
     runs = scenarios(seed, seeds, move)
-    ranked = _ranked(points.values(), space.objective)
+    ranked = ranked_own()
     checked: list[Candidate] = []
-    for r in range(ROBUST_ROUNDS):
-        batch = ranked[r * finalists:(r + 1) * finalists]
-        if not batch:
-            break
-        mets = ev.evaluate([(c.knobs, s) for c in batch for s in runs], "robust")
-        for i, c in enumerate(batch):
+
+    def check(cands):
+        todo = [c for c in dict.fromkeys(cands) if c not in checked]
+        mets = ev.evaluate([(c.knobs, s) for c in todo for s in runs], "robust")
+        for i, c in enumerate(todo):
             pairs = list(zip(runs, mets[i * len(runs):(i + 1) * len(runs)]))
             c.robustness = Robustness(pairs, node.limit_gib, move, max_latency_s,
                                       space.objective)
             checked.append(c)
+
+    for r in range(ROBUST_ROUNDS):
+        batch = ranked[r * finalists:(r + 1) * finalists]
+        if not batch:
+            break
+        # start points of unknown score go with the first round, in the same executor batch
+        check(batch + ([c for c, bound in must if bound is None] if r == 0 else []))
         if any(c.robustness.passes for c in batch):
             break
+    # a start point with a known score is checked when the search's own answer is worse
+    # than that score (or there is none): the answer is then at least as good as it
+    best = min((c.robustness.score for c in checked if c.robustness.passes), default=None)
+    check([c for c, bound in must if bound is not None and (best is None or best > bound)])
 
     result.points = sorted(points.values(), key=lambda c: c.knobs)
     robust = sorted((c for c in checked if c.robustness.passes),
