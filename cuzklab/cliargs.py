@@ -16,7 +16,7 @@ import math
 import os
 from pathlib import Path
 
-from .errors import BackendError, CuzklabError
+from .errors import BackendError, ConfigError, CuzklabError
 
 
 class OptionError(CuzklabError, ValueError):
@@ -147,6 +147,17 @@ def require_backend(backend: str, option: str) -> str:
         except BackendError as exc:
             raise BackendError(f"{option} gpu: {exc}") from None
     return backend
+
+
+def usable_backend(backend, name: str = "backend") -> str:
+    """Return ``backend`` if it is a known name that can run here, else raise ConfigError naming ``name``.
+
+    For "gpu" without CuPy or a device the error is the BackendError of :func:`require_backend`.
+    """
+    from .backend import BACKENDS
+    if backend not in BACKENDS:
+        raise ConfigError(name, f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    return require_backend(backend, name)
 
 
 def cuzk_config(path, option: str = "--config", daemon_version: str | None = None):

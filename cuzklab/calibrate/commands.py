@@ -51,7 +51,7 @@ def register(sub) -> None:
     """Add the ``calibrate`` and ``compare`` sub-commands."""
     from ..backend import BACKENDS
     from ..cliargs import add_config_arguments, int_at_least
-    from ..live.commands import _log2, _witness_work
+    from ..live.commands import log2_constraints_arg, witness_work_arg
     p = sub.add_parser(
         "calibrate", help="fit a profile to this machine (--live) or to a daemon's logs (--logs)",
         description="Measure this machine with the live executor, or read a cuzk daemon's "
@@ -61,7 +61,7 @@ def register(sub) -> None:
     how.add_argument("--live", action="store_true", help="measure this machine live")
     how.add_argument("--logs", nargs="+", metavar="FILE", help="cuzk daemon log files")
     p.add_argument("--name", type=_name, required=True, help="the profile's name (NAME.toml)")
-    p.add_argument("--log2-constraints", type=_log2, default=None, metavar="K",
+    p.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="--live: rows per partition circuit, 2^K")
     p.add_argument("--backend", choices=BACKENDS, default="cpu",
                    help="--live: gpu (CUDA) or cpu (CPU stand-ins); default cpu")
@@ -72,7 +72,7 @@ def register(sub) -> None:
     p.add_argument("--contention", type=_counts, default=[0, 6], metavar="S,S,...",
                    help="--live: concurrent syntheses to time prep_msm and b_g2_msm beside "
                         "(default 0,6; 0 must be among them)")
-    p.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+    p.add_argument("--witness-work", type=witness_work_arg, default=1.0, metavar="W",
                    help="--live: the witness program's work per constraint (default 1)")
     p.add_argument("--base", default="porep-32g", metavar="PROFILE",
                    help="--logs: the profile whose other values the new one keeps")
@@ -90,7 +90,7 @@ def register(sub) -> None:
                     "and write the model's error per metric; rows the profile was fitted on "
                     "are marked.")
     c.add_argument("--profile", required=True, metavar="NAME|PATH", help="the profile to judge")
-    c.add_argument("--log2-constraints", type=_log2, default=None, metavar="K",
+    c.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="rows per partition circuit of the live runs, 2^K (required unless "
                         "--measured)")
     c.add_argument("--backend", choices=BACKENDS, default="cpu",
@@ -98,7 +98,7 @@ def register(sub) -> None:
     add_config_arguments(c)
     c.add_argument("--grid", default=None, metavar="FILE",
                    help="a TOML grid ([parameters] and [grid] tables, or points = [...])")
-    c.add_argument("--witness-work", type=_witness_work, default=1.0, metavar="W",
+    c.add_argument("--witness-work", type=witness_work_arg, default=1.0, metavar="W",
                    help="the witness program's work per constraint (default 1)")
     c.add_argument("--measured", default=None, metavar="FILE.json",
                    help="judge the profile against the live rows of an earlier compare JSON "

@@ -71,8 +71,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     run and of the contention curve; ``contention`` the counts of concurrent
     syntheses measured (the points the profile is fitted on).
     """
-    from ..backend import check_backend
-    from ..cliargs import require_backend
+    from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
     from ..model.profile import Profile
     from .contention import fit_pool_weight
@@ -80,11 +79,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                           measure_solo)
     check_name(name)
     check_log2(log2_constraints)
-    try:
-        check_backend(backend)
-    except ValueError:
-        raise ConfigError("backend", f"must be one of cpu, gpu, got {backend!r}") from None
-    require_backend(backend, "backend")
+    usable_backend(backend)
     check_witness_work(witness_work)
     cores = host_cores()
     if isinstance(gpu_threads, bool) or not isinstance(gpu_threads, int) or gpu_threads < 0:

@@ -97,8 +97,7 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     fails (``oom``, Ctrl-C: ``interrupted``, a stage error) still returns its
     trace, marked failed with the reason.
     """
-    from ..backend import check_backend
-    from ..cliargs import require_backend
+    from ..cliargs import usable_backend
     from ..model import PipelineConfig, Profile
     from .devices import make_devices
     from .executor import LiveRun
@@ -106,11 +105,7 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     if overrides:
         config = config.replace(**overrides)
     check_log2(log2_constraints)
-    try:
-        check_backend(backend)
-    except ValueError:
-        raise ConfigError("backend", f"must be one of cpu, gpu, got {backend!r}") from None
-    require_backend(backend, "backend")
+    usable_backend(backend)
     slow = check_slow(slow)
     check_witness_work(witness_work)
     if progress is not None and progress is not False and progress is not True \

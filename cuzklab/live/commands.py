@@ -12,7 +12,7 @@ import json
 import sys
 
 
-def _log2(text: str) -> int:
+def log2_constraints_arg(text: str) -> int:
     """Argparse type: a circuit size K accepted by the live executor."""
     import argparse
 
@@ -28,15 +28,21 @@ def _log2(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
 
 
+def witness_work_arg(text: str) -> float:
+    """argparse type of ``--witness-work``: a finite number >= 0."""
+    from ..cliargs import finite_number
+    return finite_number(ge=0, note="0: MatVec only; 1: the witness step ~75 % of synthesis")(text)
+
+
 def register(sub) -> None:
     """Add the ``live`` sub-command."""
     from ..backend import BACKENDS
-    from ..cliargs import add_config_arguments, add_output_arguments, finite_number
+    from ..cliargs import add_config_arguments, add_output_arguments
     p = sub.add_parser(
         "live", help="run a configuration live: real stages, threads and locks",
         description="Run proofs through the real stages under the configured concurrency, "
                     "admission and lock strategy, and print the measured run's summary.")
-    p.add_argument("--log2-constraints", type=_log2, required=True, metavar="K",
+    p.add_argument("--log2-constraints", type=log2_constraints_arg, required=True, metavar="K",
                    help="rows per partition circuit: 2^K (constraints = 2^K minus the public "
                         "inputs; K=20: 1,048,576 rows)")
     p.add_argument("--backend", choices=BACKENDS, default="cpu",
@@ -45,8 +51,7 @@ def register(sub) -> None:
                    help="profile whose synthesis look-ahead sizes the hand-off channel "
                         "(default porep-32g)")
     add_config_arguments(p)
-    witness_work = finite_number(ge=0, note="0: MatVec only; 1: the witness step ~75 % of synthesis")
-    p.add_argument("--witness-work", type=witness_work, default=1.0, metavar="W",
+    p.add_argument("--witness-work", type=witness_work_arg, default=1.0, metavar="W",
                    help="extra witness work per constraint (0: MatVec only; 1, the default: the "
                         "witness step ~75 %% of synthesis, as in cuzk)")
     p.add_argument("--no-verify", action="store_true",
