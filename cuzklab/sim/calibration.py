@@ -240,6 +240,10 @@ FURTHER_CASES: tuple[Case, ...] = (
 
 # Measurements the model does not reproduce, and why. They stay in their table.
 KNOWN_DEVIATIONS = {
+    "phase 8 sweep c=5 j=3, pw=30": (
+        "over seeds 0-9 the model gives 52.7 s/proof (50.1-54.5) against 60.4: thirty syntheses "
+        "of ~2 threads oversubscribe the cores less in the model than in cuzk; within ±10 % at "
+        "1 of 10 seeds only."),
     "phase 12 low-memory, pw=2 gw=1": (
         "the model's mean over seeds 0-9 is ~10.1 % fast (137 s/proof against 152): with two "
         "syntheses the run is synthesis-bound, and the model's ~27 s solo synthesis (fitted on "
