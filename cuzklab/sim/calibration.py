@@ -128,11 +128,12 @@ CASES: tuple[Case, ...] = (
     Case("phase 12 pre-fix, pw=12 j=15: pile-up", "porep-32g@phase12-prefix",
          _c(proofs=20, concurrency=15, partition_workers=12,
             **{**_PHASE12, "admission": "semaphore_prefix"}),
-         "max_waiting", 28.0, tolerance=0.15,
+         "max_waiting", 28.0, tolerance=0.25,
          source="phase 12: 'up to 28 synthesized ProvingAssignment sets accumulated in the channel "
                 "(~448 GiB), causing OOM' (668 GiB peak RSS)",
          assumption="c=20; judged on the most synthesized partitions waiting for a GPU worker, not "
-                    "the peak: a run that runs out of memory peaks at the RAM line"),
+                    "the peak: a run that runs out of memory peaks at the RAM line; a count read off "
+                    "the log as the host failed, held to ±25 % like the collapse figures"),
     Case("phase 12 pre-fix, pw=12 j=15: OOM", "porep-32g@phase12-prefix",
          _c(proofs=20, concurrency=15, partition_workers=12,
             **{**_PHASE12, "admission": "semaphore_prefix"}),
@@ -241,23 +242,14 @@ FURTHER_CASES: tuple[Case, ...] = (
 # Measurements the model does not reproduce, and why. They stay in their table.
 KNOWN_DEVIATIONS = {
     "phase 8 sweep c=5 j=3, pw=30": (
-        "over seeds 0-9 the model gives 52.7 s/proof (50.1-54.5) against 60.4: thirty syntheses "
-        "of ~2 threads oversubscribe the cores less in the model than in cuzk; within ±10 % at "
-        "1 of 10 seeds only."),
+        "over seeds 0-9 the model gives 53.2 s/proof (50.6-54.9) against 60.4, within ±10 % at 1 "
+        "of 10 seeds: thirty syntheses slow each other less in the model (bandwidth shared "
+        "max-min fair, ~2 threads each on 96 cores) than in cuzk; the cause is not established."),
     "phase 12 low-memory, pw=2 gw=1": (
-        "the model's mean over seeds 0-9 is ~10.1 % fast (137 s/proof against 152): with two "
+        "the model's mean over seeds 0-9 is 10.1 % fast (136.7 s/proof, 136.1-137.1, against "
+        "152): with two "
         "syntheses the run is synthesis-bound, and the model's ~27 s solo synthesis (fitted on "
         "pw=1) leaves pw=2 just past the ±10 % line."),
-    "phase 9 contention: prep_msm": (
-        "the model's prep_msm runs +6.5 % slower beside ten syntheses (cuzk: +12 %); on the "
-        "excess, -46 % against a ±30 % tolerance."),
-    "phase 9, gw=1 c=30 j=20: host OOM": ("Over seeds 0-9 the model's phase 9 c=30 j=20 run peaks at ~580-740 GiB and finishes; it ran out of memory at seed 0 only before the a/b/c and aux sizes were derived from the circuit (3 x 130,278,869 x 32 B = 11.65 GiB, 3.88 GiB aux, not 12 + 4). The linear memory pressure past pressure_start is a knife edge: with the derived sizes, a start at 0.68 of RAM gives the OOM in 9/10 seeds but slows phase 12's pw=16 run to 42.2-42.3 s/proof (limit 42.2), and 0.69 gives it in 4/10. A mechanism that makes the collapse robust is not built yet."),
-    "phase 9, gw=1 c=30 j=20: prep_msm before the OOM": ("no value: the model's run does not run "
-                                                         "out of memory (see the OOM row)"),
-    "phase 9, gw=1 c=30 j=20: b_g2_msm before the OOM": ("no value: the model's run does not run "
-                                                         "out of memory (see the OOM row)"),
-    "phase 9, gw=1 c=30 j=20: synthesis before the OOM": ("no value: the model's run does not run "
-                                                          "out of memory (see the OOM row)"),
     "phase 12 pre-fix, pw=10 j=20: peak RSS": (
         "cuzk's fix commit 98a52b33 gives 'pw=10: 38.5s/proof, 321 GiB peak RSS (was 367 GiB)'; "
         "the model peaks at ~300 GiB in both runs, at its first wave of ten finished partitions. "

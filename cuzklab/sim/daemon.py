@@ -74,6 +74,8 @@ class DaemonModel:
                                on_rates=self._on_rates)
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
+                                 window_s=mem["reclaim_window_s"],
+                                 growth_gib=mem["reclaim_growth_gib"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
         self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
