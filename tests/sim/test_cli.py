@@ -84,3 +84,12 @@ def test_simulate_seeds_rejects_bad_counts(capsys):
     with pytest.raises(SystemExit) as e:
         main(["simulate", "--seeds", "0"])
     assert e.value.code == 2 and "--seeds must be a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+def test_the_headline_shows_the_oom_risk_over_seeds():
+    from cuzklab.plots.headline import headline_parts
+    from cuzklab.sim import simulate
+    s = simulate(proofs=2, concurrency=2).summary()
+    assert headline_parts({**s, "oom_risk": 0.0, "oom_seeds": 3})["warning"] == ""
+    warn = headline_parts({**s, "oom_risk": 2 / 3, "oom_seeds": 3})["warning"]
+    assert warn == "OOM risk 67%: 2 of 3 seeds ran out of host memory"
