@@ -3,8 +3,13 @@
 A profile is a TOML file in ``data/profiles/`` (or any path): solo seconds and
 thread counts of the CPU stages, bytes moved through host memory, GPU stage
 times, memory sizes and when each buffer is freed, and the node's cores,
-RAM, memory bandwidth, PCIe bandwidth and VRAM. Every number in those files
-carries its provenance in a comment. A variant (``porep-32g@phase8``) names
+memory bandwidth, PCIe bandwidth and VRAM (the RAM is the configuration's
+``memory_gib``). Every number in those files carries a provenance tag in its
+comment: ``cuzk:`` (measured or stated by cuzk's authors), ``fit:`` (a model
+parameter fitted on calibration rows) or ``assumed:`` (reasoned, no source). The
+a/b/c and aux sizes are derived from the circuit (``constraints``,
+``aux_variables``, ``scalar_bytes``) and read as ``partition.abc_gib`` /
+``aux_gib``. A variant (``porep-32g@phase8``) names
 the profile it ``extends`` and overrides only what differs.
 
 A variant that describes an earlier phase of cuzk also carries that era's
@@ -33,27 +38,54 @@ DEFAULT_PROFILE = "porep-32g"
 
 # Required keys per table, with the allowed range of each value.
 _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
-    "node": {"cores": (1, 4096), "memory_gib": (1, 1e6), "ddr_gbps": (1, 1e5),
+    "node": {"cores": (1, 4096), "ddr_gbps": (1, 1e5),
              "pcie_gbps": (0.01, 1e4), "vram_gib": (0.1, 1e4), "cpu_pool_weight": (0.01, 1e3)},
-    "partition": {"abc_gib": (0, 1e4), "aux_gib": (0, 1e4), "abc_upload_gib": (0, 1e4), "abc_upload_gbps": (0.01, 1e4),
+    "partition": {"constraints": (1, 1e12), "aux_variables": (0, 1e12), "scalar_bytes": (1, 1024),
+                  "abc_upload_gib": (0, 1e4), "abc_upload_gbps": (0.01, 1e4),
                   "device_buffers_gib": (0, 1e4)},
     "memory": {"srs_gib": (0, 1e5), "pce_gib": (0, 1e5), "runtime_gib": (0, 1e5),
                "budget_reserve_gib": (0, 1e4), "budget_release_gpu_gib": (0, 1e4),
                "safety_margin_gib": (0, 1e4), "dealloc_s": (0, 1e3),
-               "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1)},
-    "synth": {"work_core_s": (1e-6, 1e7), "max_threads": (1, 4096), "age_priority": (0.01, 1),
+               "b_g2_bucket_mib_per_thread": (0, 1e4), "pressure_start": (0, 1),
+               "reclaim_window_s": (0, 1e5), "reclaim_growth_gib": (0, 1e5)},
+    "synth": {"work_core_s": (1e-6, 1e7), "max_threads": (1, 4096),
               "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "alloc_at_start": (0, 1), "scratch_gib": (0, 1e4),
-              "pipeline_lookahead": (0, 1e4)},
+              "pipeline_lookahead": (0, 1e4), "pressure_sensitivity": (0, 1e3)},
     "prep_msm": {"solo_s": (0, 1e5), "threads": (1, 4096), "bw_gbps_per_thread": (0, 1e3),
-                 "mem_bound": (0, 1)},
+                 "mem_bound": (0, 1), "pressure_sensitivity": (0, 1e3)},
     "b_g2_msm": {"solo_s_at_all_cores": (0, 1e5), "solo_s_at_32": (0, 1e5),
-                 "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1)},
-    "epilogue": {"solo_s": (0, 1e5)},
+                 "bw_gbps_per_thread": (0, 1e3), "mem_bound": (0, 1), "pressure_sensitivity": (0, 1e3)},
+    "epilogue": {"solo_s": (0, 1e5), "pressure_sensitivity": (0, 1e3)},
     "gpu": {"ntt_h_s": (0, 1e5), "batch_add_s": (0, 1e5), "tail_msm_s": (0, 1e5),
             "ntt_h_host_gib": (0, 1e5), "batch_add_host_gib": (0, 1e5),
             "tail_msm_host_gib": (0, 1e5),
-            "overhead_s": (0, 1e5), "pre_lock_s": (0, 1e5), "in_lock_setup_s": (0, 1e5), "handoff_s": (0, 1e3), "jitter": (0, 1)},
+            "overhead_s": (0, 1e5), "pre_lock_s": (0, 1e5), "in_lock_setup_s": (0, 1e5),
+            "setup_bw_gbps": (0, 1e3), "setup_mem_bound": (0, 1),
+            "setup_pressure_sensitivity": (0, 1e3), "handoff_s": (0, 1e3), "jitter": (0, 1)},
 }
+
+# Values the model derives from others; a profile may not set them (they would contradict).
+DERIVED = {"partition": ("abc_gib", "aux_gib")}
+# Keys that used to exist and were removed, with why (a clear error instead of a silent no-op).
+_REMOVED = {
+    ("node", "memory_gib"): "the node's RAM is the configuration's memory_gib",
+    ("partition", "proof_bytes"): "the model never read it",
+    ("synth", "age_priority"): "syntheses share the rayon pool equally (each takes at most "
+                               "max_threads, so an age weighting never binds on this node)",
+    ("partition", "abc_gib"): "it is derived: 3 x constraints x scalar_bytes",
+    ("partition", "aux_gib"): "it is derived: aux_variables x scalar_bytes",
+}
+
+
+def _derive(data: dict) -> None:
+    """Fill the derived values (a/b/c and aux GiB from the circuit's size) in place."""
+    part = data.get("partition")
+    if not isinstance(part, dict):
+        return
+    n, aux, sb = (part.get(k) for k in ("constraints", "aux_variables", "scalar_bytes"))
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (n, aux, sb)):
+        part["abc_gib"] = 3 * n * sb / 2**30
+        part["aux_gib"] = aux * sb / 2**30
 
 
 def profiles_dir() -> Path:
@@ -90,6 +122,8 @@ class Profile:
         if isinstance(name_or_path, Profile):
             return name_or_path
         raw, source = _load_raw(name_or_path or DEFAULT_PROFILE, seen=())
+        _check_removed(raw, Path(source).stem)
+        _derive(raw)
         prof = cls(name=str(raw.get("name", Path(source).stem)), data=raw, source=source)
         prof.validate()
         return prof
@@ -161,7 +195,9 @@ class Profile:
         for table, values in tables.items():
             if table not in data or not isinstance(values, dict):
                 raise ProfileError(f"replace: unknown table {table!r}; tables: {sorted(data)}")
+            _check_removed({table: values}, self.name)
             data[table].update(values)
+        _derive(data)
         prof = Profile(name=self.name + "*", data=data, source=self.source)
         prof.validate()
         return prof
@@ -213,6 +249,12 @@ class Profile:
     def to_dict(self) -> dict:
         """Return the profile's values as a plain dict."""
         return copy.deepcopy(self.data)
+
+
+def _check_removed(raw: dict, name: str) -> None:
+    for (table, key), why in _REMOVED.items():
+        if isinstance(raw.get(table), dict) and key in raw[table]:
+            raise ProfileError(f"profile {name}: {table}.{key} is not a profile key: {why}")
 
 
 def _deep_merge(base: dict, over: dict) -> dict:

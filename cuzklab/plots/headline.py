@@ -81,6 +81,12 @@ def headline_parts(summary: dict, *, memory_gib: float | None = None,
             parts["warning"] += f" ({failure_message})"
     else:
         parts["warning"] = ""
+    # Over several seeds (``oom_risk`` and ``oom_seeds`` in the summary, as the sweep
+    # notebook and `cuzklab simulate --seeds` give them), say how often memory ran out.
+    risk, n = summary.get("oom_risk"), summary.get("oom_seeds")
+    if isinstance(risk, (int, float)) and not isinstance(risk, bool) and risk > 0 and n:
+        note = f"OOM risk {risk:.0%}: {round(risk * n)} of {int(n)} seeds ran out of host memory"
+        parts["warning"] = f"{parts['warning']}; {note}" if parts["warning"] else note
     return parts
 
 

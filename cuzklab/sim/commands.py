@@ -15,6 +15,9 @@ def register(sub) -> None:
         description="Simulate the cuzk daemon (SimPy model) and print the run's summary.")
     p.add_argument("--profile", default=None, metavar="NAME|PATH",
                    help="profile name in data/profiles/ or a TOML path (default porep-32g)")
+    p.add_argument("--seeds", type=_seeds, default=None, metavar="N",
+                   help="run seeds seed..seed+N-1 and print the mean, spread and the fraction of "
+                        "seeds that ran out of memory (the trace files are of the first seed)")
     add_config_arguments(p)
     p.add_argument("--workload", default=None, metavar="FILE.toml|NAME",
                    help="a mixed workload: [[stream]] tables of proof kind and arrival "
@@ -22,6 +25,66 @@ def register(sub) -> None:
                         "default one PoRep stream, closed loop")
     add_output_arguments(p)
     p.set_defaults(func=run)
+
+
+def _seeds(text: str) -> int:
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 1000:
+        raise argparse.ArgumentTypeError(f"--seeds must be a whole number from 1 to 1000, got {text!r}")
+    return n
+
+
+# Summary keys that seeds_summary() reports with mean and spread.
+SEED_KEYS = ("seconds_per_proof", "wall_s", "proof_latency_s_mean", "gpu_prove_s_mean",
+             "peak_rss_gib", "gpu_busy_fraction")
+
+
+def seeds_summary(config, profile, n: int, workload=None) -> dict:
+    """Simulate ``n`` seeds from ``config.seed``; return mean, spread and OOM fraction.
+
+    Returns ``{"seeds": [...], "oom_fraction": f, "failed_fraction": f,
+    "bottlenecks": {resource: count}, KEY: {"mean", "min", "max", "n"}}`` for each
+    of :data:`SEED_KEYS`; a failed run has no ``seconds_per_proof`` and is left
+    out of that key's mean (``n`` says how many seeds it covers).
+    """
+    from . import simulate
+    seeds = [config.seed + i for i in range(n)]
+    runs = [simulate(config.replace(seed=s), profile, workload=workload).summary() for s in seeds]
+    out: dict = {"seeds": seeds,
+                 "oom_fraction": sum(bool(r.get("oom")) for r in runs) / n,
+                 "failed_fraction": sum(bool(r.get("run_failed")) for r in runs) / n,
+                 "bottlenecks": {}}
+    for r in runs:
+        b = r["bottleneck"].get("resource")
+        out["bottlenecks"][b] = out["bottlenecks"].get(b, 0) + 1
+    for k in SEED_KEYS:
+        vals = [float(r[k]) for r in runs if r.get(k) is not None]
+        out[k] = ({"mean": sum(vals) / len(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+                  if vals else {"mean": None, "min": None, "max": None, "n": 0})
+    return out
+
+
+def format_seeds(agg: dict) -> str:
+    """Return a readable table of :func:`seeds_summary`'s result."""
+    n = len(agg["seeds"])
+    lines = [f"  seeds            {agg['seeds'][0]}..{agg['seeds'][-1]} ({n} runs)",
+             f"  OOM risk         {agg['oom_fraction']:.0%} of seeds ran out of memory"
+             f" ({round(agg['oom_fraction'] * n)}/{n})"]
+    for k, unit, scale in (("seconds_per_proof", " s/proof", 1), ("wall_s", " s", 1),
+                           ("gpu_prove_s_mean", " s", 1), ("peak_rss_gib", " GiB", 1),
+                           ("gpu_busy_fraction", " %", 100)):
+        v = agg[k]
+        if v["n"] == 0:
+            lines.append(f"  {k:<16} —")
+            continue
+        lines.append(f"  {k:<16} {v['mean'] * scale:.1f}{unit} mean, {v['min'] * scale:.1f}-"
+                     f"{v['max'] * scale:.1f} over {v['n']}/{n} seeds")
+    lines.append("  bottleneck       " + ", ".join(f"{b} {c}/{n}" for b, c in agg["bottlenecks"].items()))
+    return "\n".join(lines)
 
 
 def run(args) -> int:
@@ -42,21 +105,29 @@ def run(args) -> int:
         if path:
             output_file(path, option)
     trace = simulate(config, profile, workload=workload)
+    agg = seeds_summary(config, profile, args.seeds, workload=workload) if args.seeds else None
     if args.trace:
         trace.save(args.trace)
     if args.perfetto:
         trace.to_perfetto(args.perfetto)
     summary = trace.summary()
+    if agg is not None:
+        summary = {**summary, "over_seeds": agg}
     if args.json:
         json.dump(summary, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
     else:
         print(format_summary(summary, config, profile.name, era_defaults=era,
                              kept=kept, workload=workload))
+        if agg is not None:
+            print(f"over seeds (the table above is seed {config.seed}):")
+            print(format_seeds(agg))
         if args.trace:
             print(f"trace:    {args.trace}")
         if args.perfetto:
             print(f"perfetto: {args.perfetto}  (open in https://ui.perfetto.dev)")
+    if agg is not None:
+        return 1 if agg["failed_fraction"] > 0 else 0
     return 1 if summary.get("run_failed") else 0
 
 

@@ -78,11 +78,13 @@ class DaemonModel:
         self.machine = Machine(self.env, cores=self.cores, ddr_gbps=node["ddr_gbps"],
                                synthesis_threads=self.synthesis_threads,
                                pool_threads=self.pool_threads,
-                               age_priority=profile["synth"]["age_priority"],
+                               age_priority=profile["synth"].get("age_priority", 1.0),
                                pool_weight=node.get("cpu_pool_weight", 1.0),
                                on_rates=self._on_rates)
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
+                                 window_s=mem["reclaim_window_s"],
+                                 growth_gib=mem["reclaim_growth_gib"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
         self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
@@ -335,7 +337,7 @@ class DaemonModel:
                                   pressure_k=c.get("pressure_sensitivity", 0.0))
         else:
             ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1,
-                                  pressure_k=prof["prep_msm"].get("pressure_sensitivity", 0.0))
+                                  pressure_k=prof["epilogue"]["pressure_sensitivity"])
         start, end, slow = yield ev
         if kind == "b_g2_msm":
             self.memory.free(bucket)
@@ -371,14 +373,12 @@ class DaemonModel:
         setup = prof["gpu"].get("in_lock_setup_s", 0.0) * self._jit()
         solo = setup
         if setup > 0:
-            c = prof["prep_msm"]
-            yield self.machine.run("single", setup, cap=1,
-                                   bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
-                                   pressure_k=c.get("pressure_sensitivity", 0.0))
+            yield self._setup_job(setup)
         part = prof["partition"]
         gb = part["abc_upload_gib"] * GIB / 1e9 * self._jit()
-        yield self.machine.run("dma", gb, cap=part["abc_upload_gbps"], mem_bound=1.0)
-        solo += gb / min(part["abc_upload_gbps"], prof["node"]["ddr_gbps"])
+        rate = min(part["abc_upload_gbps"], prof["node"]["pcie_gbps"])  # the link caps the upload
+        yield self.machine.run("dma", gb, cap=rate, mem_bound=1.0)
+        solo += gb / min(rate, prof["node"]["ddr_gbps"])
         return t0, env.now, (env.now - t0) / solo if solo > 0 else 1.0
 
     def _gpu_stage(self, p, k, g, lane, stage, seconds):
@@ -476,10 +476,14 @@ class DaemonModel:
         """CPU set-up before the mutex (cuzk's pre_lock_cpu_ms): no canonical stage."""
         s = self.prof["gpu"].get("pre_lock_s", 0.0)
         if s > 0:
-            c = self.prof["prep_msm"]
-            yield self.machine.run("single", s * self._jit(), cap=1,
-                                   bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
-                                   pressure_k=c.get("pressure_sensitivity", 0.0))
+            yield self._setup_job(s * self._jit())
+
+    def _setup_job(self, seconds: float):
+        """Start one thread of GPU set-up work (page pinning, driver calls) on the machine."""
+        g = self.prof["gpu"]
+        return self.machine.run("single", seconds, cap=1, bw_per_thread=g["setup_bw_gbps"],
+                                mem_bound=g["setup_mem_bound"],
+                                pressure_k=g["setup_pressure_sensitivity"])
 
     def _two_lock_region(self, p: Partition, g: int, lane: str, prep, me):
         """Upload under the memory mutex, kernels under the compute mutex."""

@@ -20,7 +20,8 @@ Three layers decide a job's speed:
 
 Memory pressure (reclaim, page faults and TLB misses when RSS nears RAM)
 slows each job by ``1 + k x pressure``, with ``k`` the stage's sensitivity and
-pressure running from 0 (RSS below the profile's threshold) to 1 (RSS at RAM). Each finished job reports its slowdown: its duration over its
+pressure from :meth:`cuzklab.sim.memory.HostMemory.pressure` (0 to 1: the RSS
+ramp towards RAM, gated by the recent net RSS rise). Each finished job reports its slowdown: its duration over its
 solo duration.
 """
 

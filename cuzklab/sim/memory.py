@@ -9,36 +9,74 @@ waits forever, as in cuzk).
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 import simpy
 
 
 class HostMemory:
-    """RSS accounting with an out-of-memory trip wire and a pressure factor."""
+    """RSS accounting with an out-of-memory trip wire and a reclaim-pressure factor.
+
+    Pressure models direct reclaim on the page-fault path. The daemon's host
+    does little file I/O once the SRS and PCE are loaded, so memory the daemon
+    frees stays on the kernel's free list and the next allocations reuse it
+    without reclaiming anything. Only a *net* rise of RSS has to be taken from
+    the page cache, and that costs more the less of it is left (RSS near RAM).
+    So pressure = ramp x gate: the ramp runs from 0 at ``pressure_start`` x RAM
+    to 1 at RAM (a share of the node's RAM, so it scales with the node); the
+    gate is the net RSS rise over the last ``window_s`` seconds in units of
+    ``growth_gib`` (0 when RSS is flat or falling, 1 from ``growth_gib`` up).
+    A steady pipeline near its memory limit (allocations matched by frees)
+    therefore runs at full speed, while a pile-up that keeps growing slows the
+    CPU stages, which drain it more slowly still.
+    """
 
     def __init__(self, env: simpy.Environment, *, ram_gib: float, base_gib: float,
-                 pressure_start: float, on_change, on_oom):
+                 pressure_start: float, on_change, on_oom, window_s: float = 0.0,
+                 growth_gib: float = 0.0):
         self.env = env
         self.ram_gib = float(ram_gib)
         self.rss = float(base_gib)
         self.pressure_start = pressure_start
+        self.window_s = float(window_s)
+        self.growth_gib = float(growth_gib)
+        self._history: deque[tuple[float, float]] = deque([(env.now, self.rss)])
         self._on_change = on_change
         self._on_oom = on_oom
         self.oom = False
 
-    def pressure(self) -> float:
-        """Return memory pressure: 0 below the threshold, 1 with RSS at RAM."""
+    def ramp(self) -> float:
+        """Return the RSS ramp: 0 below ``pressure_start`` x RAM, 1 with RSS at RAM."""
         frac = self.rss / self.ram_gib
         if self.pressure_start >= 1.0:
             return 0.0
         return max(0.0, frac - self.pressure_start) / (1.0 - self.pressure_start)
+
+    def growth(self) -> float:
+        """Return the net RSS rise (GiB) over the last ``window_s`` seconds (0 if none)."""
+        if self.window_s <= 0:
+            return math.inf
+        return max(0.0, self.rss - min(r for _, r in self._history))
+
+    def pressure(self) -> float:
+        """Return memory pressure: the RSS ramp gated by the recent net RSS rise."""
+        if self.growth_gib <= 0 or self.window_s <= 0:
+            return self.ramp()
+        return self.ramp() * min(1.0, self.growth() / self.growth_gib)
+
+    def _record(self) -> None:
+        now = self.env.now
+        self._history.append((now, self.rss))
+        while len(self._history) > 1 and self._history[1][0] <= now - self.window_s:
+            self._history.popleft()
 
     def alloc(self, gib: float, what: str = "") -> None:
         """Add ``gib`` to RSS; trip the OOM wire if RSS passes RAM."""
         if gib <= 0 or self.oom:
             return
         self.rss += gib
+        self._record()
         self._on_change(self)
         if self.rss > self.ram_gib:
             self.oom = True
@@ -50,6 +88,7 @@ class HostMemory:
         if gib <= 0 or self.oom:
             return
         self.rss = max(0.0, self.rss - gib)
+        self._record()
         self._on_change(self)
 
 

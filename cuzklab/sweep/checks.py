@@ -35,7 +35,7 @@ _PERMISSIVE = {"proofs": 1_000_000, "concurrency": 1, "memory_gib": 1e9, "budget
 # `record` flattens it; a name shadowing a parameter is stored as metric.<name>.
 PIPELINE_METRICS = ("seconds_per_proof", "wall_s", "proof_latency_s_mean", "prove_s_mean",
                     "gpu_prove_s_mean", "peak_rss_gib", "gpu_busy_fraction", "proofs",
-                    "metric.proofs", "failed", "oom", "run_failed", "oom_risk",
+                    "metric.proofs", "failed", "oom", "run_failed", "oom_risk", "oom_seeds",
                     "bottleneck.utilization")
 PIPELINE_METRIC_PREFIXES = ("stage_s.", "bottleneck.evidence.", "kinds.")
 # What cuzklab.sweep.kernels.kernel_point returns.
@@ -95,6 +95,12 @@ def _workload_check(value) -> str | None:
     return None
 
 
+def _oom_seeds_check(value) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+        return f"must be a whole number from 1 to 1000 (seeds behind the OOM risk), got {value!r}"
+    return None
+
+
 def _one_of(allowed) -> Callable[[Any], str | None]:
     def check(value) -> str | None:
         return None if value in allowed else \
@@ -112,6 +118,8 @@ def rules_for(declared) -> Rules | None:
         checks["profile"] = _profile_check
         if "workload" in names:
             checks["workload"] = _workload_check
+        if "oom_seeds" in names:
+            checks["oom_seeds"] = _oom_seeds_check
         return Rules("pipeline", checks, PIPELINE_METRICS, PIPELINE_METRIC_PREFIXES)
     if {"kernel", "log2_size", "backend"} <= names:
         from .kernels import KERNELS

@@ -39,13 +39,50 @@ def test_b_g2_solo_time_follows_the_pool_size():
     assert p.b_g2_solo_s(64) < p.b_g2_solo_s(32)
 
 
-def test_every_number_has_its_provenance_beside_it():
+TAGS = ("cuzk:", "fit:", "assumed:")
+_NOT_NUMBERS = ("name", "description", "extends")
+
+
+def test_every_value_carries_a_provenance_tag():
     from cuzklab.model.profile import profiles_dir
     for path in profiles_dir().glob("*.toml"):
         for line in path.read_text().splitlines():
             s = line.strip()
-            if "=" in s and not s.startswith("#") and s.split("=")[1].strip()[:1] in "0123456789.":
-                assert "#" in s, f"{path.name}: no provenance on {s!r}"
+            if not s or s.startswith(("#", "[")) or "=" not in s:
+                continue
+            key = s.split("=", 1)[0].strip()
+            if key in _NOT_NUMBERS:
+                continue
+            assert "#" in s, f"{path.name}: no provenance on {s!r}"
+            tag = s.split("#", 1)[1].strip()
+            assert tag.startswith(TAGS), f"{path.name}: {key}: comment must start with one of {TAGS}: {s!r}"
+
+
+def test_abc_and_aux_sizes_are_derived_from_the_circuit():
+    p = Profile.load()
+    part = p["partition"]
+    assert part["abc_gib"] == pytest.approx(3 * 130278869 * 32 / 2**30)
+    assert part["aux_gib"] == pytest.approx(130169893 * 32 / 2**30)
+    half = p.replace(partition={"constraints": 130278869 // 2})
+    assert half["partition"]["abc_gib"] == pytest.approx(part["abc_gib"] / 2, rel=1e-6)
+
+
+@pytest.mark.parametrize("table,key", [("node", "memory_gib"), ("partition", "proof_bytes"),
+                                       ("synth", "age_priority"), ("partition", "abc_gib")])
+def test_removed_or_derived_keys_are_errors(table, key, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'extends = "porep-32g"\n[{table}]\n{key} = 1.0\n')
+    with pytest.raises(ProfileError, match=f"{table}.{key} is not a profile key"):
+        Profile.load(bad)
+    with pytest.raises(ProfileError, match=f"{table}.{key} is not a profile key"):
+        Profile.load().replace(**{table: {key: 1.0}})
+
+
+def test_phase8_upload_rate_sits_with_its_own_source():
+    # ntt_msm_h 2430 ms (phase 8) - 690 ms (phase 9, with a 0.26 s pinned upload): ~2.0 s for 12 GiB
+    p8 = Profile.load("porep-32g@phase8")["partition"]
+    seconds = p8["abc_upload_gib"] * 2**30 / 1e9 / p8["abc_upload_gbps"]
+    assert 1.8 <= seconds <= 2.3
 
 
 def test_errors(tmp_path):

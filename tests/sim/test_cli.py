@@ -59,3 +59,37 @@ def test_module_entry_point():
     r = subprocess.run([sys.executable, "-m", "cuzklab", "simulate", "--json", "--set",
                         "proofs=1", "--set", "concurrency=1"], capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["proofs"] == 1
+
+
+def test_simulate_seeds_reports_mean_spread_and_oom_risk(capsys):
+    import json
+
+    from cuzklab.cli import main
+    rc = main(["simulate", "--seeds", "3", "--set", "proofs=2", "--set", "concurrency=2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    agg = out["over_seeds"]
+    assert rc == 0 and agg["seeds"] == [0, 1, 2] and agg["oom_fraction"] == 0.0
+    sp = agg["seconds_per_proof"]
+    assert sp["n"] == 3 and sp["min"] <= sp["mean"] <= sp["max"]
+    rc = main(["simulate", "--seeds", "2", "--set", "proofs=2", "--set", "concurrency=2",
+               "--set", "memory_gib=80"])
+    text = capsys.readouterr().out
+    assert rc == 1 and "OOM risk         100% of seeds ran out of memory (2/2)" in text
+
+
+def test_simulate_seeds_rejects_bad_counts(capsys):
+    import pytest
+
+    from cuzklab.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--seeds", "0"])
+    assert e.value.code == 2 and "--seeds must be a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+def test_the_headline_shows_the_oom_risk_over_seeds():
+    from cuzklab.plots.headline import headline_parts
+    from cuzklab.sim import simulate
+    s = simulate(proofs=2, concurrency=2).summary()
+    assert headline_parts({**s, "oom_risk": 0.0, "oom_seeds": 3})["warning"] == ""
+    warn = headline_parts({**s, "oom_risk": 2 / 3, "oom_seeds": 3})["warning"]
+    assert warn == "OOM risk 67%: 2 of 3 seeds ran out of host memory"

@@ -39,8 +39,11 @@ def test_pipeline_points_record_the_simulated_summary_and_trace(tmp_path):
                 assert abs(row[column] - value) < 1e-9, key
             elif value is not None:
                 assert row[column] == value, key
+        # the OOM risk over the notebook's default three seeds
+        assert row["oom_seeds"] == 3 and row["oom_risk"] == 0.0
         trace = Trace.load(result.out / "points" / f"{row['id']}.trace.parquet")
         assert flatten(trace.summary())["seconds_per_proof"] == expected["seconds_per_proof"]
         assert trace.meta["config"]["lock"] == row["lock"]
     html = result.report.read_text()
     assert "Best seconds_per_proof" in html and "Plotly.newPlot" in html
+    assert "oom_risk" in html
