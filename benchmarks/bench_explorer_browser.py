@@ -165,6 +165,8 @@ def main(argv=None) -> int:
                     help="no redraw for this long ends a change (default 600)")
     ap.add_argument("--code-dir", type=pathlib.Path, default=None,
                     help="measure the cuzklab and notebook of this checkout instead")
+    ap.add_argument("--label", default=None,
+                    help="what the JSON calls the code measured (default: its folder's name)")
     ap.add_argument("--json", default="bench_explorer_browser.json",
                     help="output path ('' for none)")
     args = ap.parse_args(argv)
@@ -177,7 +179,7 @@ def main(argv=None) -> int:
               "load_average_before": [round(v, 2) for v in load_before],
               "load_average_after": [round(v, 2) for v in load_after],
               "config": {"proofs": args.proofs, "concurrency": min(args.concurrency, args.proofs)},
-              "code": str(args.code_dir) if args.code_dir else "this checkout",
+              "code": args.label or (args.code_dir.name if args.code_dir else "this checkout"),
               **res}
     print(f"explorer in Chromium, {args.proofs} proofs ({res['spans']} spans), {res['figures']} "
           f"figures, {os.cpu_count()} cores, load {load_before[0]:.1f} -> {load_after[0]:.1f}")
