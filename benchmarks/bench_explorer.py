@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     ex.pin()
     pinned = bench_changes(ex, args.repeats)
     ex.unpin()
-    ex.cache_size = 32
+    ex.cache_size = 16
     for _ in range(2):  # both configurations seen once, then kept
         ex.controls["lock"].value = LOCKS[(_ + 1) % 2]
     kept = bench_changes(ex, args.repeats)

@@ -143,7 +143,7 @@ def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float,
             # kept runs, an older one, ignores the setting).
             page.evaluate(_KERNEL, "explorer.cache_size = 0")
             series["new"] = _series(page, figures, changes, quiet_ms)
-            page.evaluate(_KERNEL, "explorer.cache_size = 32")
+            page.evaluate(_KERNEL, "explorer.cache_size = 16")
             series["kept"] = _series(page, figures, changes, quiet_ms)
         finally:
             browser.close()

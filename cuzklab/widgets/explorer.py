@@ -61,8 +61,9 @@ FIGURES = ("timeline", "details")
 # and seed, same trace) are kept for this many configurations, with their
 # summary and drawn figures, so going back to one (the lock flipped back, a
 # slider returned) redraws without simulating again. Measured sources (live)
-# are never kept. ``cache_size=0`` turns it off.
-RUN_CACHE_SIZE = 32
+# are never kept. ``cache_size=0`` turns it off. A 20-proof run with its figure
+# specs holds ~1 MB; larger runs more, in proportion to their spans.
+RUN_CACHE_SIZE = 16
 # Where Export HTML writes: a file name under papermill_runs/<REPORT_FOLDER>/.
 REPORT_FOLDER = "explorer"
 DEFAULT_REPORT = "explorer-report.html"
