@@ -252,7 +252,8 @@ class Explorer:
         source = get_source(self.source_name)
         key = self._run_key(source, cfg)
         run = self._runs.get(key) if key is not None else None
-        if run is not None:  # the same run again: nothing to simulate or summarize
+        kept = run is not None
+        if kept:  # the same run again: nothing to simulate or summarize
             self._runs.move_to_end(key)
             trace, summary = run["trace"], run["summary"]
             t1 = t2 = time.perf_counter()
@@ -278,11 +279,11 @@ class Explorer:
         self._draw()
         t3 = time.perf_counter()
         self.timings = {"source_s": t1 - t0, "summary_s": t2 - t1, "draw_s": t3 - t2,
-                        "total_s": t3 - t0, "cached": key is not None and t1 == t2}
+                        "total_s": t3 - t0, "cached": kept}
         self.updates += 1
-        kept = " (kept)" if self.timings["cached"] else ""
         self.status.value = (
-            f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}{kept}: "
+            f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}"
+            f"{' (kept)' if kept else ''}: "
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
             f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
         return summary
