@@ -5,10 +5,12 @@
 
 A control change runs the source (the simulator), the summary, and the
 in-place update of the figures. The script times each part over ``repeats``
-changes of the lock strategy (alternating, so every change simulates anew),
-without and with a pinned comparison, and the time to build the timeline
-figure for 10^3..10^5 spans (what Python sends; the browser's drawing is not
-timed here). Prints medians and writes JSON (CPU, sizes, medians, p90).
+changes of the lock strategy: with the explorer's kept runs turned off
+(``cache_size=0``), so every change simulates anew, without and with a pinned
+comparison; and with them on, where the two alternating configurations are
+drawn from the kept runs. It also times building the timeline figure for
+10^3..10^5 spans (what Python sends; the browser's drawing is not timed
+here). Prints medians and writes JSON (CPU, sizes, medians, p90).
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cfg = PipelineConfig(proofs=args.proofs, concurrency=min(args.concurrency, args.proofs))
     t0 = time.perf_counter()
-    ex = Explorer(cfg, debounce_s=0)
+    ex = Explorer(cfg, debounce_s=0, cache_size=0)
     create_s = time.perf_counter() - t0
     spans = len(ex.trace.spans)
     for _ in range(2):  # warm caches (profile load, plotly validators)
@@ -107,6 +109,11 @@ def main(argv=None) -> int:
     plain = bench_changes(ex, args.repeats)
     ex.pin()
     pinned = bench_changes(ex, args.repeats)
+    ex.unpin()
+    ex.cache_size = 16
+    for _ in range(2):  # both configurations seen once, then kept
+        ex.controls["lock"].value = LOCKS[(_ + 1) % 2]
+    kept = bench_changes(ex, args.repeats)
     build = bench_timeline_build((1_000, 10_000, 100_000))
     result = {
         "benchmark": "explorer_redraw", "device": device_name("cpu"), "cores": os.cpu_count(),
@@ -114,11 +121,13 @@ def main(argv=None) -> int:
         "config": {"proofs": cfg.proofs, "concurrency": cfg.concurrency,
                    "partitions": cfg.partitions, "spans": spans},
         "create_s": round(create_s, 2),
-        "change": plain, "change_pinned": pinned, "timeline_build": build,
+        "change": plain, "change_pinned": pinned, "change_kept": kept,
+        "timeline_build": build,
     }
     print(f"explorer redraw, {cfg.proofs} proofs x {cfg.partitions} partitions "
           f"({spans} spans), {os.cpu_count()} cores, {device_name('cpu')}")
-    for name, stats in (("control change", plain), ("with a pinned run", pinned)):
+    for name, stats in (("control change", plain), ("with a pinned run", pinned),
+                        ("a kept run", kept)):
         print(f"  {name:18s} total {stats['total']['median_ms']:7.1f} ms median "
               f"(p90 {stats['total']['p90_ms']:.1f}) = source {stats['source']['median_ms']:.1f}"
               f" + summary {stats['summary']['median_ms']:.1f} + draw "

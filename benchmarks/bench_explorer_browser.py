@@ -6,14 +6,21 @@
 Starts JupyterLab over a copy of ``notebooks/01-explore-pipeline.ipynb`` with
 the starting run set to ``--proofs`` (and proofs in flight), opens it in
 Debian's Chromium driven by Playwright, runs every cell, then changes the lock
-strategy ``--changes`` times (alternating, so every change simulates anew).
-Each change is timed in the page: from the moment the dropdown's value is set
+strategy ``--changes`` times in each of two series: *new runs*, with the
+explorer's kept runs turned off (``explorer.cache_size = 0``), so every change
+simulates anew; and *kept runs*, the default, where the two alternating
+configurations have been seen before and are drawn from the runs the explorer
+kept. Each change is timed in the page: from the moment the dropdown's value is set
 (``performance.now()`` just before its change event) to the last
 ``plotly_afterplot`` event of the explorer's figures, once the timeline's
 title names the new lock and no figure has redrawn for ``--quiet-ms``. The
 Python side of each change (source, summary, figure updates) is read from the
 explorer's status line. Prints medians and writes JSON (CPU, cores, load
 average before and after, sizes, medians, p90, every change).
+
+``--code-dir DIR`` runs the same measurement on another checkout's cuzklab and
+notebook (an older commit, say) in the same minute, for a fair ratio on a
+shared machine.
 """
 
 from __future__ import annotations
@@ -58,6 +65,12 @@ _CHANGE = """(value) => {
   s.value = value;
   s.dispatchEvent(new Event('change', {bubbles: true}));
 }""" % LOCK_SELECT
+# Runs Python in the notebook's kernel (the explorer object is ``explorer``).
+_KERNEL = """async (code) => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const f = k.requestExecute({code: code});
+  await f.done;
+}"""
 _SETTLED = """([title, lock, figures, quiet]) => {
   const cz = window.__cz, e = cz.events;
   const t = document.querySelector(title);
@@ -80,17 +93,40 @@ def _python_side(status: str) -> float | None:
     return sum(parts) if len(parts) == 3 else None
 
 
-def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float) -> dict:
-    """Run JupyterLab and Chromium, time ``changes`` lock changes; return the results."""
+def _series(page, figures: int, changes: int, quiet_ms: float) -> tuple[list, list]:
+    """Time ``changes`` lock changes (after one untimed); return browser and Python ms."""
+    browser_ms: list[float] = []
+    python_ms: list[float] = []
+    title = page.locator(TIMELINE_TITLE).first.text_content() or ""
+    for i in range(changes + 1):
+        lock = LOCKS[i % 2] if "lock=" + LOCKS[i % 2] not in title else LOCKS[(i + 1) % 2]
+        page.evaluate(_HOOK)
+        page.evaluate(_CHANGE, lock)
+        page.wait_for_function(_SETTLED, arg=[TIMELINE_TITLE, lock, figures, quiet_ms])
+        ms = page.evaluate("() => window.__cz.events[window.__cz.events.length - 1][0]"
+                           " - window.__cz.t0")
+        title = page.locator(TIMELINE_TITLE).first.text_content() or ""
+        py = _python_side(page.locator(STATUS).first.text_content() or "")
+        if i == 0:
+            continue  # the first change warms plotly.js and the kernel's caches
+        browser_ms.append(ms)
+        if py is not None:
+            python_ms.append(py)
+    return browser_ms, python_ms
+
+
+def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float,
+            code_dir: pathlib.Path | None = None) -> dict:
+    """Run JupyterLab and Chromium, time ``changes`` lock changes a series; return results."""
     from playwright.sync_api import sync_playwright
     chromium = chromium_path()
     if chromium is None:
         raise SystemExit("needs Debian's chromium (apt-get install chromium)")
-    browser_ms: list[float] = []
-    python_ms: list[float] = []
+    series = {}
     with tempfile.TemporaryDirectory() as tmp, \
             jupyterlab(pathlib.Path(tmp), {"proofs": str(proofs),
-                                           "concurrency": str(concurrency)}) as url, \
+                                           "concurrency": str(concurrency)},
+                       code_root=code_dir) as url, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
@@ -102,27 +138,21 @@ def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float) -> dic
             while figures < 2 and time.monotonic() < deadline:
                 figures = page.evaluate(_HOOK)
                 time.sleep(0.2)
-            title = page.locator(TIMELINE_TITLE).first.text_content() or ""
             spans = re.search(r"(\d+) spans", page.locator(STATUS).first.text_content() or "")
-            for i in range(changes + 1):
-                lock = LOCKS[i % 2] if "lock=" + LOCKS[i % 2] not in title else LOCKS[(i + 1) % 2]
-                page.evaluate(_HOOK)
-                page.evaluate(_CHANGE, lock)
-                page.wait_for_function(_SETTLED, arg=[TIMELINE_TITLE, lock, figures, quiet_ms])
-                ms = page.evaluate("() => window.__cz.events[window.__cz.events.length - 1][0]"
-                                   " - window.__cz.t0")
-                title = page.locator(TIMELINE_TITLE).first.text_content() or ""
-                py = _python_side(page.locator(STATUS).first.text_content() or "")
-                if i == 0:
-                    continue  # the first change warms plotly.js and the kernel's caches
-                browser_ms.append(ms)
-                if py is not None:
-                    python_ms.append(py)
+            # New runs: nothing kept, every change simulates (an explorer without
+            # kept runs, an older one, ignores the setting).
+            page.evaluate(_KERNEL, "explorer.cache_size = 0")
+            series["new"] = _series(page, figures, changes, quiet_ms)
+            page.evaluate(_KERNEL, "explorer.cache_size = 16")
+            series["kept"] = _series(page, figures, changes, quiet_ms)
         finally:
             browser.close()
-    return {"change": _stats(browser_ms), "python_side": _stats(python_ms) if python_ms else None,
-            "figures": figures, "spans": int(spans.group(1)) if spans else None,
-            "changes_ms": [round(v, 1) for v in browser_ms]}
+    out = {"figures": figures, "spans": int(spans.group(1)) if spans else None}
+    for name, (browser_ms, python_ms) in series.items():
+        out[name] = {"change": _stats(browser_ms),
+                     "python_side": _stats(python_ms) if python_ms else None,
+                     "changes_ms": [round(v, 1) for v in browser_ms]}
+    return out
 
 
 def main(argv=None) -> int:
@@ -133,25 +163,31 @@ def main(argv=None) -> int:
     ap.add_argument("--changes", type=int, default=15)
     ap.add_argument("--quiet-ms", type=float, default=600.0,
                     help="no redraw for this long ends a change (default 600)")
+    ap.add_argument("--code-dir", type=pathlib.Path, default=None,
+                    help="measure the cuzklab and notebook of this checkout instead")
+    ap.add_argument("--label", default=None,
+                    help="what the JSON calls the code measured (default: its folder's name)")
     ap.add_argument("--json", default="bench_explorer_browser.json",
                     help="output path ('' for none)")
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
-    res = measure(args.proofs, min(args.concurrency, args.proofs), args.changes, args.quiet_ms)
+    res = measure(args.proofs, min(args.concurrency, args.proofs), args.changes, args.quiet_ms,
+                  args.code_dir.resolve() if args.code_dir else None)
     load_after = os.getloadavg()
     result = {"benchmark": "explorer_browser_change", "device": device_name("cpu"),
               "cores": os.cpu_count(), "python": platform.python_version(),
               "load_average_before": [round(v, 2) for v in load_before],
               "load_average_after": [round(v, 2) for v in load_after],
               "config": {"proofs": args.proofs, "concurrency": min(args.concurrency, args.proofs)},
+              "code": args.label or (args.code_dir.name if args.code_dir else "this checkout"),
               **res}
-    c, py = res["change"], res["python_side"]
     print(f"explorer in Chromium, {args.proofs} proofs ({res['spans']} spans), {res['figures']} "
           f"figures, {os.cpu_count()} cores, load {load_before[0]:.1f} -> {load_after[0]:.1f}")
-    print(f"  control change to last figure redrawn: {c['median_ms']:.0f} ms median "
-          f"(p90 {c['p90_ms']:.0f}, min {c['min_ms']:.0f}, n={c['n']})")
-    if py:
-        print(f"  of which the Python side (status line): {py['median_ms']:.0f} ms median")
+    for name, what in (("new", "a new run (simulated)"), ("kept", "a run seen before (kept)")):
+        c, py = res[name]["change"], res[name]["python_side"]
+        print(f"  change to last figure redrawn, {what}: {c['median_ms']:.0f} ms median "
+              f"(p90 {c['p90_ms']:.0f}, min {c['min_ms']:.0f}, n={c['n']})"
+              + (f"; Python side {py['median_ms']:.0f} ms" if py else ""))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(result, indent=2))
         print(f"wrote {args.json}")

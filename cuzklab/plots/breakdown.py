@@ -110,7 +110,8 @@ def breakdown_traces(traces, labels=None) -> list:
 def breakdown_layout(traces, labels=None, *, title: str | None = None) -> dict:
     """Return the layout of the breakdown for ``traces``."""
     traces, labels = _as_runs(traces, labels)
-    present = [st for st in STAGES if any(st in stage_table(t) for t in traces)]
+    tables = [stage_table(t) for t in traces]
+    present = [st for st in STAGES if any(st in tb for tb in tables)]
     work = [st for st in present if stage_kind(st) != "wait"]
     waits = [st for st in present if stage_kind(st) == "wait"]
     multi = len(traces) > 1

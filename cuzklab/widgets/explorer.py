@@ -17,7 +17,9 @@ In tests, ``Explorer(debounce_s=0)`` updates synchronously: setting
 from __future__ import annotations
 
 import html
+import json
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import ipywidgets as w
@@ -43,10 +45,10 @@ from .sync import FigureSync
 # first change after a quiet period runs at once; the debounce only coalesces
 # the rest of a burst of key presses on a slider.
 DEFAULT_DEBOUNCE_S = 0.25
-# The timeline as SVG line segments (one path per stage): the browser redraws
-# it in milliseconds, where one SVG bar per span (2,200 for 20 proofs) took
-# most of a control change's time.
-TIMELINE_MODE = "lines"
+# The timeline as filled rectangles, one SVG path per stage: the browser
+# restyles ~13 elements per change, where one SVG bar (or one line piece) per
+# span, 2,200 for 20 proofs, took most of a control change's time.
+TIMELINE_MODE = "rect"
 # Figure width in pixels: a JupyterLab notebook column on a 1440-1920 px
 # screen. FigureWidgets rendered by anywidget do not size themselves to the
 # output area, so the explorer sets it (``width=None`` keeps plotly's 700 px).
@@ -55,6 +57,13 @@ DEFAULT_WIDTH_PX = 1000
 # utilization) stacked in one figure. Every FigureWidget loads its own copy of
 # plotly.js (about 5 MB) in the browser, so fewer widgets open much faster.
 FIGURES = ("timeline", "details")
+# Runs of a deterministic source (the simulator: same configuration, profile
+# and seed, same trace) are kept for this many configurations, with their
+# summary and drawn figures, so going back to one (the lock flipped back, a
+# slider returned) redraws without simulating again. Measured sources (live)
+# are never kept. ``cache_size=0`` turns it off. A 20-proof run with its figure
+# specs holds ~1 MB; larger runs more, in proportion to their spans.
+RUN_CACHE_SIZE = 16
 # Where Export HTML writes: a file name under papermill_runs/<REPORT_FOLDER>/.
 REPORT_FOLDER = "explorer"
 DEFAULT_REPORT = "explorer-report.html"
@@ -90,13 +99,19 @@ class Explorer:
     def __init__(self, config: PipelineConfig | dict | None = None, profile: str | None = None,
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
                  profiles: list[str] | None = None, report_path: str = DEFAULT_REPORT,
-                 report_dir: str | Path | None = None, width: int | None = DEFAULT_WIDTH_PX):
+                 report_dir: str | Path | None = None, width: int | None = DEFAULT_WIDTH_PX,
+                 cache_size: int = RUN_CACHE_SIZE):
         config = PipelineConfig.coerce(config)
         get_source(source)  # fails early, naming the registered sources
         if width is not None and (not isinstance(width, int) or isinstance(width, bool)
                                   or width < 300):
             raise ValueError(f"width must be None or an integer >= 300 (pixels), got {width!r}")
         self.width = width
+        if not isinstance(cache_size, int) or isinstance(cache_size, bool) or cache_size < 0:
+            raise ValueError(f"cache_size must be an integer >= 0 (runs kept), got {cache_size!r}")
+        self.cache_size = cache_size
+        self._runs: OrderedDict[str, dict] = OrderedDict()
+        self._run: dict = {}
         # Exports go under papermill_runs/ (ignored by git), not beside the notebook.
         self.report_dir = Path(report_dir) if report_dir is not None else \
             runs_dir(REPORT_FOLDER)
@@ -235,25 +250,40 @@ class Explorer:
         except ConfigError as exc:
             return self._fail(f"invalid configuration: {exc}")
         source = get_source(self.source_name)
-        message = getattr(source, "running_message", None)
-        if message is not None:  # a slow source (live): say what runs while it runs
-            self.status.value = (f"<span class='cuzklab-running' style='color:#666'>"
-                                 f"{html.escape(message(cfg))}</span>")
-        try:
-            trace = self._run_source(source, cfg)
-        except _SHOWN_ERRORS as exc:
-            return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
-        t1 = time.perf_counter()
-        summary = trace.summary()
-        t2 = time.perf_counter()
+        key = self._run_key(source, cfg)
+        run = self._runs.get(key) if key is not None else None
+        kept = run is not None
+        if kept:  # the same run again: nothing to simulate or summarize
+            self._runs.move_to_end(key)
+            trace, summary = run["trace"], run["summary"]
+            t1 = t2 = time.perf_counter()
+        else:
+            message = getattr(source, "running_message", None)
+            if message is not None:  # a slow source (live): say what runs while it runs
+                self.status.value = (f"<span class='cuzklab-running' style='color:#666'>"
+                                     f"{html.escape(message(cfg))}</span>")
+            try:
+                trace = self._run_source(source, cfg)
+            except _SHOWN_ERRORS as exc:
+                return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
+            t1 = time.perf_counter()
+            summary = trace.summary()
+            t2 = time.perf_counter()
+            run = {"trace": trace, "summary": summary}
+            if key is not None:
+                self._runs[key] = run
+                while len(self._runs) > self.cache_size:
+                    self._runs.popitem(last=False)
         self.trace, self.summary, self.error = trace, summary, None
+        self._run = run
         self._draw()
         t3 = time.perf_counter()
         self.timings = {"source_s": t1 - t0, "summary_s": t2 - t1, "draw_s": t3 - t2,
-                        "total_s": t3 - t0}
+                        "total_s": t3 - t0, "cached": kept}
         self.updates += 1
         self.status.value = (
-            f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}: "
+            f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}"
+            f"{' (kept)' if kept else ''}: "
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
             f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
         return summary
@@ -262,6 +292,13 @@ class Explorer:
         """Return the trace of ``cfg`` from ``source`` (a subclass may add a workload)."""
         return source(cfg, self.profile)
 
+    def _run_key(self, source, cfg: PipelineConfig) -> str | None:
+        """Return the key a run of ``source`` on ``cfg`` is kept under (None: not kept)."""
+        if self.cache_size <= 0 or not getattr(source, "deterministic", False):
+            return None
+        return json.dumps([self.source_name, self.profile, cfg.to_dict()], sort_keys=True,
+                          default=str)
+
     def _fail(self, message: str) -> None:
         self.error = message
         self.status.value = (f"<span class='cuzklab-error' style='color:#b00020'>"
@@ -269,17 +306,22 @@ class Explorer:
         return None
 
     def _draw(self) -> None:
-        trace, summary = self.trace, self.summary
+        trace, summary, run = self.trace, self.summary, self._run
         self.headline.value = _headline(trace, summary)
-        lay = timeline_layout(trace, summary)
-        if self.width:
-            lay["width"] = self.width
-        self._syncs["timeline"].update(timeline_traces(trace, mode=TIMELINE_MODE), lay)
-        self._syncs["details"].update(*stack_specs([
-            (breakdown_traces(trace), breakdown_layout(trace)),
-            (memory_traces(trace), memory_layout(trace)),
-            (utilization_traces(trace, summary), utilization_layout(trace, summary)),
-        ], width=self.width))
+        # The timeline goes first: the browser draws it while the details are built.
+        if "timeline" not in run:
+            lay = timeline_layout(trace, summary, mode=TIMELINE_MODE)
+            if self.width:
+                lay["width"] = self.width
+            run["timeline"] = (timeline_traces(trace, mode=TIMELINE_MODE), lay)
+        self._syncs["timeline"].update(*run["timeline"])
+        if "details" not in run:
+            run["details"] = stack_specs([
+                (breakdown_traces(trace), breakdown_layout(trace)),
+                (memory_traces(trace), memory_layout(trace)),
+                (utilization_traces(trace, summary), utilization_layout(trace, summary)),
+            ], width=self.width)
+        self._syncs["details"].update(*run["details"])
         if self.pinned is not None:
             self._draw_compare()
 
@@ -289,6 +331,7 @@ class Explorer:
         if self.trace is None:
             raise CuzklabError("nothing to pin: the explorer has no trace yet")
         self.pinned, self.pinned_summary = self.trace, self.summary
+        self._pinned_run = self._run
         self.unpin_button.disabled = False
         if not self.compare_box.children:
             self._compare_fig = go.FigureWidget()
@@ -301,9 +344,10 @@ class Explorer:
             self.compare_box.children = [
                 w.HTML("<b>Pinned vs current</b>"), w.HBox(list(self._heads)), self._diff,
                 w.VBox([self._compare_fig])]
-        lay = timeline_layout(self.pinned, self.pinned_summary)
-        lay["title"] = dict(lay["title"], text="Pinned: " + lay["title"]["text"])
-        self._pinned_part = (timeline_traces(self.pinned, mode=TIMELINE_MODE), lay)
+        specs, lay = self._pinned_run["timeline"]
+        lay = dict(lay, title=dict(lay["title"], text="Pinned: " + lay["title"]["text"]))
+        lay.pop("width", None)
+        self._pinned_part = (specs, lay)
         self.compare_box.layout.display = "flex"
         self._draw_compare()
 

@@ -13,6 +13,7 @@ workload runs on the ``sim`` source; another source ignores it and says so.
 from __future__ import annotations
 
 import html
+import json
 
 import ipywidgets as w
 import plotly.graph_objects as go
@@ -114,6 +115,14 @@ class MixedExplorer(Explorer):
         children.append(w.VBox([self.latency_figure]))
         root.children = tuple(children)
         return root
+
+    def _run_key(self, source, cfg):
+        """Return the kept-run key: the plain explorer's plus the workload controls."""
+        key = super()._run_key(source, cfg)
+        if key is None:
+            return None
+        values = {k: c.value for k, c in self.workload_controls.items()}
+        return json.dumps([key, values], sort_keys=True, default=str)
 
     def _run_source(self, source, cfg):
         from ..sim import simulate

@@ -33,6 +33,10 @@ def _simulate(config, profile=None):
     return simulate(config, profile)
 
 
+#: Same configuration, profile and seed, same trace: the explorer may keep the run.
+_simulate.deterministic = True
+
+
 def live_config(config):
     """Return ``config`` scaled to the live source's size (proofs, partitions, concurrency)."""
     proofs = min(config.proofs, LIVE_MAX_PROOFS)

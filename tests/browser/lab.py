@@ -92,15 +92,18 @@ def _stop(proc: subprocess.Popen, url: str) -> None:
 
 
 @contextlib.contextmanager
-def jupyterlab(tmp_path: Path, parameters: dict[str, str] | None = None):
+def jupyterlab(tmp_path: Path, parameters: dict[str, str] | None = None,
+               code_root: Path | None = None):
     """Run JupyterLab over a temp copy of the explorer notebook; yield its base URL.
 
     ``parameters`` replace values of the notebook's parameters cell (source text,
-    e.g. ``{"proofs": "10"}``), as papermill would.
+    e.g. ``{"proofs": "10"}``), as papermill would. ``code_root`` is the checkout
+    whose notebook and cuzklab the kernel uses (default: this one).
     """
+    code_root = Path(code_root) if code_root is not None else ROOT
     root = tmp_path / "root"
     root.mkdir()
-    nb = json.loads(NOTEBOOK.read_text())
+    nb = json.loads((code_root / NOTEBOOK.relative_to(ROOT)).read_text())
     params = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
     for key, value in (parameters or {}).items():
         params["source"] = [re.sub(rf"^{key} = [^#\n]*", f"{key} = {value}", line)
@@ -110,7 +113,7 @@ def jupyterlab(tmp_path: Path, parameters: dict[str, str] | None = None):
     url = f"http://127.0.0.1:{port}/"
     env = dict(os.environ)
     # The kernel imports this checkout's cuzklab, whatever the environment installed.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code_root), env.get("PYTHONPATH")]))
     env.update(JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
                IPYTHONDIR=str(tmp_path / "ipython"))

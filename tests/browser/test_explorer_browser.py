@@ -47,6 +47,20 @@ def _wait_change(page, selector: str, old: str, what: str) -> str:
     return new
 
 
+# Page coordinates of the middle of the first synth span on the lowest-numbered
+# synthesis lane of the timeline, and that lane's name.
+_FIRST_SYNTH_MIDDLE = """() => {
+  const gd = document.querySelector('.cuzklab-explorer .js-plotly-plot');
+  const rect = gd._fullData.find(t => t.name === 'synth' && t.fill === 'toself');
+  const xs = rect.x, ys = rect.y;
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const lane = (ys[0] + ys[2]) / 2;
+  const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
+  return [box.left + xa.l2p((xs[0] + xs[1]) / 2), box.top + ya.l2p(lane),
+          gd._fullLayout.yaxis.ticktext[Math.round(lane)]];
+}"""
+
+
 def _spp(text: str) -> str:
     return re.search(r"([0-9.]+) s/proof", text).group(1)
 
@@ -74,6 +88,16 @@ def test_explorer_in_jupyterlab(lab):
             assert "10 proofs" in title0
             explorer = page.locator(".cuzklab-explorer").first
             explorer.screenshot(path=str(ARTIFACTS / "explorer-1-initial.png"))
+
+            # Hover the middle of the first span on the first synthesis lane:
+            # the label names its stage, lane and proof.
+            x, y, lane = page.evaluate(_FIRST_SYNTH_MIDDLE)
+            page.mouse.move(x - 40, y - 5)
+            page.mouse.move(x, y, steps=4)
+            page.wait_for_selector(".cuzklab-explorer .hovertext", timeout=STEP_TIMEOUT_MS)
+            hover = _text(page, ".cuzklab-explorer .hovertext")
+            assert f"synth on {lane}" in hover and "proof" in hover and "partition" in hover
+            page.mouse.move(5, 5)
 
             # The lock strategy: a dropdown.
             page.select_option(".cuzklab-control-lock select", "interlock")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from cuzklab.plots import BAR_SPAN_LIMIT, timeline, timeline_mode
+from cuzklab.plots.timeline import HOVER_POINTS_ACROSS
 from cuzklab.sim import simulate
 from cuzklab.trace import STAGES
 
@@ -101,3 +102,58 @@ def test_simulated_run_draws_every_lane():
     fig = timeline(tr)
     assert sum(len(t.x) for t in fig.data) == len(tr.spans)
     assert set(fig.layout.yaxis.categoryarray) == set(tr.spans["lane"])
+
+
+def test_rect_mode_draws_every_span_as_a_rectangle_on_its_lane():
+    tr = simulate(proofs=3, concurrency=3)
+    fig = timeline(tr, mode="rect")
+    rects, hovers = fig.data[:len(STAGES)], fig.data[len(STAGES):]
+    assert [t.name for t in rects] == list(STAGES) == [t.name for t in hovers]
+    # One filled path a stage: no markers, no line pieces, no hover of its own.
+    assert all(t.type == "scatter" and t.fill == "toself" and t.mode == "none"
+               and t.hoverinfo == "skip" for t in rects)
+    lanes = list(fig.layout.yaxis.ticktext)
+    assert set(lanes) == set(tr.spans["lane"]) and list(fig.layout.yaxis.tickvals) == \
+        list(range(len(lanes)))
+    assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]    # first lane on top
+    assert sum(len(t.x) // 5 for t in rects) == len(tr.spans)
+    for t in rects:
+        s = tr.spans[tr.spans["stage"] == t.name]
+        assert t.showlegend == bool(len(s))
+        x, y = np.asarray(t.x, dtype=float), np.asarray(t.y, dtype=float)
+        start, end = s["start"].to_numpy(), s["end"].to_numpy()
+        for k, edge in enumerate((start, end, end, start)):        # the four corners
+            np.testing.assert_allclose(x[k::5], edge)
+        assert np.isnan(x[4::5]).all() and np.isnan(y[4::5]).all()  # a gap between spans
+        pos = np.array([lanes.index(v) for v in s["lane"]], dtype=float)
+        np.testing.assert_allclose((y[0::5] + y[2::5]) / 2, pos, atol=1e-6)
+        assert (y[2::5] - y[0::5] > 0.5).all() and (y[2::5] - y[0::5] < 1).all()
+
+
+def test_rect_mode_hover_finds_every_span_along_its_length():
+    tr = simulate(proofs=3, concurrency=3)
+    fig = timeline(tr, mode="rect")
+    lanes = list(fig.layout.yaxis.ticktext)
+    step = tr.duration / HOVER_POINTS_ACROSS
+    for t in fig.data[len(STAGES):]:
+        s = tr.spans[tr.spans["stage"] == t.name].reset_index(drop=True)
+        assert t.mode == "none" and t.hoveron == "points" and t.showlegend is False
+        assert "on %{text}" in t.hovertemplate and f"<b>{t.name}</b>" in t.hovertemplate
+        x, y, cd = np.asarray(t.x, dtype=float), np.asarray(t.y, dtype=float), \
+            np.asarray(t.customdata, dtype=float)
+        assert len(x) == len(y) == len(t.text) == len(cd) >= len(s)
+        # Each point names its span: lane, proof, partition, start, end, duration.
+        for row in range(len(s)):
+            sp = s.iloc[row]
+            mine = (cd[:, 0] == sp["proof"]) & (cd[:, 1] == sp["partition"]) & \
+                (np.abs(cd[:, 2] - sp["start"]) < 1e-3) & np.array([v == sp["lane"]
+                                                                    for v in t.text])
+            assert mine.any(), f"span {row} of {t.name} has no hover point"
+            assert (y[mine] == lanes.index(sp["lane"])).all()
+            assert np.abs(cd[mine, 3] - sp["end"]).max() < 1e-3
+            assert np.abs(cd[mine, 4] - (sp["end"] - sp["start"])).max() < 1e-3
+            xs = np.sort(x[mine])
+            assert sp["start"] <= xs[0] and xs[-1] <= sp["end"]      # on the span
+            # evenly along it, no farther apart than one step of the axis
+            assert xs[0] - sp["start"] <= step / 2 + 1e-9
+            assert np.all(np.diff(xs) <= step + 1e-9)

@@ -16,14 +16,16 @@ def ex():
 
 
 def _timeline_spans(ex):
-    # the explorer draws each span as one SVG line segment: start, end, gap
-    data = ex.figures["timeline"].data
-    assert all(t.type == "scatter" and t.mode == "lines" for t in data)
-    return sum(len(t.x) // 3 for t in data)
+    # the explorer draws each span as a rectangle of one filled path a stage:
+    # four corners and a gap
+    data = [t for t in ex.figures["timeline"].data if t.fill == "toself"]
+    assert len(data) == len(ex.figures["timeline"].data) // 2     # and a hover layer each
+    assert all(t.type == "scatter" and t.mode == "none" for t in data)
+    return sum(len(t.x) // 5 for t in data)
 
 
 def _starts(t):
-    return np.asarray(t.x, dtype=float)[0::3].copy()
+    return np.asarray(t.x, dtype=float)[0::5].copy()
 
 
 def test_first_draw(ex):
@@ -45,7 +47,7 @@ def test_lock_change_redraws_in_place(ex):
     fw = ex.figures["timeline"]
     first = fw.data[0]
     before_head, before_title = ex.headline.value, fw.layout.title.text
-    before_starts = {t.name: _starts(t) for t in fw.data}
+    before_starts = {t.name: _starts(t) for t in fw.data if t.fill == "toself"}
     ex.controls["lock"].value = "interlock"
     assert ex.updates == 2
     assert ex.trace.meta["config"]["lock"] == "interlock"
@@ -53,7 +55,8 @@ def test_lock_change_redraws_in_place(ex):
     assert ex.headline.value != before_head
     assert fw.data[0] is first                      # updated in place, not rebuilt
     assert ex._syncs["timeline"].patches >= 1
-    assert any(not np.array_equal(_starts(t), before_starts[t.name]) for t in fw.data)
+    assert any(not np.array_equal(_starts(t), before_starts[t.name]) for t in fw.data
+               if t.fill == "toself")
     assert _timeline_spans(ex) == len(ex.trace.spans)
 
 
@@ -62,7 +65,7 @@ def test_slider_change(ex):
     assert ex.trace.meta["config"]["partition_workers"] == 2
     synth_lanes = {ln for ln in ex.trace.spans["lane"] if ln.startswith("synth.")}
     assert len(synth_lanes) <= 2
-    assert set(ex.figures["timeline"].layout.yaxis.categoryarray) == set(ex.trace.spans["lane"])
+    assert set(ex.figures["timeline"].layout.yaxis.ticktext) == set(ex.trace.spans["lane"])
 
 
 def test_proofs_bound_proofs_in_flight_with_one_update(ex):
@@ -113,8 +116,8 @@ def test_pin_and_compare(ex):
     assert "lock split_async → interlock" in ex._diff.value
     assert "pinned" in ex._heads[0].value and "current" in ex._heads[1].value
     assert any("Pinned:" in a.text for a in fig.layout.annotations)
-    pinned_segments = sum(len(t.x) // 3 for t in fig.data
-                          if t.type == "scatter" and t.mode == "lines" and t.name in
+    pinned_segments = sum(len(t.x) // 5 for t in fig.data
+                          if t.type == "scatter" and t.fill == "toself" and t.name in
                           set(ex.pinned.spans["stage"]))
     assert pinned_segments == len(ex.pinned.spans)
     ex.unpin()
@@ -163,3 +166,54 @@ def test_bad_arguments():
         Explorer(42)
     with pytest.raises(CuzklabError):
         Explorer({"proofs": 2, "concurrency": 5})
+
+
+def _counting_source(calls, deterministic):
+    from cuzklab.sim import simulate
+
+    def source(config, profile=None):
+        calls.append(config.lock)
+        return simulate(config, profile)
+    source.deterministic = deterministic
+    return source
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_configuration_seen_again_is_drawn_from_the_kept_run(deterministic):
+    calls = []
+    register_source("counted", _counting_source(calls, deterministic))
+    try:
+        ex = Explorer(SMALL, source="counted", debounce_s=0)
+        first = ex.trace
+        for lock in ("interlock", "split_async", "interlock"):
+            ex.controls["lock"].value = lock
+        if deterministic:   # the simulator's way: same input, same trace, run once
+            assert calls == ["split_async", "interlock"]
+            assert ex.trace.meta["config"]["lock"] == "interlock"
+            ex.controls["lock"].value = "split_async"
+            assert ex.trace is first and ex.timings["cached"] and "(kept)" in ex.status.value
+            assert "lock=split_async" in ex.figures["timeline"].layout.title.text
+        else:               # a measured source runs every time
+            assert calls == ["split_async", "interlock", "split_async", "interlock"]
+            assert not ex.timings["cached"]
+    finally:
+        unregister_source("counted")
+
+
+def test_kept_runs_are_bounded_and_can_be_turned_off():
+    calls = []
+    register_source("counted", _counting_source(calls, True))
+    try:
+        ex = Explorer(SMALL, source="counted", debounce_s=0, cache_size=1)
+        for lock in ("interlock", "split_async", "interlock"):
+            ex.controls["lock"].value = lock
+        assert len(calls) == 4 and len(ex._runs) == 1   # one kept: the last
+        ex.refresh()
+        assert len(calls) == 4                          # the last run, kept
+        ex.cache_size = 0
+        ex.refresh()
+        assert len(calls) == 5
+    finally:
+        unregister_source("counted")
+    with pytest.raises(ValueError, match="cache_size must be an integer >= 0"):
+        Explorer(SMALL, cache_size=-1)

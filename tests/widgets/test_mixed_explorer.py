@@ -55,3 +55,13 @@ def test_workload_from_values():
 def test_unknown_workload_control():
     with pytest.raises(ValueError, match="unknown workload control"):
         MixedExplorer(SMALL, debounce_s=0, workload={"wpost": 1})
+
+
+
+def test_kept_runs_are_kept_per_workload(ex):
+    """The same configuration under two workloads is two kept runs, each shown for its own."""
+    ex.set_workload(window_post_per_hour=0.0)
+    assert set(ex.summary["kinds"]) == {"porep-c2", "winning-post"}
+    ex.set_workload(window_post_per_hour=12.0)
+    assert "(kept)" in ex.status.value
+    assert set(ex.summary["kinds"]) == {"porep-c2", "window-post", "winning-post"}
