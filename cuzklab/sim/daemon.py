@@ -73,6 +73,12 @@ def matvec_threads(profile, synthesis_threads: int, partition_workers: int) -> i
     return max(1, int(synthesis_threads) // max(1, int(partition_workers)))
 
 
+def matvec_shared(profile, threads: int) -> bool:
+    """Return whether the MatVecs share one pool of ``threads`` (per_worker at 1 thread: each
+    MatVec runs on its own synthesis's thread, as a one-thread native batch runs inline)."""
+    return profile["synth"].get("matvec_pool", "") == "rayon" or threads > 1
+
+
 class DaemonModel:
     """Build with a config and profile, then :meth:`run` to get the Trace."""
 
@@ -98,6 +104,8 @@ class DaemonModel:
         self.base_gib = mem["srs_gib"] + mem["pce_gib"] + mem["runtime_gib"]
         self.matvec_threads = matvec_threads(profile, self.synthesis_threads,
                                              config.partition_workers)
+        self.matvec_group = ("matvec" if self.matvec_threads
+                             and matvec_shared(profile, self.matvec_threads) else "")
         self.machine = Machine(self.env, cores=self.cores, ddr_gbps=node["ddr_gbps"],
                                synthesis_threads=self.synthesis_threads,
                                pool_threads=self.pool_threads,
@@ -105,7 +113,7 @@ class DaemonModel:
                                pool_weight=node.get("cpu_pool_weight", 1.0),
                                on_rates=self._on_rates,
                                group_threads=({"matvec": self.matvec_threads}
-                                              if self.matvec_threads else None))
+                                              if self.matvec_group else None))
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
@@ -289,7 +297,7 @@ class DaemonModel:
         two = self.matvec_threads and s.get("matvec_pool") and w > 0
         if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
             steps = [(w * work, 1.0, "", 0.0, w), ((1 - w) * work, self.matvec_threads,
-                                                    "matvec", w, 1 - w)]
+                                                    self.matvec_group, w, 1 - w)]
         else:
             steps = [(work, s["max_threads"], "", 0.0, 1.0)]
         start = self.env.now

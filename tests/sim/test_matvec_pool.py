@@ -65,6 +65,18 @@ def test_matvec_threads_per_mode():
     assert matvec_threads(Profile.load("porep-32g"), 96, 10) == 0  # one-job synthesis
 
 
+def test_one_thread_matvecs_run_on_their_own_threads():
+    # per_worker at pw = synthesis_threads: a one-thread native batch runs inline, on
+    # the synthesis's own thread, so sixteen syntheses are not slowed by each other
+    cfg = PipelineConfig(proofs=1, concurrency=1, partitions=16, partition_workers=16,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    prof = _profile("per_worker")
+    work = prof["synth"]["work_core_s"]
+    sp = simulate(cfg, prof).spans
+    first = sp[(sp["stage"] == "synth")]
+    assert float((first["end"] - first["start"]).max()) == pytest.approx(work, rel=1e-6)
+
+
 def test_a_synthesis_alone_is_its_witness_then_its_matvec():
     cfg = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=2,
                          gpu_threads=16, synthesis_threads=16, memory_gib=64)
