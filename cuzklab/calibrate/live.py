@@ -16,7 +16,12 @@ table):
 * the copy bandwidth is ``node.ddr_gbps``; each CPU stage's bandwidth demand
   is the bytes it streams over its solo time;
 * the contention curve fits ``node.cpu_pool_weight``, the one parameter of
-  the model's core sharing (:mod:`cuzklab.calibrate.contention`).
+  the model's core sharing (:mod:`cuzklab.calibrate.contention`);
+* ``synth.matvec_pool = "per_worker"`` makes the model's synthesis two steps,
+  the witness (``witness_fraction`` of the one-thread work, on one thread),
+  then the MatVec on the pool the live executor gives it: ``synthesis_threads
+  // pw`` threads, shared by the MatVecs of all running syntheses (the native
+  pools are shared per thread count).
 """
 
 from __future__ import annotations
@@ -31,6 +36,15 @@ from .toml import Entry, profile_text, table_values
 GIB = 2**30
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 DEFAULT_CONTENTION = (0, 6)
+
+#: How the live executor runs the syntheses' MatVecs: a fact of its code, not a
+#: measurement (tagged ``assumed``), written into every live-calibrated profile.
+MATVEC_POOL = Entry(
+    "matvec_pool", "per_worker", "assumed",
+    "how the live executor runs the MatVecs (its code, not a measurement): each asks "
+    "synthesis_threads // pw threads and the native pools are shared per thread count, so "
+    "concurrent MatVecs share ONE pool of that many (cuzk's share one rayon pool of "
+    "synthesis_threads: 'rayon')")
 
 
 def check_name(name) -> str:
@@ -183,6 +197,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
         Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
         Entry("witness_fraction", round(serial, 4), "measured",
               "the serial share of synthesis (Amdahl, from its 1- and all-thread times)"),
+        MATVEC_POOL,
     ]
     prep = [
         Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),

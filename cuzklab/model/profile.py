@@ -148,6 +148,10 @@ class Profile:
         if isinstance(wf, bool) or not isinstance(wf, (int, float)) or not 0 <= wf < 1:
             raise ProfileError(f"profile {self.name}: synth.witness_fraction must be a number in "
                                f"[0, 1), got {wf!r}")
+        mp = self.data["synth"].get("matvec_pool", "")
+        if mp not in ("", "rayon", "per_worker"):
+            raise ProfileError(f"profile {self.name}: synth.matvec_pool must be 'rayon' or "
+                               f"'per_worker' (or absent: one-job synthesis), got {mp!r}")
         fa = self.data["partition"].get("free_abc_after", "finalize")
         if fa not in ("gpu", "finalize"):
             raise ProfileError(f"profile {self.name}: partition.free_abc_after must be 'gpu' or "

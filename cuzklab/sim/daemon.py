@@ -52,6 +52,33 @@ class Partition:
             (other.prio, other.seq, other.proof, other.index)
 
 
+#: How the MatVecs of concurrent syntheses share threads (``synth.matvec_pool``).
+MATVEC_POOLS = ("rayon", "per_worker")
+
+
+def matvec_threads(profile, synthesis_threads: int, partition_workers: int) -> int:
+    """Return the threads of the pool the syntheses' MatVecs share (0: one-job synthesis).
+
+    ``rayon``: cuzk's syntheses share one rayon pool of ``synthesis_threads``,
+    so one MatVec may take all of it. ``per_worker``: each MatVec asks
+    ``synthesis_threads // partition_workers`` threads and the MatVecs of
+    concurrent syntheses share ONE pool of that many (the live executor, whose
+    native pools are shared per thread count).
+    """
+    mode = profile["synth"].get("matvec_pool", "")
+    if not mode:
+        return 0
+    if mode == "rayon":
+        return max(1, int(synthesis_threads))
+    return max(1, int(synthesis_threads) // max(1, int(partition_workers)))
+
+
+def matvec_shared(profile, threads: int) -> bool:
+    """Return whether the MatVecs share one pool of ``threads`` (per_worker at 1 thread: each
+    MatVec runs on its own synthesis's thread, as a one-thread native batch runs inline)."""
+    return profile["synth"].get("matvec_pool", "") == "rayon" or threads > 1
+
+
 class DaemonModel:
     """Build with a config and profile, then :meth:`run` to get the Trace."""
 
@@ -75,12 +102,18 @@ class DaemonModel:
         self._final_lanes: list[bool] = []
         mem = profile["memory"]
         self.base_gib = mem["srs_gib"] + mem["pce_gib"] + mem["runtime_gib"]
+        self.matvec_threads = matvec_threads(profile, self.synthesis_threads,
+                                             config.partition_workers)
+        self.matvec_group = ("matvec" if self.matvec_threads
+                             and matvec_shared(profile, self.matvec_threads) else "")
         self.machine = Machine(self.env, cores=self.cores, ddr_gbps=node["ddr_gbps"],
                                synthesis_threads=self.synthesis_threads,
                                pool_threads=self.pool_threads,
                                age_priority=profile["synth"].get("age_priority", 1.0),
                                pool_weight=node.get("cpu_pool_weight", 1.0),
-                               on_rates=self._on_rates)
+                               on_rates=self._on_rates,
+                               group_threads=({"matvec": self.matvec_threads}
+                                              if self.matvec_group else None))
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
                                  window_s=mem["reclaim_window_s"],
@@ -236,6 +269,11 @@ class DaemonModel:
         ``witness_fraction`` w > 0 the growth follows cuzk's two steps: the witness
         (aux) grows over the first w of the work, the a/b/c vectors (the MatVec's
         output) over the rest; with w = 0 the whole output grows evenly.
+
+        With ``synth.matvec_pool`` set the two steps are two jobs: the witness on
+        one thread (w of the work), then the MatVec (the rest) on the MatVec pool
+        (:func:`matvec_threads`), which the MatVecs of concurrent syntheses share.
+        Without it the synthesis is one job capped at ``max_threads``.
         """
         prof = p.prof or self.prof
         s = prof["synth"]
@@ -256,20 +294,33 @@ class DaemonModel:
         rec.setdefault("started", self.env.now)
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
         work = s["work_core_s"] * self._jit()
-        ev = self.machine.run("synth", work, cap=s["max_threads"],
-                              bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
-                              pressure_k=s.get("pressure_sensitivity", 0.0))
-        step = work / s["max_threads"] / 4
-        while not ev.triggered:
-            yield self.env.any_of([ev, self.env.timeout(step)])
-            if ev.triggered:
-                break
-            want = total * (s["alloc_at_start"] + (1 - s["alloc_at_start"])
-                            * grown(self.machine.progress(ev)))
-            if want > held:
-                self.memory.alloc(want - held, what)
-                held = want
-        start, end, slow = ev.value
+        kw = dict(bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
+                  pressure_k=s.get("pressure_sensitivity", 0.0))
+        two = self.matvec_threads and s.get("matvec_pool") and w > 0
+        if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
+            steps = [(w * work, 1.0, "", 0.0, w), ((1 - w) * work, self.matvec_threads,
+                                                    self.matvec_group, w, 1 - w)]
+        else:
+            steps = [(work, s["max_threads"], "", 0.0, 1.0)]
+        start = self.env.now
+        for step_work, cap, group, done_before, share in steps:
+            ev = self.machine.run("synth", step_work, cap=cap, group=group, **kw)
+            step = work / s["max_threads"] / 4
+            while not ev.triggered:
+                yield self.env.any_of([ev, self.env.timeout(step)])
+                if ev.triggered:
+                    break
+                x = done_before + share * self.machine.progress(ev)
+                want = total * (s["alloc_at_start"] + (1 - s["alloc_at_start"]) * grown(x))
+                if want > held:
+                    self.memory.alloc(want - held, what)
+                    held = want
+        if two:
+            end = self.env.now
+            solo = w * work + (1 - w) * work / min(self.matvec_threads, self.cores)
+            slow = (end - start) / solo
+        else:
+            start, end, slow = ev.value
         self.tb.counter(end, "synth_running", self.machine.count("synth"))
         self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow, bytes=total * GIB)
         self.memory.alloc(total - held, what)

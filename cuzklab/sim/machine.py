@@ -11,7 +11,9 @@ Three layers decide a job's speed:
    jobs share the rest, max-min fair); single-thread jobs (epilogue) take one
    core; syntheses share the rayon pool (``synthesis_threads``) with the cores
    the pool jobs leave, weighted by age (rayon serves the oldest job's tasks
-   first) and capped at a synthesis's own parallelism;
+   first) and capped at a synthesis's own parallelism; synthesis jobs that
+   name a ``group`` (the MatVecs of a two-step synthesis) also share that
+   group's own pool of threads (``group_threads``), max-min fair;
 2. memory bandwidth: each job asks ``bw_gbps_per_thread x threads`` (a DMA
    upload asks the PCIe rate); the node's bandwidth is split max-min fair,
    each job capped at what it asks;
@@ -47,6 +49,7 @@ class Job:
     solo_rate: float            # work per second when alone on the machine
     event: simpy.Event
     pressure_k: float = 0.0     # slowdown per unit of memory pressure
+    group: str = ""             # a pool of threads this job shares with its group ("" none)
     order: int = 0
     start: float = 0.0
     remaining: float = 0.0
@@ -90,7 +93,8 @@ class Machine:
 
     def __init__(self, env: simpy.Environment, *, cores: int, ddr_gbps: float,
                  synthesis_threads: int, pool_threads: int, age_priority: float,
-                 pool_weight: float = 1.0, on_rates=None):
+                 pool_weight: float = 1.0, on_rates=None,
+                 group_threads: dict[str, float] | None = None):
         self.env = env
         self.cores = float(cores)
         self.ddr_gbps = float(ddr_gbps)
@@ -98,6 +102,7 @@ class Machine:
         self.pool_threads = float(pool_threads)
         self.age_priority = float(age_priority)
         self.pool_weight = float(pool_weight)
+        self.group_threads = {k: float(v) for k, v in (group_threads or {}).items()}
         self.pressure = 0.0
         self.jobs: list[Job] = []
         self._by_event: dict[int, Job] = {}
@@ -110,15 +115,22 @@ class Machine:
     # -- public ----------------------------------------------------------------
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
             mem_bound: float = 0.0, pressure_k: float = 0.0,
-            solo_rate: float | None = None) -> simpy.Event:
-        """Start a job; return an event whose value is (start, end, slowdown)."""
+            solo_rate: float | None = None, group: str = "") -> simpy.Event:
+        """Start a job; return an event whose value is (start, end, slowdown).
+
+        ``group``: a synthesis job that shares the pool ``group_threads[group]``
+        with the other running jobs of its group.
+        """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if group and (kind != "synth" or group not in self.group_threads):
+            raise ValueError(f"group must name one of {sorted(self.group_threads)} for a synth "
+                             f"job, got {group!r} for {kind!r}")
         ev = self.env.event()
         solo = solo_rate if solo_rate is not None else self._solo_rate(kind, cap)
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
-                  pressure_k=pressure_k,
+                  pressure_k=pressure_k, group=group,
                   order=next(self._order), start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
@@ -152,7 +164,7 @@ class Machine:
         if kind == "dma":
             return min(cap, self.ddr_gbps)
         if kind == "synth":
-            return min(cap, self.synthesis_threads, self.cores)
+            return min(cap, self.synthesis_threads, self.cores)  # a group's pool is in cap
         if kind == "pool":
             return min(cap, self.pool_threads, self.cores)
         return 1.0
@@ -181,7 +193,13 @@ class Machine:
         for j in single:
             j.threads = 1.0
         want_pool = sum(j.threads for j in pool) + len(single)
-        synth_caps = [j.cap for j in synth]
+        caps = {id(j): j.cap for j in synth}
+        for name, size in self.group_threads.items():
+            members = [j for j in synth if j.group == name]
+            if members:
+                for j, t in zip(members, waterfill(size, [min(j.cap, size) for j in members])):
+                    caps[id(j)] = t
+        synth_caps = [caps[id(j)] for j in synth]
         want_synth = min(self.synthesis_threads, sum(synth_caps))
         if want_pool + want_synth > self.cores and want_pool > 0:
             # The OS shares the cores among runnable threads; the pool's threads
@@ -200,7 +218,7 @@ class Machine:
         if synth:
             if sum(synth_caps) <= free:
                 for j in synth:
-                    j.threads = j.cap
+                    j.threads = caps[id(j)]
             elif self.age_priority >= 1.0 and min(synth_caps) == max(synth_caps):
                 each = free / len(synth)
                 for j in synth:
@@ -208,7 +226,7 @@ class Machine:
             else:
                 ranked = sorted(synth, key=lambda j: j.order)
                 weights = [self.age_priority ** r for r in range(len(ranked))]
-                for j, t in zip(ranked, waterfill(free, [j.cap for j in ranked], weights)):
+                for j, t in zip(ranked, waterfill(free, [caps[id(j)] for j in ranked], weights)):
                     j.threads = t
         jobs = self.jobs
         total_threads = sum(j.threads for j in jobs if j.kind != "dma")

@@ -56,6 +56,8 @@ def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profil
     assert prof["prep_msm"]["solo_s"] == pytest.approx(solo["prep_msm"], rel=1e-5)
     assert prof["gpu"]["ntt_h_s"] == pytest.approx(solo["ntt_h"], rel=1e-5)
     assert prof["node"]["cores"] >= 1 and prof["synth"]["max_threads"] >= 1
+    # the model's syntheses take their MatVec threads as the live executor gives them
+    assert prof["synth"]["matvec_pool"] == "per_worker"
     # a, b, c are exactly 3 x 2^K Fr of 32 bytes
     assert prof["partition"]["abc_gib"] == pytest.approx(3 * 2**K * 32 / 2**30, rel=1e-4)
 
@@ -203,7 +205,10 @@ def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, caps
     again = json.loads((tmp_path / "again.json").read_text())
     before = json.loads(open(stored).read())
     assert [r["live"] for r in again["rows"]] == [r["live"] for r in before["rows"]]
-    for a, b in zip(again["rows"], before["rows"]):  # the same profile gives the same model
+    # the shipped profile gives the model side of the stored re-judgement
+    judged = json.loads(open("benchmarks/results/compare-h200-rejudged.json").read())
+    assert judged["profile"] == "porep-live-2p20-h200"
+    for a, b in zip(again["rows"], judged["rows"]):
         assert a["model"]["seconds_per_proof"] == pytest.approx(b["model"]["seconds_per_proof"],
                                                                 rel=1e-6)
 
@@ -250,3 +255,20 @@ def test_explorer_shows_a_cuzk_log_and_overlays_the_model():
     assert summary is not None and summary["source"] == "cuzk-log"
     fig = model_overlay(ex, "porep-32g")
     assert "model (sim, porep-32g)" in fig.layout.title.text
+
+
+def test_the_shared_matvec_pool_explains_the_h200_pw8_syntheses():
+    # The stored H200 comparison, judged again: with the live executor's MatVec pool
+    # (synthesis_threads // pw threads, ONE pool for all syntheses) the model's synthesis
+    # at pw=8 is within 15 % of the measured one; as one job capped at max_threads it
+    # was 30-40 % short.
+    from cuzklab.calibrate.compare import remodel
+    stored = json.loads(open("benchmarks/results/compare-h200.json").read())
+    shipped = Profile.load("porep-live-2p20-h200")
+    one_job = Profile(name="one-job", data={**shipped.data, "synth": {
+        k: v for k, v in shipped["synth"].items() if k != "matvec_pool"}})
+    for prof, lo, hi in ((shipped, -0.15, 0.15), (one_job, -0.45, -0.3)):
+        rows = [r for r in remodel(stored, prof)["rows"] if r["config"]["partition_workers"] == 8]
+        assert rows
+        for r in rows:
+            assert lo <= r["error"]["stage_s"]["synth"] <= hi, (prof.name, r["config"])

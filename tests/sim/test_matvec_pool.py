@@ -1,0 +1,113 @@
+"""Two-step syntheses: the witness on one thread, then the MatVec on a pool the MatVecs share."""
+
+import pytest
+import simpy
+
+from cuzklab.errors import ProfileError
+from cuzklab.model import PipelineConfig, Profile
+from cuzklab.sim import simulate
+from cuzklab.sim.daemon import matvec_threads
+from cuzklab.sim.machine import Machine
+
+
+def _run(specs, **kw):
+    env = simpy.Environment()
+    args = dict(cores=16, ddr_gbps=1e4, synthesis_threads=16, pool_threads=16,
+                age_priority=1.0)
+    args.update(kw)
+    m = Machine(env, **args)
+    out = [None] * len(specs)
+
+    def start(i, kind, work, extra):
+        out[i] = yield m.run(kind, work, **extra)
+
+    for i, (kind, work, extra) in enumerate(specs):
+        env.process(start(i, kind, work, extra))
+    env.run()
+    return out  # in the order of specs
+
+
+def test_jobs_of_a_group_share_its_pool_and_others_do_not():
+    # two MatVecs asking 4 threads each share a pool of 4: 2 threads each, 8 s for 16
+    # core-seconds; a one-thread job beside them keeps its core
+    (s1, e1, _), (s2, e2, _), (s3, e3, _) = _run(
+        [("synth", 16.0, dict(cap=4, group="matvec")),
+         ("synth", 16.0, dict(cap=4, group="matvec")),
+         ("synth", 4.0, dict(cap=1))], group_threads={"matvec": 4})
+    assert e1 - s1 == pytest.approx(8.0) and e2 - s2 == pytest.approx(8.0)
+    assert e3 - s3 == pytest.approx(4.0)
+    # without the group they take 4 threads each: 4 s
+    (s1, e1, _), _ = _run([("synth", 16.0, dict(cap=4))] * 2)
+    assert e1 - s1 == pytest.approx(4.0)
+
+
+def test_a_group_must_be_declared_and_only_syntheses_join_one():
+    env = simpy.Environment()
+    m = Machine(env, cores=4, ddr_gbps=10, synthesis_threads=4, pool_threads=4,
+                age_priority=1.0, group_threads={"matvec": 2})
+    with pytest.raises(ValueError, match="group must name one of"):
+        m.run("synth", 1.0, cap=1, group="other")
+    with pytest.raises(ValueError, match="group must name one of"):
+        m.run("pool", 1.0, cap=1, group="matvec")
+
+
+def _profile(mode):
+    # no bandwidth limit, so only the threads decide the synthesis time
+    return Profile.load("porep-live-2p20-h200").replace(
+        synth={"matvec_pool": mode, "bw_gbps_per_thread": 0.0})
+
+
+def test_matvec_threads_per_mode():
+    prof = Profile.load("porep-live-2p20-h200")
+    assert matvec_threads(prof.replace(synth={"matvec_pool": "rayon"}), 16, 8) == 16
+    assert matvec_threads(prof.replace(synth={"matvec_pool": "per_worker"}), 16, 8) == 2
+    assert matvec_threads(prof.replace(synth={"matvec_pool": "per_worker"}), 16, 32) == 1
+    assert matvec_threads(Profile.load("porep-32g"), 96, 10) == 0  # one-job synthesis
+
+
+def test_one_thread_matvecs_run_on_their_own_threads():
+    # per_worker at pw = synthesis_threads: a one-thread native batch runs inline, on
+    # the synthesis's own thread, so sixteen syntheses are not slowed by each other
+    cfg = PipelineConfig(proofs=1, concurrency=1, partitions=16, partition_workers=16,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    prof = _profile("per_worker")
+    work = prof["synth"]["work_core_s"]
+    sp = simulate(cfg, prof).spans
+    first = sp[(sp["stage"] == "synth")]
+    assert float((first["end"] - first["start"]).max()) == pytest.approx(work, rel=1e-6)
+
+
+def test_a_synthesis_alone_is_its_witness_then_its_matvec():
+    cfg = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=2,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    prof = _profile("per_worker")
+    s = prof["synth"]
+    w, work = s["witness_fraction"], s["work_core_s"]
+    sp = simulate(cfg, prof).spans
+    synth = sp[sp["stage"] == "synth"].iloc[0]
+    # 8 MatVec threads (16 // pw) and nothing beside it
+    assert synth["end"] - synth["start"] == pytest.approx(w * work + (1 - w) * work / 8, rel=1e-6)
+    assert synth["slowdown"] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_concurrent_matvecs_on_one_small_pool_wait_for_each_other():
+    # pw=8 on 16 threads: per_worker gives the eight MatVecs ONE pool of 2 threads,
+    # rayon one pool of 16; the witness steps are the same one thread each
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=4, partition_workers=8,
+                         gpu_threads=16, synthesis_threads=0, memory_gib=64)
+
+    def mean_synth(mode):
+        sp = simulate(cfg, _profile(mode)).spans
+        return float((sp.loc[sp["stage"] == "synth", "end"]
+                      - sp.loc[sp["stage"] == "synth", "start"]).mean())
+    s = Profile.load("porep-live-2p20-h200")["synth"]
+    w, work = s["witness_fraction"], s["work_core_s"]
+    per, ray = mean_synth("per_worker"), mean_synth("rayon")
+    # all eight start together: eight MatVecs of (1 - w) work on 2 threads
+    assert per == pytest.approx(w * work + 8 * (1 - w) * work / 2, rel=0.02)
+    assert ray < per - 1.0
+
+
+def test_matvec_pool_value_is_checked():
+    with pytest.raises(ProfileError, match="synth.matvec_pool must be 'rayon' or 'per_worker'"):
+        Profile.load("porep-live-2p20-h200").replace(synth={"matvec_pool": "all"})
