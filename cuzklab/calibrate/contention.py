@@ -36,7 +36,7 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
         for stage in ("prep_msm", "b_g2_msm"):
             env = simpy.Environment()
             m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
-                        pool_threads=pool_threads, age_priority=syn["age_priority"],
+                        pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
                         pool_weight=weight)
             for _ in range(int(s)):
                 m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),

@@ -33,6 +33,7 @@ import re
 from ..errors import ConfigError
 from .toml import Entry, profile_text, table_values
 
+SCALAR_BYTES = 32
 GIB = 2**30
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 DEFAULT_CONTENTION = (0, 6)
@@ -145,7 +146,6 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 
     node = [
         Entry("cores", eff_cores, "fit", share_note),
-        Entry("memory_gib", mach["memory_gib"], "measured", "host MemTotal"),
         Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
               f"{bw['gbps_1_thread']} GB/s on one"),
         Entry("pcie_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo run's h2d"),
@@ -155,14 +155,14 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     ]
     partition = [
         Entry("constraints", int(work.num_constraints), "measured", "constraints per partition"),
-        Entry("abc_gib", abc_gib, "measured", "a, b, c: 3 x 2^K Fr of 32 bytes"),
-        Entry("aux_gib", aux_gib, "measured", "inputs + aux of 32 bytes"),
+        Entry("aux_variables", int(round(work.aux_bytes / SCALAR_BYTES)), "measured",
+              "inputs + aux per partition (a/b/c and aux GiB are derived from these)"),
+        Entry("scalar_bytes", SCALAR_BYTES, "cuzk", "a BLS12-381 Fr is 32 bytes"),
         Entry("abc_upload_gib", abc_gib, "measured", "the upload moves a, b, c"),
         Entry("abc_upload_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo h2d"),
         Entry("free_abc_after", "gpu", "measured", "the live executor frees a, b, c after the "
               "kernels (cuzk phase 12)"),
         Entry("device_buffers_gib", abc_gib, "measured", "one set of a, b, c device buffers"),
-        Entry("proof_bytes", 192, "cuzk", "2 G1 + 1 G2 compressed"),
     ]
     memory = [
         Entry("srs_gib", key_gib, "measured", "the proving key's bases, held for the whole run"),
@@ -182,7 +182,6 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
         Entry("max_threads", round(speedup, 4), "measured",
               f"its speed-up on {cores} threads ({tc:.4g} s): the witness step is serial, only "
               "the MatVec is row-parallel"),
-        Entry("age_priority", 1.0, "assumed", "syntheses share the pool equally"),
         Entry("bw_gbps_per_thread", round(sharing["bw_gbps_per_thread"], 4), "fit",
               "with node.cores: the slowdown of k syntheses at once (writes alone: "
               f"{part_gib * GIB / 1e9 / t1:.3g} GB/s; the rest is reads of the circuit and "
@@ -236,6 +235,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     ]
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}
+    _fill_from(Profile.load("porep-32g"), tables)
     data = table_values(tables, [Entry("phase", 12, "assumed", "")])
     data["name"] = name
     prof = Profile(name=name, data=data, source="<calibrate>")
@@ -269,3 +269,20 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                     "synth_sharing": sharing,
                     "pool_weight_rms_log_error": rms}
     return {"text": text, "measurements": measurements, "calibration": calibration}
+
+
+def _fill_from(base, tables: dict) -> None:
+    """Add, tagged ``assumed``, each value of ``base`` that these measurements do not give.
+
+    These are the memory-pressure and set-up constants of the model, which act only near the
+    host's RAM line or inside cuzk's own set-up; a live calibration run stays far from both.
+    """
+    from ..model.profile import DERIVED
+    for table, entries in tables.items():
+        have = {e.key for e in entries}
+        for key, value in base.data.get(table, {}).items():
+            if key in have or key in DERIVED.get(table, ()):
+                continue
+            entries.append(Entry(key, value, "assumed",
+                                 f"{base.name}'s value; not measured by this command"))
+
