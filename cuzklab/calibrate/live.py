@@ -17,11 +17,11 @@ table):
   is the bytes it streams over its solo time;
 * the contention curve fits ``node.cpu_pool_weight``, the one parameter of
   the model's core sharing (:mod:`cuzklab.calibrate.contention`);
-* ``synth.matvec_pool = "per_worker"`` makes the model's synthesis two steps,
+* ``synth.matvec_pool = "rayon"`` makes the model's synthesis two steps,
   the witness (``witness_fraction`` of the one-thread work, on one thread),
-  then the MatVec on the pool the live executor gives it: ``synthesis_threads
-  // pw`` threads, shared by the MatVecs of all running syntheses (the native
-  pools are shared per thread count).
+  then the MatVec on the pool the live executor gives it: one pool of
+  ``synthesis_threads`` threads that the MatVecs of all running syntheses
+  share, as cuzk's share rayon's.
 """
 
 from __future__ import annotations
@@ -41,11 +41,10 @@ DEFAULT_CONTENTION = (0, 6)
 #: How the live executor runs the syntheses' MatVecs: a fact of its code, not a
 #: measurement (tagged ``assumed``), written into every live-calibrated profile.
 MATVEC_POOL = Entry(
-    "matvec_pool", "per_worker", "assumed",
-    "how the live executor runs the MatVecs (its code, not a measurement): each asks "
-    "synthesis_threads // pw threads and the native pools are shared per thread count, so "
-    "concurrent MatVecs share ONE pool of that many (cuzk's share one rayon pool of "
-    "synthesis_threads: 'rayon')")
+    "matvec_pool", "rayon", "assumed",
+    "how the live executor runs the MatVecs (its code, not a measurement): every synthesis "
+    "cuts its MatVec for one pool of synthesis_threads that all syntheses share, as cuzk's "
+    "share rayon's")
 
 
 def check_name(name) -> str:

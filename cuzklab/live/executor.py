@@ -9,7 +9,10 @@ max(lookahead, pw); ``gpu_workers_per_device`` GPU worker threads per device
 take partitions from it and run the stages under the lock strategy; b_g2_msm
 and the epilogue finish a partition in the worker, or in a finalizer thread
 with ``split_async``. prep_msm and b_g2_msm run on one shared pool of
-``gpu_threads`` threads, syntheses on one pool of ``synthesis_threads``.
+``gpu_threads`` threads; each synthesis runs its witness program on its
+worker's thread and cuts its MatVec into row ranges for one pool of
+``synthesis_threads`` threads that every synthesis shares, as cuzk's syntheses
+share rayon's pool.
 
 Every span is measured (wall clock; on a GPU the stage clock also waits for
 the CUDA events of the worker's stream) and carries the model's stage and
@@ -80,10 +83,10 @@ class LiveRun:
         self.cores = os.cpu_count() or 1
         self.pool_threads = config.gpu_threads or self.cores
         self.synthesis_threads = config.synthesis_threads or self.cores
-        # One synthesis's MatVec takes its share of the synthesis threads (cuzk's
-        # syntheses share one rayon pool); one b_g2_msm runs over the whole
-        # gpu_threads pool, as cuzk's Pippenger does.
-        self.matvec_threads = max(1, self.synthesis_threads // max(1, config.partition_workers))
+        # Every synthesis's MatVec is cut for, and runs on, one pool of
+        # synthesis_threads that all syntheses share (cuzk's rayon pool); one
+        # b_g2_msm runs over the whole gpu_threads pool, as cuzk's Pippenger does.
+        self.matvec_threads = self.synthesis_threads
         self.stop = Stop()
         self.tb = TraceBuilder(source="live")
         self.timed = W.Timed(time.perf_counter())
@@ -102,6 +105,8 @@ class LiveRun:
         self.pool = ThreadPoolExecutor(self.pool_threads, thread_name_prefix="live-cpu-pool")
         self.synth_pool = ThreadPoolExecutor(self.synthesis_threads,
                                              thread_name_prefix="live-synth-pool")
+        self.matvec_pool = ThreadPoolExecutor(self.synthesis_threads,
+                                              thread_name_prefix="live-matvec-pool")
         self.pinned = PinnedPool(backend, work.domain_size)
         self.final_lanes = Lanes()
         self.guard = memory_guard or MemoryGuard(config.memory_gib)
@@ -230,7 +235,7 @@ class LiveRun:
         daemon has its kernels loaded, so the measured run should too.
         """
         clock = self.timed.clock()
-        out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads)
+        out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads, self.matvec_pool)
         po = W.prep(out, clock)
         for d in self.devices:
             with d.context():
@@ -261,6 +266,7 @@ class LiveRun:
                 self.fail("interrupted", "interrupted (Ctrl-C)")
         self.pool.shutdown(wait=True, cancel_futures=True)
         self.synth_pool.shutdown(wait=True, cancel_futures=True)
+        self.matvec_pool.shutdown(wait=True, cancel_futures=True)
 
     def _verify(self) -> dict:
         """Pairing-check every partition proof made (unless verification is off or Ctrl-C'd)."""
@@ -351,7 +357,7 @@ class LiveRun:
     def _synth_task(self, p: Part, k: int):
         clock = self.timed.clock()
         self._pad("synth")
-        out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads)
+        out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool)
         host = self.pinned.stage(out.a, out.b, out.c)
         if self.backend == "gpu":  # a, b, c now live in pinned memory only, as in cuzk
             out = W.with_abc(out, None, None, None)

@@ -19,8 +19,13 @@ MIN_ROWS = 1 << 13
 
 
 def matvec_into(cols: np.ndarray, coeffs: np.ndarray, rows: int, inputs: np.ndarray,
-                aux: np.ndarray, out: np.ndarray, *, threads: int = 1) -> None:
-    """Write M z into ``out[:rows]`` ((n, 8) uint32), M in ELL layout (cols (w, rows), coeffs (w rows, 8))."""
+                aux: np.ndarray, out: np.ndarray, *, threads: int = 1, pool=None) -> None:
+    """Write M z into ``out[:rows]`` ((n, 8) uint32), M in ELL layout (cols (w, rows), coeffs (w rows, 8)).
+
+    The rows are cut into a few ranges per thread of ``threads``; ``pool``: the
+    executor they run on (None: the process's shared pool of ``threads`` threads).
+    A pool shared by concurrent MatVecs is how cuzk's syntheses share rayon's pool.
+    """
     threads = check_threads(threads)
     lib = library()
     cols = np.ascontiguousarray(cols, dtype=np.int64)
@@ -31,7 +36,7 @@ def matvec_into(cols: np.ndarray, coeffs: np.ndarray, rows: int, inputs: np.ndar
         raise ValueError("out must be C-contiguous with at least one row per matrix row")
     run_tasks(lambda lo, hi: lib.fr_matvec(ptr(cols), ptr(coeffs), width, rows, lo, hi,
                                            ptr(inputs), inputs.shape[0], ptr(aux), ptr(out)),
-              chunks_for(rows, threads, MIN_ROWS), threads)
+              chunks_for(rows, threads, MIN_ROWS), threads, pool)
 
 
 def eval_gates(ops: np.ndarray, args: np.ndarray, outs: np.ndarray, layers: np.ndarray,

@@ -60,8 +60,12 @@ def domain_vectors(r1cs: R1CS, witness: Witness) -> tuple[Fr, Fr, Fr]:
     return concat([a, witness.inputs, pad_a]), concat([b, pad]), concat([c, pad])
 
 
-def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1) -> tuple[Fr, Fr, Fr]:
-    """Return the same a, b, c as :func:`domain_vectors`, by the native row-parallel MatVec (CPU)."""
+def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1,
+                          pool=None) -> tuple[Fr, Fr, Fr]:
+    """Return the same a, b, c as :func:`domain_vectors`, by the native row-parallel MatVec (CPU).
+
+    ``pool``: the executor the MatVec's row ranges run on (None: a shared pool of ``threads``).
+    """
     from ..native.synthesis import matvec_into
     n, m, ni = r1cs.domain_size, r1cs.num_constraints, r1cs.num_inputs
     inputs = np.ascontiguousarray(witness.inputs.to("cpu").limbs)
@@ -69,16 +73,17 @@ def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1) -> 
     out = []
     for mat in (r1cs.a, r1cs.b, r1cs.c):
         v = np.empty((n, 8), dtype=np.uint32)    # pages fill as the rows are written
-        matvec_into(mat.cols, mat.coeffs.limbs, m, inputs, aux, v, threads=threads)
+        matvec_into(mat.cols, mat.coeffs.limbs, m, inputs, aux, v, threads=threads, pool=pool)
         v[m:] = 0
         out.append(v)
     out[0][m:m + ni] = inputs
     return tuple(Fr.from_mont_limbs(v, "cpu", check=False) for v in out)
 
 
-def _vectors(r1cs: R1CS, witness: Witness, backend: str, threads: int, native: bool):
+def _vectors(r1cs: R1CS, witness: Witness, backend: str, threads: int, native: bool,
+             pool=None):
     if backend == "cpu" and native:
-        return native_domain_vectors(r1cs, witness, threads=threads)
+        return native_domain_vectors(r1cs, witness, threads=threads, pool=pool)
     return domain_vectors(r1cs, witness.to(backend))
 
 
@@ -106,12 +111,14 @@ def synth(r1cs: R1CS, witness: Witness, *, backend: str = "cpu", clock: StageClo
 
 
 def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: str = "cpu",
-               clock: StageClock | None = None, native: bool = True) -> SynthOutput:
+               clock: StageClock | None = None, native: bool = True,
+               pool=None) -> SynthOutput:
     """Return the SynthOutput of one partition's public ``inputs``, timed as stage ``synth``.
 
     The witness program runs on one thread (as in cuzk, where each partition's
     circuit code runs on its worker's thread), then the MatVec on ``threads``
-    threads; ``witness_s`` and ``matvec_s`` split the stage's time. On the GPU
+    threads (on ``pool``, an executor shared by concurrent syntheses, when
+    given); ``witness_s`` and ``matvec_s`` split the stage's time. On the GPU
     backend the MatVec runs on the device (the program's R1CS kept there).
     """
     check_backend(backend)
@@ -127,7 +134,7 @@ def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: st
         t1 = time.perf_counter()
         r1 = program.r1cs if backend == "cpu" else program.on_device()
         wb = w if backend == "cpu" else w.to(backend)
-        a, b, c = _vectors(r1, wb, backend, threads, native)
+        a, b, c = _vectors(r1, wb, backend, threads, native, pool)
         dens = program.r1cs.densities()
         t2 = time.perf_counter()
     return SynthOutput(a=a, b=b, c=c, inputs=wb.inputs, aux=wb.aux,

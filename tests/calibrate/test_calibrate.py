@@ -57,7 +57,7 @@ def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profil
     assert prof["gpu"]["ntt_h_s"] == pytest.approx(solo["ntt_h"], rel=1e-5)
     assert prof["node"]["cores"] >= 1 and prof["synth"]["max_threads"] >= 1
     # the model's syntheses take their MatVec threads as the live executor gives them
-    assert prof["synth"]["matvec_pool"] == "per_worker"
+    assert prof["synth"]["matvec_pool"] == "rayon"
     # a, b, c are derived from the circuit: 3 x constraints Fr of 32 bytes (the live
     # executor's host vectors are padded to the 2^K rows, a few rows more)
     n = prof["partition"]["constraints"]

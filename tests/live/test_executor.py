@@ -276,3 +276,22 @@ def test_overhead_is_the_partition_time_no_span_covers():
     assert o["overhead_fraction"] == pytest.approx(0.5 / 4.0)
     assert o["partitions"] == 1
     assert np.isclose(o["overhead_s_per_partition"], 0.5)
+
+
+def test_the_matvecs_of_all_syntheses_share_one_pool_of_synthesis_threads(monkeypatch):
+    """As cuzk's syntheses share rayon's pool: one pool of synthesis_threads, not one per worker."""
+    import cuzklab.native.synthesis as ns
+    calls = []
+    real = ns.matvec_into
+
+    def spy(*args, threads=1, pool=None, **kw):
+        calls.append((pool, threads))
+        return real(*args, threads=threads, pool=pool, **kw)
+
+    monkeypatch.setattr(ns, "matvec_into", spy)
+    trace = _live(_cfg(partition_workers=2, synthesis_threads=4, partitions=2))
+    assert not trace.meta.get("failed")
+    pools = {id(p) for p, _ in calls}
+    assert calls and len(pools) == 1
+    pool, threads = calls[0]
+    assert pool is not None and pool._max_workers == 4 and threads == 4
