@@ -14,7 +14,8 @@ def _pct(values: list[float], q: float) -> float | None:
 def kinds_summary(trace) -> dict | None:
     """Return ``{kind: {...}}`` of a trace with a workload, else None.
 
-    Per kind: proofs completed and not, throughput per hour over the run,
+    Per kind: proofs completed and not, throughput per hour over the run (None
+    when the run failed: a rate up to an out-of-memory stop is not a throughput),
     latency from arrival (mean, p50, p95, p99, max), the deadline and how many
     proofs missed it (finished late or never finished), and the SRS/PCE loads,
     the seconds they took and the evictions.
@@ -24,6 +25,8 @@ def kinds_summary(trace) -> dict | None:
         return None
     rows = trace.meta.get("proofs") or []
     end = float(trace.meta.get("end_time") or trace.duration or 0.0)
+    # a run that failed has no throughput, as its seconds_per_proof is null
+    failed = bool(trace.meta.get("failed"))
     out: dict = {}
     for kind, facts in (wl.get("kinds") or {}).items():
         mine = [r for r in rows if r.get("kind") == kind]
@@ -43,7 +46,8 @@ def kinds_summary(trace) -> dict | None:
             "priority": facts.get("priority"),
             "proofs": len(ok),
             "not_completed": len(mine) - len(ok),
-            "throughput_per_hour": round(len(ok) * 3600.0 / end, 4) if end > 0 else None,
+            "throughput_per_hour": (round(len(ok) * 3600.0 / end, 4)
+                                    if end > 0 and not failed else None),
             "latency_s_mean": round(float(np.mean(lat)), 4) if lat else None,
             "latency_s_p50": _pct(lat, 50),
             "latency_s_p95": _pct(lat, 95),

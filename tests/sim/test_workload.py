@@ -377,3 +377,14 @@ def test_a_more_urgent_arrival_flushes_the_batch():
     porep = q[q["kind"] == "porep-c2"]
     # dispatched when the WinningPoSt arrived at 3 s, not after the 60 s wait
     assert porep["end"].min() == pytest.approx(3.0, abs=1e-6)
+
+
+def test_a_run_that_fails_reports_no_throughput_per_kind():
+    """A mixed run stopped by the host's memory has no per-kind rate, as it has no s/proof."""
+    cfg = PipelineConfig(memory_gib=128.0, admission="budget", partition_workers=18,
+                         concurrency=15, eviction_min_idle_s=30.0)
+    s = simulate(cfg, "porep-32g", workload="curio-node-2h").summary()
+    assert s["run_failed"] and s["failure_reason"] == "oom"
+    assert s["seconds_per_proof"] is None
+    assert all(k["throughput_per_hour"] is None for k in s["kinds"].values())
+    assert s["kinds"]["porep-c2"]["not_completed"] > 0
