@@ -207,16 +207,19 @@ class Explorer:
 
     def set(self, **values) -> None:
         """Set several controls at once (keys of the controls) and update once."""
-        unknown = sorted(set(values) - set(self.controls))
+        # proofs first: it bounds proofs in flight
+        first = {"proofs": values["proofs"]} if "proofs" in values else {}
+        self._set_controls(self.controls, {**first, **values}, "control")
+
+    def _set_controls(self, controls: dict, values: dict, what: str) -> None:
+        """Set ``values`` on ``controls`` (checked against their keys), then update once."""
+        unknown = sorted(set(values) - set(controls))
         if unknown:
-            raise ValueError(f"unknown control {unknown[0]!r}; controls: "
-                             f"{', '.join(self.controls)}")
+            raise ValueError(f"unknown {what} {unknown[0]!r}; controls: {', '.join(controls)}")
         self._suspended = True
         try:
-            if "proofs" in values:
-                self.controls["proofs"].value = values["proofs"]
             for key, value in values.items():
-                self.controls[key].value = value
+                controls[key].value = value
         finally:
             self._suspended = False
         self.refresh()

@@ -92,17 +92,7 @@ class MixedExplorer(Explorer):
 
     def set_workload(self, **values) -> None:
         """Set several workload controls at once and update once."""
-        unknown = sorted(set(values) - set(self.workload_controls))
-        if unknown:
-            raise ValueError(f"unknown workload control {unknown[0]!r}; controls: "
-                             f"{', '.join(self.workload_controls)}")
-        self._suspended = True
-        try:
-            for key, value in values.items():
-                self.workload_controls[key].value = value
-        finally:
-            self._suspended = False
-        self.refresh()
+        self._set_controls(self.workload_controls, values, "workload control")
 
     def _layout(self) -> w.VBox:
         root = super()._layout()
