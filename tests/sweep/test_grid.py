@@ -205,6 +205,7 @@ def test_pipeline_notebook_defaults_are_the_config_defaults():
     assert defaults.pop("result_path") == ""
     assert defaults.pop("profile") == DEFAULT_PROFILE
     assert defaults.pop("workload") == ""          # one PoRep stream, closed loop
+    assert defaults.pop("oom_seeds") == 3          # seeds behind each point's OOM risk
     assert defaults == PipelineConfig().to_dict()
 
 
