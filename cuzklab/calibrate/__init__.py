@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..errors import ConfigError, ProfileError
+
 _EXPORTS = {
     "calibrate_live": "live", "measure_solo": "measure", "measure_bandwidth": "measure",
     "measure_contention": "measure", "calibrate_logs": "logs", "write_profile": "toml",
@@ -25,7 +27,7 @@ _EXPORTS = {
     "fitted_configs": "compare",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, "ConfigError", "ProfileError"])
 
 
 def __getattr__(name: str):
