@@ -68,7 +68,10 @@ def test_ctrl_c_writes_the_partial_trace_and_exits_130(tmp_path):
         [sys.executable, "-m", "cuzklab", "live", "--log2-constraints", "4", "--set", "proofs=400",
          "--set", "concurrency=1", "--set", "partitions=1", "--set", "partition_workers=1",
          "--no-verify", "--trace", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+        # Ctrl-C's default action even when this test runs from a shell's background job,
+        # whose children start with SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = b""
     while b"cuzklab live" not in seen:       # the progress bar: the run is under way
         chunk = proc.stderr.read1(4096)

@@ -39,7 +39,10 @@ def test_interrupted_sweep_keeps_finished_points_and_resumes(tmp_path):
     out = tmp_path / "out"
     cli = subprocess.Popen(
         [sys.executable, "-m", "cuzklab", "sweep", str(grid), "--out", str(out), "-j", "2", "-q"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        # Ctrl-C's default action even when this test runs from a shell's background job,
+        # whose children start with SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         _wait_for(lambda: len(read_sidecars(out)) == 2, 120, "the two quick points")
         _wait_for(lambda: pidfile.exists() and len(pidfile.read_text().split()) == 2, 60,
