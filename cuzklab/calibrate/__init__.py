@@ -15,9 +15,8 @@ See docs/calibrate.md. Names are imported on first use.
 
 from __future__ import annotations
 
-import importlib
-
 from ..errors import ConfigError, ProfileError
+from ..lazy import lazy_exports
 
 _EXPORTS = {
     "calibrate_live": "live", "measure_solo": "measure", "measure_bandwidth": "measure",
@@ -29,11 +28,4 @@ _EXPORTS = {
 
 __all__ = sorted([*_EXPORTS, "ConfigError", "ProfileError"])
 
-
-def __getattr__(name: str):
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module 'cuzklab.calibrate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

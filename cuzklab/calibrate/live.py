@@ -119,7 +119,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     cont = measure_contention(log2_constraints, counts, pool_threads=pool, backend=backend,
                               repeat=repeat, witness_work=witness_work)
     from .contention import fit_synth_sharing
-    probe = Profile.load("porep-32g").replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
+    base = Profile.load("porep-32g")
+    probe = base.replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
     sharing = fit_synth_sharing(probe, capacity)
     eff_cores = int(sharing["cores"])
     slow = ", ".join(f"{r['syntheses']}: x{r['slowdown']:.2f}" for r in capacity["rows"])
@@ -234,7 +235,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     ]
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}
-    _fill_from(Profile.load("porep-32g"), tables)
+    _fill_from(base, tables)
     data = table_values(tables, [Entry("phase", 12, "assumed", "")])
     data["name"] = name
     prof = Profile(name=name, data=data, source="<calibrate>")

@@ -15,9 +15,8 @@ Names are imported on first use, so ``import cuzklab.cuzk`` stays cheap.
 
 from __future__ import annotations
 
-import importlib
-
 from ..errors import DaemonDiedError, DaemonError, DaemonStartError, LogParseError
+from ..lazy import lazy_exports
 
 _ERRORS = ["DaemonError", "DaemonStartError", "DaemonDiedError", "LogParseError"]
 _EXPORTS = {
@@ -33,15 +32,4 @@ _EXPORTS = {
 
 __all__ = sorted([*_EXPORTS, *_ERRORS])
 
-
-def __getattr__(name: str):
-    mod = _EXPORTS.get(name)
-    if mod is None:
-        raise AttributeError(f"module 'cuzklab.cuzk' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -38,7 +38,8 @@ from ..trace import Trace, TraceBuilder
 from . import work as W
 from .devices import Device, PinnedPool
 from .memory import GIB, MemoryGuard, Sampler
-from .sync import Budget, Channel, Fifo, Lanes, Stop, Stopped, acquire, result
+from ..trace.lanes import Lanes
+from .sync import Budget, Channel, Fifo, Stop, Stopped, acquire, result
 
 #: Stages that a test or a what-if experiment may lengthen with ``slow`` (seconds added).
 SLOWABLE = ("synth", "prep_msm", "h2d", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue")

@@ -173,27 +173,3 @@ class Fifo(Channel):
     def __init__(self, stop: Stop):
         super().__init__(1, stop)
         self.capacity = 1 << 62
-
-
-class Lanes:
-    """Numbered lanes handed out lowest-free-first (the model's ``final.N`` lanes)."""
-
-    def __init__(self):
-        self._busy: list[bool] = []
-        self._lock = threading.Lock()
-
-    def take(self) -> int:
-        """Return the lowest free lane number and mark it busy."""
-        with self._lock:
-            try:
-                i = self._busy.index(False)
-            except ValueError:
-                i = len(self._busy)
-                self._busy.append(False)
-            self._busy[i] = True
-            return i
-
-    def give(self, i: int) -> None:
-        """Mark lane ``i`` free."""
-        with self._lock:
-            self._busy[i] = False

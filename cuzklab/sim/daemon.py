@@ -23,6 +23,7 @@ import simpy
 from ..model.config import PipelineConfig
 from ..model.profile import Profile
 from ..trace import Trace, TraceBuilder
+from ..trace.lanes import Lanes
 from .machine import Machine
 from .memory import BudgetGate, Deallocator, HostMemory
 
@@ -99,7 +100,7 @@ class DaemonModel:
         self._left: dict[int, int] = {}
         self._proof_done: dict[int, simpy.Event] = {}
         self._queued = 0
-        self._final_lanes: list[bool] = []
+        self._final_lanes = Lanes()
         mem = profile["memory"]
         self.base_gib = mem["srs_gib"] + mem["pce_gib"] + mem["runtime_gib"]
         self.matvec_threads = matvec_threads(profile, self.synthesis_threads,
@@ -474,14 +475,9 @@ class DaemonModel:
         self._partition_done(p)
 
     def _finalizer(self, p: Partition):
-        try:
-            idx = self._final_lanes.index(False)
-            self._final_lanes[idx] = True
-        except ValueError:
-            idx = len(self._final_lanes)
-            self._final_lanes.append(True)
+        idx = self._final_lanes.take()
         yield from self._finalize(p, f"final.{idx}")
-        self._final_lanes[idx] = False
+        self._final_lanes.give(idx)
 
     def _gpu_worker(self, g: int, w: int):
         cfg, env = self.cfg, self.env

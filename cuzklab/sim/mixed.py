@@ -50,6 +50,7 @@ import simpy
 from ..errors import ConfigError
 from ..model.kinds import PRIORITIES, residency_rates
 from ..trace import Trace
+from ..trace.lanes import Lanes
 from .daemon import DaemonModel, Partition
 from .workload import Stream, Workload
 
@@ -184,7 +185,7 @@ class MixedModel(DaemonModel):
                                      evictor=self._evict, next_eligible=self._next_eligible)
         self.synth_queue = SchedulerQueue(env, key=self._queue_key)
         self.slots = simpy.Resource(env, capacity=config.partition_workers)
-        self._synth_lanes: list[bool] = []
+        self._synth_lanes = Lanes()
         self._wake = None
         self._wake_key = None
         self.channel = simpy.PriorityStore(env, capacity=self.channel.capacity)
@@ -409,15 +410,10 @@ class MixedModel(DaemonModel):
 
     def _synthesis(self, p: Partition, slot):
         cfg = self.cfg
-        try:
-            lane = self._synth_lanes.index(False)
-            self._synth_lanes[lane] = True
-        except ValueError:
-            lane = len(self._synth_lanes)
-            self._synth_lanes.append(True)
+        lane = self._synth_lanes.take()
         self.tb.span(p.proof, p.index, "queue", "admission", p.submitted, self.env.now)
         yield from self._synth_job(p, p.index, f"synth.{lane}")
-        self._synth_lanes[lane] = False
+        self._synth_lanes.give(lane)
         p.synth_end = self.env.now
         self._queue_depth(+1)
         if cfg.admission == "semaphore_prefix":
