@@ -2,17 +2,24 @@
 """Model against live on the live executor's grid, and the contention curve, in one JSON.
 
     python benchmarks/bench_compare.py --profile NAME --log2-constraints 20 --backend gpu \\
-        [--locks interlock,split_async] [--gw 1,2] [--pw 2,4,8] [--proofs 3] [--partitions 4] \\
-        [--gpu-threads 16] [--contention 0,1,2,4,8,12] [--budget-s 400] --json out.json
+        [--locks interlock,split_async] [--gw 1,2] [--places 4:1,8:0.25,12:0 | --pw 2,4,8] \\
+        [--proofs 3] [--partitions 4] [--gpu-threads 16] [--contention 0,1,2,4,8,12] \\
+        [--repeat 3] [--verify] [--budget-s 400] --json out.json
     python benchmarks/bench_compare.py --quick --profile NAME   # CPU stand-ins at 2^6
 
-Each grid point (lock x gw x pw) is simulated on the profile and run live
-(``cuzklab.calibrate.compare_rows``); the JSON is rewritten after every point,
-so a run cut short keeps what it measured. Rows the profile was fitted on are
-marked ``fitted``; the verdict (targets: s/proof within 10 %, peak RSS within
-15 %, the same bottleneck) counts only the others. Then the contention curve
-(prep_msm and b_g2_msm beside 0..N syntheses, on the ``--gpu-threads`` pool)
-is measured with the model's curve beside it.
+Each grid point (lock x gw x place) is simulated on the profile and run live
+(``cuzklab.calibrate.compare_rows``), each in a process of its own (so that
+every live row starts from the same resident memory, as the profile's solo run
+did; ``--in-process`` runs them in this one). A *place* is ``pw:W``: the
+partition workers and the witness work that put a run where it should be
+(synthesis-bound, or bound by the CPU stages around the GPU); the model of a
+row at another witness work than the profile's uses the profile's measured
+witness slope (``profile_at_witness_work``). The JSON is rewritten after every
+point, so a run cut short keeps what it measured. Rows the profile was fitted
+on are marked ``fitted``; the verdict (targets: s/proof within 10 %, peak RSS
+within 15 %, the same bottleneck) counts only the others. Then the contention
+curve (prep_msm and b_g2_msm beside 0..N syntheses, on the ``--gpu-threads``
+pool, medians of ``--repeat``) is measured with the model's curve beside it.
 """
 
 from __future__ import annotations
@@ -43,6 +50,70 @@ def _list(kind):
     return parse
 
 
+def _places(text):
+    out = []
+    for item in text.split(","):
+        pw, sep, w = item.strip().partition(":")
+        try:
+            out.append((int(pw), float(w) if sep else None))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected pw:W pairs such as 4:1,8:0.25, got {item!r}") \
+                from None
+        if out[-1][0] < 1 or (out[-1][1] is not None and out[-1][1] < 0):
+            raise argparse.ArgumentTypeError(f"pw must be >= 1 and W >= 0, got {item!r}")
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one pw:W pair")
+    return out
+
+
+def _one_row(a) -> int:
+    """Child mode: compare one configuration and write its row as JSON."""
+    spec = json.loads(a.row)
+    row = compare_rows([PipelineConfig.from_dict(spec["config"])], profile=a.profile,
+                       log2_constraints=a.log2_constraints, backend=a.backend,
+                       witness_work=spec["witness_work"], verify=a.verify)[0]
+    write_text(a.row_out, json.dumps(row, indent=1, default=str))
+    return 0
+
+
+def _isolated(a, cfg, w, timeout_s):
+    """Return the row of one configuration compared in a process of its own (None if it failed)."""
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "row.json")
+        cmd = [sys.executable, __file__, "--profile", a.profile, "--log2-constraints",
+               str(a.log2_constraints), "--backend", a.backend, "--row",
+               json.dumps({"config": cfg.to_dict(), "witness_work": w}), "--row-out", out]
+        if a.verify:
+            cmd.append("--verify")
+        try:
+            proc = subprocess.run(cmd, timeout=timeout_s, capture_output=True, text=True)
+        except subprocess.TimeoutExpired:
+            return None, f"timed out after {timeout_s:.0f} s"
+        if proc.returncode != 0 or not os.path.exists(out):
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            return None, f"exit {proc.returncode}: " + " | ".join(tail)
+        return json.loads(open(out).read()), None
+
+
+def live_table(rows) -> str:
+    """Return the live side of the rows: s/proof, peak RSS, GPU busy, overhead, verified, verdict."""
+    lines = [f"{'lock':<12} {'gw':>2} {'pw':>3} {'W':>5} {'s/proof':>8} {'peak RSS':>9} "
+             f"{'GPU busy':>8} {'overhead':>8} {'verified':>8}  bottleneck"]
+    for r in rows:
+        c, lv = r["config"], r["live"]
+        ver = lv.get("verification") or {}
+        v = f"{ver.get('verified')}/{ver.get('checked')}" if ver.get("checked") else "—"
+        ov = lv.get("overhead_fraction")
+        lines.append(f"{c['lock']:<12} {c['gpu_workers_per_device']:>2} {c['partition_workers']:>3} "
+                     f"{r.get('witness_work', 1.0):>5g} {lv['seconds_per_proof']:>8.3f} "
+                     f"{lv['peak_rss_gib']:>8.2f}G {100 * (lv['gpu_busy_fraction'] or 0):>7.0f}% "
+                     f"{'—' if ov is None else f'{100 * ov:.2f}%':>8} {v:>8}  {lv['bottleneck']}")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", required=True)
@@ -51,26 +122,37 @@ def main(argv=None) -> int:
     ap.add_argument("--locks", type=_list(str), default=["interlock", "split_async"])
     ap.add_argument("--gw", type=_list(int), default=[1, 2])
     ap.add_argument("--pw", type=_list(int), default=[2, 4, 8])
+    ap.add_argument("--places", type=_places, default=None, metavar="PW:W,...",
+                    help="partition workers and witness work per row group (replaces --pw)")
     ap.add_argument("--proofs", type=int, default=3)
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--gpu-threads", type=int, default=16)
     ap.add_argument("--witness-work", type=float, default=1.0)
     ap.add_argument("--contention", type=_list(int), default=[0, 1, 2, 4, 8, 12])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--verify", action="store_true", help="pairing-check every partition proof")
+    ap.add_argument("--in-process", action="store_true", help="run every row in this process")
     ap.add_argument("--budget-s", type=float, default=400.0,
                     help="start no new grid point after this many seconds")
     ap.add_argument("--quick", action="store_true", help="CPU stand-ins at 2^6, pw 1-2, gw 1")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--row", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--row-out", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.row:
+        return _one_row(a)
     if a.quick:
         a.backend, a.log2_constraints, a.pw, a.gw, a.proofs, a.partitions = "cpu", 6, [1, 2], [1], 2, 2
         a.gpu_threads, a.contention, a.repeat = 2, [0, 1, 2], 1
+    places = a.places or [(pw, None) for pw in a.pw]
+    places = [(pw, a.witness_work if w is None else w) for pw, w in places]
     prof = Profile.load(a.profile)
     out = {"benchmark": "compare", "device": device_name(a.backend), "backend": a.backend,
            "profile": prof.name, "calibration": prof.data.get("calibration", {}),
            "log2_constraints": a.log2_constraints, "proofs": a.proofs,
            "partitions": a.partitions, "gpu_threads": a.gpu_threads,
-           "witness_work": a.witness_work, "rows": [], "skipped": [],
+           "witness_work": a.witness_work, "places": places,
+           "isolated": not a.in_process, "rows": [], "skipped": [], "failed": [],
            "native_stages": "this version's native code (cuzklab/native)"}
 
     def save():
@@ -78,25 +160,37 @@ def main(argv=None) -> int:
             write_text(a.json, json.dumps(out, indent=1, default=str))
 
     t0 = time.perf_counter()
-    for lock, gw, pw in itertools.product(a.locks, a.gw, a.pw):
-        if time.perf_counter() - t0 > a.budget_s:
-            out["skipped"].append({"lock": lock, "gw": gw, "pw": pw})
+    for lock, gw, (pw, w) in itertools.product(a.locks, a.gw, places):
+        left = a.budget_s - (time.perf_counter() - t0)
+        point = {"lock": lock, "gw": gw, "pw": pw, "witness_work": w}
+        if left <= 0:
+            out["skipped"].append(point)
             continue
         cfg = PipelineConfig(proofs=a.proofs, concurrency=a.proofs, partitions=a.partitions,
                              partition_workers=pw, gpu_workers_per_device=gw, lock=lock,
                              gpu_threads=a.gpu_threads, memory_gib=754.0)
-        row = compare_rows([cfg], profile=prof, log2_constraints=a.log2_constraints,
-                           backend=a.backend, witness_work=a.witness_work)[0]
+        if a.in_process:
+            row = compare_rows([cfg], profile=prof, log2_constraints=a.log2_constraints,
+                               backend=a.backend, witness_work=w, verify=a.verify)[0]
+        else:
+            row, why = _isolated(a, cfg, w, max(30.0, left + 60.0))
+            if row is None:
+                out["failed"].append({**point, "why": why})
+                save()
+                print(f"{lock:<12} gw={gw} pw={pw} W={w:g}: FAILED ({why})", flush=True)
+                continue
         out["rows"].append(row)
         out["verdict"] = verdict(out["rows"])
         save()
         e = row["error"]
-        print(f"{lock:<12} gw={gw} pw={pw}: s/proof {row['model']['seconds_per_proof']:.3f} | "
+        print(f"{lock:<12} gw={gw} pw={pw} W={w:g}: s/proof {row['model']['seconds_per_proof']:.3f} | "
               f"{row['live']['seconds_per_proof']:.3f} ({100 * e['seconds_per_proof']:+.1f} %), "
               f"RSS {row['model']['peak_rss_gib']:.2f} | {row['live']['peak_rss_gib']:.2f} "
               f"({100 * e['peak_rss_gib']:+.1f} %), {row['model']['bottleneck']} | "
               f"{row['live']['bottleneck']}" + (" [fitted]" if row["fitted"] else ""), flush=True)
-    print(format_table(jsonable(out)))
+    if out["rows"]:
+        print(live_table(out["rows"]))
+        print(format_table(jsonable(out)))
     if a.contention:
         curve = contention_curve(prof, a.log2_constraints, a.contention,
                                  pool_threads=a.gpu_threads, backend=a.backend,
@@ -106,7 +200,7 @@ def main(argv=None) -> int:
         print(format_curve(curve))
     out["elapsed_s"] = round(time.perf_counter() - t0, 2)
     save()
-    return 0
+    return 0 if not out["failed"] else 1
 
 
 if __name__ == "__main__":

@@ -11,6 +11,15 @@ efficiency are against one thread.
 ``--twin`` also times the NumPy twin of b_g2_msm at one thread. cuzk's
 published figures are printed beside them. Figures from a shared machine
 are disturbed by its other users.
+
+``--ceiling`` also measures the host's compute ceiling at each thread count:
+k independent chains of Fr products in registers on the same native pool,
+against one alone (``cuzklab.native.bench.ceiling``); a stage cannot scale
+better than that on this host. ``--probe`` times a chain on the first CPU
+beside one on each other CPU, which shows logical CPUs that share a physical
+core, and prints an order of CPUs one per core first, for
+``CUZKLAB_NATIVE_CPUS`` (the pools then pin their threads in that order; the
+JSON records the setting of a run).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.native.bench import CUZK, host, median_s, partition  # noqa: E402
+from cuzklab.native.bench import CUZK, ceiling, host, median_s, partition, sibling_probe  # noqa: E402
 
 
 def _ints(text: str) -> list[int]:
@@ -94,12 +103,24 @@ def table(res: dict) -> str:
              f"{res['host']['cpu']} ({res['host']['cores']} cores)",
              "threads  synth_s  us/constr  witness%  matvec_s (eff)   prep_s (eff) ns/scalar   "
              "b_g2_s (eff) us/point"]
+    ceil = {c["threads"]: c["efficiency"] for c in res.get("ceiling", [])}
+    if ceil:
+        lines[-1] += "   ceiling (eff)"
     for r in res["rows"]:
         lines.append(f"{r['threads']:>7}  {r['synth_s']:7.3f}  {r['synth_us_per_constraint']:9.3f}  "
                      f"{100 * r['witness_share']:7.1f}  {r['matvec_s']:8.3f} ({r['matvec_efficiency']:.2f})"
                      f"  {r['prep_msm_s']:7.4f} ({r['prep_msm_efficiency']:.2f}) "
                      f"{r['prep_msm_ns_per_scalar']:8.2f}  {r['b_g2_msm_s']:7.4f} "
-                     f"({r['b_g2_msm_efficiency']:.2f}) {r['b_g2_us_per_point']:8.2f}")
+                     f"({r['b_g2_msm_efficiency']:.2f}) {r['b_g2_us_per_point']:8.2f}"
+                     + (f"   {ceil[r['threads']]:.2f}" if r["threads"] in ceil else ""))
+    if res.get("pinned_cpus"):
+        lines.append(f"pool threads pinned to CPUs {res['pinned_cpus']}")
+    if "probe" in res:
+        pr = res["probe"]
+        lines.append(f"CPU {pr['first']} beside each other CPU: " + ", ".join(
+            f"{r['cpu']}: x{r['slowdown']:.2f}" for r in pr["rows"]))
+        lines.append(f"apparent SMT siblings of CPU {pr['first']}: {pr['siblings_of_first'] or 'none'}"
+                     f"; one per core first: {','.join(map(str, pr['spread']))}")
     c = res["cuzk"]
     lines.append(f"cuzk (130 M constraints, 96-core Zen4): synth {c['synth_s']} s "
                  f"({c['synth_us_per_constraint']:.3f} us/constraint), prep_msm "
@@ -117,6 +138,10 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     ap.add_argument("--witness-work", type=float, default=1.0, help="witness_work of the program")
     ap.add_argument("--twin", action="store_true", help="also time the NumPy twin of b_g2_msm")
+    ap.add_argument("--ceiling", action="store_true",
+                    help="also measure the host's compute ceiling at each thread count")
+    ap.add_argument("--probe", action="store_true",
+                    help="also probe which CPUs share a physical core")
     ap.add_argument("--quick", action="store_true", help="2^12, threads 1,2, one run: a smoke test")
     ap.add_argument("--json", type=Path, help="write the figures here")
     a = ap.parse_args(argv)
@@ -126,7 +151,13 @@ def main(argv=None) -> int:
         ap.error(f"--repeat must be >= 1, got {a.repeat}")
     if a.quick:
         a.log2, a.threads, a.repeat = 12, [1, 2], 1
+    from cuzklab.native.pool import pinned_cpus
     res = run(a.log2, a.threads, a.repeat, a.witness_work, a.twin)
+    res["pinned_cpus"] = pinned_cpus()
+    if a.ceiling:
+        res["ceiling"] = ceiling(a.threads, repeat=a.repeat)
+    if a.probe:
+        res["probe"] = sibling_probe()
     print(table(res))
     if a.json:
         write_text(a.json, json.dumps(res, indent=1))

@@ -7,6 +7,7 @@
                       [--out DIR] [--json FILE]
     cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
                       [--out DIR] [--json FILE]
+    cuzklab calibrate --measurements FILE.json --name NAME [--out DIR] [--json FILE]
     cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
                     [--config cuzk.toml] [--set key=value]... [--grid FILE]
                     [--witness-work W] [--contention 0,1,2,4,8,12 [--gpu-threads N]]
@@ -60,6 +61,9 @@ def register(sub) -> None:
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--live", action="store_true", help="measure this machine live")
     how.add_argument("--logs", nargs="+", metavar="FILE", help="cuzk daemon log files")
+    how.add_argument("--measurements", metavar="FILE.json",
+                     help="make the profile again from the measurements of an earlier "
+                          "calibrate --live --json (nothing is measured)")
     p.add_argument("--name", type=_name, required=True, help="the profile's name (NAME.toml)")
     p.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="--live: rows per partition circuit, 2^K")
@@ -113,6 +117,20 @@ def register(sub) -> None:
     c.set_defaults(func=run_compare)
 
 
+def _stored_measurements(path) -> dict:
+    """Return the ``measurements`` of a ``calibrate --live --json`` file (or the file's object)."""
+    from ..errors import ConfigError
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, ValueError) as exc:
+        raise ConfigError("--measurements", f"{path}: not readable JSON: {exc}") from None
+    meas = data.get("measurements", data) if isinstance(data, dict) else None
+    if not isinstance(meas, dict) or meas.get("method") != "live":
+        raise ConfigError("--measurements", f"{path}: not the JSON of calibrate --live --json "
+                          "(no live measurements in it)")
+    return meas
+
+
 def run_calibrate(args) -> int:
     """Measure (or read the logs), write the profile, print where it went."""
     from ..cliargs import input_file, output_dir, output_file, require_backend
@@ -123,7 +141,14 @@ def run_calibrate(args) -> int:
     if args.json:
         output_file(args.json, "--json")
     cmd = _command(shlex.join(sys.argv[1:])) if sys.argv[1:2] == ["calibrate"] else ""
-    if args.live:
+    if args.measurements:
+        from .live import derive_profile
+        meas = _stored_measurements(input_file(args.measurements, "--measurements", text=True))
+        try:
+            res = derive_profile(meas, args.name)
+        except ConfigError as exc:
+            raise ConfigError("--measurements", f"{args.measurements}: {exc}") from None
+    elif args.live:
         if args.log2_constraints is None:
             raise ConfigError("--log2-constraints", "is required with --live (e.g. 18)")
         require_backend(args.backend, "--backend")

@@ -11,6 +11,7 @@ is one the profile was fitted on (``[calibration] fitted_on``) is marked
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 from pathlib import Path
@@ -119,10 +120,64 @@ def row_errors(model: dict, live: dict) -> dict:
     return err
 
 
+def profile_at_witness_work(profile, witness_work: float):
+    """Return ``profile`` as it describes runs at ``witness_work`` (the profile itself at its own).
+
+    A live-calibrated profile records the witness work it was measured at and
+    ``witness_s_per_work`` (``[calibration]``): the seconds one unit adds to the
+    one-thread witness step. The MatVec does not change with the witness work, so
+    the synthesis's one-thread work moves by the difference times that slope, its
+    serial share (``witness_fraction``) is the witness's share of the new work,
+    and ``max_threads`` its Amdahl speed-up on the node's cores.
+    """
+    from ..live import check_witness_work
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    w = check_witness_work(witness_work)
+    w_cal = prof.get("calibration", "witness_work")
+    if w_cal is None or float(w_cal) == w:
+        if w_cal is None and w != 1.0:
+            raise ConfigError("witness_work", f"profile {prof.name} records no witness work "
+                              "([calibration] witness_work): it can only model runs at the "
+                              f"default witness work 1, got {w:g}")
+        return prof
+    slope = prof.get("calibration", "witness_s_per_work")
+    if slope is None:
+        raise ConfigError("witness_work", f"profile {prof.name} was calibrated at witness work "
+                          f"{float(w_cal):g} and records no witness_s_per_work: calibrate it "
+                          f"again to model witness work {w:g}")
+    s = prof["synth"]
+    work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
+    witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope))
+    new_work = max(1e-6, (1 - frac) * work + witness)
+    new_frac = min(0.99, witness / new_work)
+    cores = max(1, int(prof["node"]["cores"]))
+    speedup = min(float(cores), 1.0 / (new_frac + (1 - new_frac) / cores))
+    out = prof.replace(synth={"work_core_s": new_work, "witness_fraction": round(new_frac, 4),
+                              "max_threads": round(max(1.0, speedup), 4)})
+    return dataclasses.replace(out, name=f"{prof.name} at witness work {w:g}")
+
+
+def _per_config(value, n: int, name: str) -> list:
+    """Return ``value`` repeated n times, or the list itself when it has one entry per config."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ConfigError(name, f"give one value per configuration ({n}), got {len(value)}")
+        return list(value)
+    return [value] * n
+
+
 def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu",
-                 witness_work: float = 1.0, keep_traces: bool = False, progress=None) -> list[dict]:
-    """Return one row per configuration: the model, the live run, the errors, fitted or not."""
+                 witness_work=1.0, keep_traces: bool = False, progress=None,
+                 verify: bool = False) -> list[dict]:
+    """Return one row per configuration: the model, the live run, the errors, fitted or not.
+
+    ``witness_work``: one number for every row, or a list with one per
+    configuration (the model side then uses :func:`profile_at_witness_work`).
+    ``verify``: pairing-check every partition proof of the live runs after them.
+    """
     from ..live import run as run_live
+    from ..live.report import live_summary
     from ..model import PipelineConfig
     from ..model.profile import Profile
     from ..sim import simulate
@@ -131,14 +186,20 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     configs = [PipelineConfig.coerce(c) for c in configs]
     if not configs:
         raise ConfigError("configs", "give at least one configuration to compare")
+    works = _per_config(witness_work, len(configs), "witness_work")
+    models = {w: profile_at_witness_work(prof, w) for w in sorted(set(works))}
     rows = []
-    for i, cfg in enumerate(configs):
-        sim = simulate(cfg, prof)
+    for i, (cfg, w) in enumerate(zip(configs, works)):
+        sim = simulate(cfg, models[w])
         live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
-                        progress=False, verify=False, witness_work=witness_work)
+                        progress=False, verify=verify, witness_work=w)
         ms, ls = side(sim.summary()), side(live.summary())
         ms["rss_start_gib"], ls["rss_start_gib"] = _rss_start(sim), _rss_start(live)
-        row = {"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted),
+        extra = live_summary(live)
+        ls["overhead_fraction"] = extra.get("overhead_fraction")
+        if verify:
+            ls["verification"] = extra.get("verification")
+        row = {"config": cfg.to_dict(), "witness_work": w, "fitted": is_fitted(cfg, fitted),
                "model": ms, "live": ls, "error": row_errors(ms, ls)}
         if keep_traces:
             row["traces"] = {"model": sim, "live": live}
@@ -163,11 +224,13 @@ def remodel(result: dict, profile) -> dict:
     rows = []
     for r in result["rows"]:
         cfg = PipelineConfig.from_dict(r["config"])
-        sim = simulate(cfg, prof)
+        w = r.get("witness_work", result.get("witness_work", 1.0))
+        sim = simulate(cfg, profile_at_witness_work(prof, w))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
         ls = r["live"]
-        rows.append({"config": cfg.to_dict(), "fitted": is_fitted(cfg, fitted), "model": ms,
+        rows.append({"config": cfg.to_dict(), "witness_work": w,
+                     "fitted": is_fitted(cfg, fitted), "model": ms,
                      "live": ls, "error": row_errors(ms, ls)})
     out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
     out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
@@ -216,14 +279,15 @@ def _short(cfg: dict) -> str:
 
 
 def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
-            witness_work: float = 1.0, keep_traces: bool = False, progress=None) -> dict:
+            witness_work=1.0, keep_traces: bool = False, progress=None,
+            verify: bool = False) -> dict:
     """Return the comparison: every row, the verdict over the rows not fitted, and the setting."""
     from ..backend import device_name
     from ..model.profile import Profile
     prof = Profile.load(profile)
     rows = compare_rows(configs, profile=prof, log2_constraints=log2_constraints,
                         backend=backend, witness_work=witness_work, keep_traces=keep_traces,
-                        progress=progress)
+                        progress=progress, verify=verify)
     return {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
                 "calibration", {}), "device": device_name(backend), "backend": backend,
             "log2_constraints": log2_constraints, "witness_work": witness_work,
@@ -236,6 +300,7 @@ def format_table(result: dict) -> str:
              f"2^{result['log2_constraints']} rows); error = model / live - 1",
              f"{'config':<26} {'fit':>3} {'s/proof m|l':>15} {'err':>6} {'RSS GiB m|l':>13} "
              f"{'err':>6} {'GPU% m|l':>9}  verdict m|l"]
+    works = {r.get("witness_work") for r in result["rows"]}
     for r in result["rows"]:
         m, lv, e = r["model"], r["live"], r["error"]
 
@@ -244,8 +309,9 @@ def format_table(result: dict) -> str:
 
         def pct(v):
             return "—" if v is None else f"{100 * v:+.0f}%"
+        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
         lines.append(
-            f"{_short(r['config']):<26} {'yes' if r['fitted'] else '':>3} "
+            f"{label:<26} {'yes' if r['fitted'] else '':>3} "
             f"{n(m['seconds_per_proof'], '.3f'):>7}|{n(lv['seconds_per_proof'], '.3f'):<7} "
             f"{pct(e['seconds_per_proof']):>6} {n(m['peak_rss_gib'], '.2f'):>6}|"
             f"{n(lv['peak_rss_gib'], '.2f'):<6} {pct(e['peak_rss_gib']):>6} "

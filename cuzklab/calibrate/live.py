@@ -15,6 +15,9 @@ table):
   a, b, c over the measured ``h2d``;
 * the copy bandwidth is ``node.ddr_gbps``; each CPU stage's bandwidth demand
   is the bytes it streams over its solo time;
+* the one-thread witness step at a second witness work gives
+  ``[calibration] witness_s_per_work``, with which ``compare`` models runs at
+  other witness works (:func:`cuzklab.calibrate.compare.profile_at_witness_work`);
 * the contention curve fits ``node.cpu_pool_weight``, the one parameter of
   the model's core sharing (:mod:`cuzklab.calibrate.contention`);
 * ``synth.matvec_pool = "rayon"`` makes the model's synthesis two steps,
@@ -79,19 +82,29 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                    gpu_threads: int = 0, proofs: int = 3,
                    contention=DEFAULT_CONTENTION, repeat: int = 3,
                    witness_work: float = 1.0, command: str = "") -> dict:
-    """Measure this machine and return ``{"text", "data", "measurements"}`` of a new profile.
+    """Measure this machine and return ``{"text", "calibration", "measurements"}`` of a new profile.
 
     ``gpu_threads`` (0: every core) is the prep_msm / b_g2_msm pool of the solo
     run and of the contention curve; ``contention`` the counts of concurrent
-    syntheses measured (the points the profile is fitted on).
+    syntheses measured (the points the profile is fitted on). The measurements
+    (:func:`measure_live`) are kept whole, so :func:`derive_profile` can make
+    the profile again from them without measuring.
     """
+    check_name(name)
+    meas = measure_live(log2_constraints, backend=backend, gpu_threads=gpu_threads,
+                        proofs=proofs, contention=contention, repeat=repeat,
+                        witness_work=witness_work, command=command)
+    return derive_profile(meas, name)
+
+
+def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
+                 proofs: int = 3, contention=DEFAULT_CONTENTION, repeat: int = 3,
+                 witness_work: float = 1.0, command: str = "") -> dict:
+    """Return every measurement ``calibrate --live`` makes on this machine (JSON-able)."""
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
-    from ..model.profile import Profile
-    from .contention import fit_pool_weight
     from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
-                          measure_solo)
-    check_name(name)
+                          measure_scaling, measure_solo, measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -110,15 +123,56 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     mach = machine()
     work = workload(log2_constraints, 0, backend, witness_work)
-    one = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
-                       synthesis_threads=1, witness_work=witness_work)
-    every = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
-                         synthesis_threads=cores, witness_work=witness_work)
-    bw = measure_bandwidth(cores)
-    capacity = measure_cores(log2_constraints, backend=backend, witness_work=witness_work)
-    cont = measure_contention(log2_constraints, counts, pool_threads=pool, backend=backend,
-                              repeat=repeat, witness_work=witness_work)
-    from .contention import fit_synth_sharing
+
+    def solo(threads, proofs=proofs):
+        out = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
+                           synthesis_threads=threads, witness_work=witness_work)
+        return {k: v for k, v in out.items() if k != "trace"}
+
+    solo(1, proofs=1)  # untimed: the first run compiles and loads the kernels and starts the pools
+    one, every = solo(1), solo(cores)
+    return {
+        "method": "live", "date": date, "command": command or "cuzklab calibrate --live",
+        "machine": mach, "cores": cores, "pool": pool, "contention_counts": counts,
+        "backend": backend, "log2_constraints": log2_constraints, "witness_work": witness_work,
+        "sizes": {"constraints": int(work.num_constraints), "abc_bytes": int(work.abc_bytes),
+                  "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
+        "vram_gib": _vram_gib(backend),
+        "solo_1_thread": one, "solo_all_threads": every,
+        "witness_slope": measure_witness_slope(log2_constraints, backend=backend,
+                                               witness_work=witness_work),
+        "bandwidth": measure_bandwidth(cores),
+        "cores_curve": measure_cores(log2_constraints, backend=backend,
+                                     witness_work=witness_work),
+        "scaling": measure_scaling(log2_constraints, backend=backend,
+                                   witness_work=witness_work, repeat=repeat),
+        "contention": measure_contention(log2_constraints, counts, pool_threads=pool,
+                                         backend=backend, repeat=repeat,
+                                         witness_work=witness_work),
+    }
+
+
+def derive_profile(meas: dict, name: str) -> dict:
+    """Return ``{"text", "calibration", "measurements"}``: the profile made from ``meas``.
+
+    ``meas`` is what :func:`measure_live` returned (or its JSON, as ``calibrate
+    --json`` writes it under ``measurements``): every value of the profile is
+    derived from it, so a profile can be made again after a change of the
+    model without measuring again.
+    """
+    from ..model.profile import Profile
+    from .contention import fit_pool_weight, fit_synth_sharing
+    check_name(name)
+    try:
+        mach, cores, pool = meas["machine"], int(meas["cores"]), int(meas["pool"])
+        counts, backend = list(meas["contention_counts"]), meas["backend"]
+        log2_constraints, witness_work = int(meas["log2_constraints"]), meas["witness_work"]
+        sizes, one, every = meas["sizes"], meas["solo_1_thread"], meas["solo_all_threads"]
+        bw, capacity, cont = meas["bandwidth"], meas["cores_curve"], meas["contention"]
+        slope = meas["witness_slope"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError("measurements", f"not the measurements of calibrate --live: {exc!r} "
+                          "is missing or wrong") from None
     base = Profile.load("porep-32g")
     probe = base.replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
     sharing = fit_synth_sharing(probe, capacity)
@@ -130,15 +184,17 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     st, st1 = every["stage_s"], one["stage_s"]
     t1, tc = st1["synth"], st["synth"]
     speedup = min(float(cores), max(1.0, t1 / tc))
-    serial = min(0.99, max(0.0, (tc / t1 - 1 / cores) / (1 - 1 / cores))) if cores > 1 else 0.99
-    abc_gib = work.abc_bytes / GIB
-    aux_gib = work.aux_bytes / GIB
+    # the witness step's share of the one-thread synthesis, timed on its own (the rest is the
+    # MatVec, which the model runs on the shared MatVec pool)
+    serial = min(0.99, max(0.0, slope["witness_s"] / t1)) if t1 > 0 else 0.99
+    abc_gib = sizes["abc_bytes"] / GIB
+    aux_gib = sizes["aux_bytes"] / GIB
     part_gib = abc_gib + aux_gib
-    key_gib = work.key_bytes / GIB
+    key_gib = sizes["key_bytes"] / GIB
     start_rss = every["rss_start_gib"]
     scratch = max(0.0, every["rss_peak_gib"] - start_rss - part_gib)
     h2d = max(st.get("h2d", 0.0), 1e-6)
-    upload_gbps = min(1e4, max(0.01, work.abc_bytes / 1e9 / h2d))
+    upload_gbps = min(1e4, max(0.01, sizes["abc_bytes"] / 1e9 / h2d))
     ddr = max(1.0, bw["gbps_all_threads"])
     g2_bytes = cont["b_g2_tail"] * 192  # affine G2 bases: 4 Fp coordinates of 48 bytes
     solo_cmd = "the solo run (one proof in flight, one partition, pw=1, gw=1, monolithic)"
@@ -149,13 +205,13 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
         Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
               f"{bw['gbps_1_thread']} GB/s on one"),
         Entry("pcie_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo run's h2d"),
-        Entry("vram_gib", _vram_gib(backend), "measured",
+        Entry("vram_gib", meas["vram_gib"], "measured",
               "device memory" if backend == "gpu" else "CPU stand-in devices use host memory"),
         Entry("cpu_pool_weight", 1.0, "fit", "replaced below from the contention curve"),
     ]
     partition = [
-        Entry("constraints", int(work.num_constraints), "measured", "constraints per partition"),
-        Entry("aux_variables", int(round(work.aux_bytes / SCALAR_BYTES)), "measured",
+        Entry("constraints", int(sizes["constraints"]), "measured", "constraints per partition"),
+        Entry("aux_variables", int(round(sizes["aux_bytes"] / SCALAR_BYTES)), "measured",
               "inputs + aux per partition (a/b/c and aux GiB are derived from these)"),
         Entry("scalar_bytes", SCALAR_BYTES, "cuzk", "a BLS12-381 Fr is 32 bytes"),
         Entry("abc_upload_gib", abc_gib, "measured", "the upload moves a, b, c"),
@@ -195,7 +251,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
               "executor's channel reads it"),
         Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
         Entry("witness_fraction", round(serial, 4), "measured",
-              "the serial share of synthesis (Amdahl, from its 1- and all-thread times)"),
+              f"the witness step timed alone on one thread ({slope['witness_s']:.4g} s, "
+              "median) over the one-thread synthesis: the serial share, the rest is the MatVec"),
         MATVEC_POOL,
     ]
     prep = [
@@ -246,16 +303,18 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                                f"from prep_msm and b_g2_msm beside {counts[1:]} syntheses "
                                f"(rms log error {rms:.3f})")
     fitted_on = [one["config"], every["config"]]
+    date = meas["date"]
     calibration = {
-        "method": "live", "date": date, "command": command or "cuzklab calibrate --live",
+        "method": "live", "date": date, "command": meas["command"],
         "machine": where, "host": mach["host"], "backend": backend,
-        "log2_constraints": log2_constraints, "constraints": int(work.num_constraints),
-        "witness_work": witness_work, "gpu_threads": pool,
+        "log2_constraints": log2_constraints, "constraints": int(sizes["constraints"]),
+        "witness_work": witness_work,
+        "witness_s_per_work": slope["witness_s_per_work"], "gpu_threads": pool,
         "contention_counts": counts, "fitted_on": fitted_on,
     }
     header = [f"{name}: calibrated live on {where}, {mach['memory_gib']} GiB RAM.",
               f"Date {date}; command: {calibration['command']}",
-              f"2^{log2_constraints} rows per partition ({work.num_constraints:,} constraints), "
+              f"2^{log2_constraints} rows per partition ({int(sizes['constraints']):,} constraints), "
               f"{backend} backend, witness work {witness_work:g}.",
               "Tags: measured (this machine, this command), cuzk (cuzk's documented value),",
               "fit (a model parameter chosen to reproduce a measurement), assumed (not measured).",
@@ -263,12 +322,9 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     text = profile_text(name, f"calibrated live on {where} at 2^{log2_constraints}", header,
                         [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
                                "12 (split API, early a/b/c free)")], tables, calibration)
-    measurements = {"solo_1_thread": {k: v for k, v in one.items() if k != "trace"},
-                    "solo_all_threads": {k: v for k, v in every.items() if k != "trace"},
-                    "bandwidth": bw, "contention": cont, "machine": mach, "cores": capacity,
-                    "synth_sharing": sharing,
-                    "pool_weight_rms_log_error": rms}
-    return {"text": text, "measurements": measurements, "calibration": calibration}
+    derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms}
+    return {"text": text, "measurements": {**meas, "derived": derived},
+            "calibration": calibration}
 
 
 def _fill_from(base, tables: dict) -> None:

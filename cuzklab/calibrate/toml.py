@@ -24,6 +24,7 @@ CALIBRATION_NOTES = {
     "log2_constraints": "rows per partition circuit, 2^K, of every run above",
     "constraints": "constraints per partition of every run above",
     "witness_work": "the witness program's work per constraint of every run above",
+    "witness_s_per_work": "seconds one unit of witness work adds to a one-thread synthesis",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "fitted_on": "the configurations the profile was fitted on",

@@ -70,3 +70,91 @@ def host() -> dict:
     """Return the CPU model and core count (JSON-able)."""
     import os
     return {"cpu": device_name("cpu"), "cores": os.cpu_count()}
+
+
+#: The start of the compute-ceiling chain: any value below the Fr modulus.
+CHAIN_SEED = np.array([0x243F6A8885A308D3, 0x13198A2E03707344, 0xA4093822299F31D0, 0x082EFA98],
+                      dtype=np.uint64)
+
+
+def chain_s(n: int, threads: int, pool=None) -> float:
+    """Return the wall seconds of ``threads`` independent chains of n Fr squarings at once."""
+    from .build import library
+    from .pool import ptr, run_tasks
+    lib = library()
+    seed = CHAIN_SEED
+    t = time.perf_counter()
+    run_tasks(lambda i: lib.fr_chain(ptr(seed), n), [(i,) for i in range(threads)], threads, pool)
+    return time.perf_counter() - t
+
+
+def ceiling(threads: list[int], *, seconds: float = 0.25, repeat: int = 3) -> list[dict]:
+    """Return the host's compute ceiling per thread count: k chains at once against one alone.
+
+    Each thread runs the same dependent chain of Fr products, in registers, on the
+    native pool of k threads; ``efficiency`` is one chain's time over k chains'
+    time (1.0: every thread ran as fast as one alone). This is the most any
+    pooled stage can scale to on this host.
+    """
+    chain_s(1000, 1)
+    n = max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
+    one = median_s(lambda: chain_s(n, 1), repeat)
+    rows = []
+    for k in threads:
+        chain_s(1000, k)  # start the pool's threads first
+        t = median_s(lambda: chain_s(n, k), repeat)
+        rows.append({"threads": k, "chain_s": t, "efficiency": one / t})
+    return rows
+
+
+#: A chain slowed by more than this by one other chain shares its physical core.
+SIBLING_SLOWDOWN = 1.4
+
+
+def sibling_probe(cpus: list[int] | None = None, *, seconds: float = 0.1) -> dict:
+    """Return, for each CPU j, how much a chain on CPU 0 slows when another runs on CPU j.
+
+    Two threads pinned to CPUs 0 and j each run the same chain; ``slowdown`` is
+    their time over one chain alone on CPU 0. Logical CPUs that share a physical
+    core (SMT siblings) show a slowdown near 2; separate cores near 1. ``spread``
+    orders the CPUs one per apparent core first (for ``CUZKLAB_NATIVE_CPUS``).
+    """
+    import os
+    import threading
+    cpus = sorted(cpus or os.sched_getaffinity(0))
+    chain_s(1000, 1)
+    n = max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
+
+    def pinned(cpu_list):
+        times = [0.0] * len(cpu_list)
+        barrier = threading.Barrier(len(cpu_list))
+
+        def one(i):
+            os.sched_setaffinity(0, {cpu_list[i]})
+            barrier.wait()
+            t = time.perf_counter()
+            chain_s(n, 1)
+            times[i] = time.perf_counter() - t
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(len(cpu_list))]
+        for th in ts:
+            th.start()
+        for th in ts:
+            th.join()
+        return times[0]
+
+    first = cpus[0]
+    alone = statistics.median(pinned([first]) for _ in range(3))
+    rows = []
+    for j in cpus[1:]:
+        rows.append({"cpu": j, "slowdown": statistics.median(pinned([first, j]) for _ in range(3))
+                     / alone})
+    siblings = [r["cpu"] for r in rows if r["slowdown"] > SIBLING_SLOWDOWN]
+    spread = list(cpus)
+    if len(siblings) == 1:
+        # one sibling at offset d: assume the usual numbering, cores and their siblings in
+        # alternating blocks of d CPUs (d = 1: 0,1 | 2,3 ...; d = half the CPUs: 0-7 | 8-15)
+        d = siblings[0] - first
+        spread = ([c for c in cpus if (c - first) % (2 * d) < d]
+                  + [c for c in cpus if (c - first) % (2 * d) >= d])
+    return {"first": first, "alone_s": alone, "rows": rows, "siblings_of_first": siblings,
+            "spread": spread}

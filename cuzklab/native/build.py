@@ -52,6 +52,7 @@ SIGNATURES = {
     "witness_eval": ([_P, _P, _P, _I64, _I64, _P, _I64, _P, _P, _P, _P, _U32], _U64),
     "fr_mul_batch": ([_P, _P, _I64, _I64, _P], None),
     "fp2_mul_batch": ([_P, _P, _I64, _I64, _P], None),
+    "fr_chain": ([_P, _I64], _U64),
 }
 
 

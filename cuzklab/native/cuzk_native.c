@@ -505,6 +505,17 @@ u64 witness_eval(const uint8_t *ops, const int32_t *args, const int32_t *outs, i
     return h[0] ^ h[1] ^ h[2] ^ h[3];
 }
 
+/* A dependent chain of n Fr squarings in registers, touching no memory: what one thread
+ * of this host computes when nothing else limits it (the compute ceiling of the thread
+ * scaling benchmark). Returns the chain's end, so that it is not optimized away. */
+u64 fr_chain(const u64 *seed, int64_t n)
+{
+    u64 x[4];
+    memcpy(x, seed, 32);
+    for (int64_t i = 0; i < n; i++) fr_mul(x, x, x);
+    return x[0] ^ x[1] ^ x[2] ^ x[3];
+}
+
 /* Self-check hooks for the tests: elementwise Fr and Fp2 products. */
 void fr_mul_batch(const u64 *a, const u64 *b, int64_t lo, int64_t hi, u64 *out)
 {

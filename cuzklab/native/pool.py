@@ -7,10 +7,17 @@ first use and kept for the life of the process, so a short batch (prep_msm's
 tens of milliseconds) does not pay for starting its threads, and concurrent
 callers asking for the same count share its threads as callers of one rayon
 pool do.
+
+``CUZKLAB_NATIVE_CPUS`` (e.g. ``0-7`` or ``0,2,4,6``) pins the pools' threads:
+thread k of a pool runs on the k-th CPU of that list (cycling), so that a host
+whose logical CPUs share physical cores (SMT siblings) can give a pool one
+thread per core first. Unset, the threads run wherever the scheduler puts them.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +40,55 @@ def ranges(n: int, parts: int) -> list[tuple[int, int]]:
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 
+#: The environment variable that pins the native pools' threads to CPUs.
+CPUS_ENV = "CUZKLAB_NATIVE_CPUS"
+
+
+def parse_cpus(text: str) -> list[int]:
+    """Return the CPUs of a list such as ``0-3,8,10-11`` (in that order), or raise ValueError."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            a, b = int(lo), int(hi) if sep else int(lo)
+        except ValueError:
+            raise ValueError(f"{CPUS_ENV}: expected CPU numbers and ranges such as 0-3,8, "
+                             f"got {text!r}") from None
+        if a < 0 or b < a:
+            raise ValueError(f"{CPUS_ENV}: bad range {part!r} in {text!r}")
+        out += range(a, b + 1)
+    if not out:
+        raise ValueError(f"{CPUS_ENV}: no CPU in {text!r}")
+    return out
+
+
+def pinned_cpus() -> list[int] | None:
+    """Return the CPUs ``CUZKLAB_NATIVE_CPUS`` pins the pools' threads to (None when unset)."""
+    text = os.environ.get(CPUS_ENV, "").strip()
+    if not text:
+        return None
+    cpus = parse_cpus(text)
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(cpus)
+    bad = [c for c in cpus if c not in allowed]
+    if bad:
+        raise ValueError(f"{CPUS_ENV}: CPU {bad[0]} is not one this process may run on "
+                         f"({sorted(allowed)})")
+    return cpus
+
+
+def _pinner(cpus: list[int]):
+    """Return a thread initializer that pins each new thread to the next CPU of ``cpus``."""
+    order = itertools.count()
+    lock = threading.Lock()
+
+    def pin():
+        with lock:
+            k = next(order)
+        os.sched_setaffinity(0, {cpus[k % len(cpus)]})  # 0: the calling thread
+    return pin
+
 
 def shared_pool(threads: int) -> ThreadPoolExecutor:
     """Return the process-wide pool of ``threads`` threads (started on first use, then kept).
@@ -44,9 +100,15 @@ def shared_pool(threads: int) -> ThreadPoolExecutor:
     with _POOLS_LOCK:
         pool = _POOLS.get(threads)
         if pool is None:
-            pool = _POOLS[threads] = ThreadPoolExecutor(
-                max_workers=threads, thread_name_prefix=f"cuzklab-native-{threads}")
+            pool = _POOLS[threads] = new_pool(threads, f"cuzklab-native-{threads}")
         return pool
+
+
+def new_pool(threads: int, name: str) -> ThreadPoolExecutor:
+    """Return a new pool of ``threads`` native-work threads, pinned as ``CUZKLAB_NATIVE_CPUS`` says."""
+    cpus = pinned_cpus()
+    return ThreadPoolExecutor(max_workers=check_threads(threads), thread_name_prefix=name,
+                              initializer=_pinner(cpus) if cpus else None)
 
 
 def run_tasks(fn, tasks, threads: int, pool: ThreadPoolExecutor | None = None) -> list:

@@ -275,3 +275,85 @@ def test_the_shared_matvec_pool_explains_the_h200_pw8_syntheses():
         assert rows
         for r in rows:
             assert lo <= r["error"]["stage_s"]["synth"] <= hi, (prof.name, r["config"])
+
+
+def test_live_calibration_measures_the_witness_slope_and_the_pooled_stages(live_profile):
+    path, res = live_profile
+    meas = res["measurements"]
+    slope = meas["witness_slope"]
+    # one unit of witness work adds a fixed number of Fr products per gate: more work, more time
+    assert slope["witness_s"] > slope["witness_s_at_other"] and slope["witness_s_per_work"] > 0
+    raw = tomllib.loads(path.read_text())
+    assert raw["calibration"]["witness_s_per_work"] == pytest.approx(
+        slope["witness_s_per_work"], rel=1e-4)
+    rows = meas["scaling"]["rows"]
+    assert rows[0]["threads"] == 1 and [r["threads"] for r in rows] == sorted(
+        r["threads"] for r in rows)
+    for r in rows:
+        for k in ("matvec", "prep_msm", "b_g2_msm"):
+            assert r[f"{k}_s"] > 0 and r[f"{k}_speedup"] > 0
+    json.dumps(meas, default=str)
+
+
+def test_profile_is_made_again_from_its_measurements(live_profile, tmp_path, capsys):
+    from cuzklab.calibrate.live import derive_profile
+    path, res = live_profile
+    assert derive_profile(res["measurements"], "calib-test")["text"] == res["text"]
+    stored = tmp_path / "cal.json"
+    stored.write_text(json.dumps({"measurements": res["measurements"]}, default=str))
+    rc = main(["calibrate", "--measurements", str(stored), "--name", "again",
+               "--out", str(tmp_path)])
+    assert rc == 0 and "profile again" in capsys.readouterr().out
+    assert Profile.load(tmp_path / "again.toml")["synth"]["work_core_s"] == pytest.approx(
+        Profile.load(path)["synth"]["work_core_s"], rel=1e-5)
+
+
+def test_measurements_file_must_hold_live_measurements(cli_error, tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"measurements": {"method": "logs"}}')
+    cli_error(["calibrate", "--measurements", str(bad), "--name", "x"], "--measurements",
+              "calibrate --live")
+    cli_error(["calibrate", "--measurements", str(tmp_path / "none.json"), "--name", "x"],
+              "--measurements", "no such file")
+
+
+def test_the_model_follows_the_witness_work_of_each_row(live_profile):
+    from cuzklab.calibrate.compare import profile_at_witness_work
+    path, res = live_profile
+    prof = Profile.load(path)
+    slope = prof.get("calibration", "witness_s_per_work")
+    assert slope == pytest.approx(res["calibration"]["witness_s_per_work"], rel=1e-5)
+    assert profile_at_witness_work(prof, 1.0)["synth"] == prof["synth"]
+    at0 = profile_at_witness_work(prof, 0.0)
+    at3 = profile_at_witness_work(prof, 3.0)
+    # the MatVec stays; the witness step moves by the slope times the change of work
+    assert at3["synth"]["work_core_s"] - prof["synth"]["work_core_s"] == pytest.approx(
+        2 * slope, rel=1e-6)
+    assert at0["synth"]["work_core_s"] < prof["synth"]["work_core_s"]
+    assert at0["synth"]["witness_fraction"] < prof["synth"]["witness_fraction"] \
+        < at3["synth"]["witness_fraction"]
+    mv = (1 - prof["synth"]["witness_fraction"]) * prof["synth"]["work_core_s"]
+    assert (1 - at3["synth"]["witness_fraction"]) * at3["synth"]["work_core_s"] == \
+        pytest.approx(mv, rel=1e-3)
+    # one witness work per row: the rows record it, and the model of each row follows it
+    base = dict(proofs=1, concurrency=1, partitions=2, gpu_threads=2, partition_workers=2)
+    cfgs = [PipelineConfig(**base), PipelineConfig(**base)]
+    out = compare(cfgs, profile=path, log2_constraints=K, witness_work=[0.0, 3.0])
+    a, b = out["rows"]
+    assert (a["witness_work"], b["witness_work"]) == (0.0, 3.0)
+    assert a["model"]["stage_s"]["synth"] < b["model"]["stage_s"]["synth"]
+    assert a["live"]["seconds_per_proof"] > 0 and b["live"]["seconds_per_proof"] > 0
+    assert a["live"]["overhead_fraction"] is not None
+
+
+def test_witness_work_needs_a_slope_or_one_per_row(live_profile):
+    from cuzklab.calibrate.compare import profile_at_witness_work
+    from cuzklab.errors import ConfigError
+    path, _ = live_profile
+    with pytest.raises(ConfigError, match="witness_s_per_work"):
+        profile_at_witness_work("porep-live-2p20-h200@rayon", 0.0)
+    with pytest.raises(ConfigError, match="no witness work"):
+        profile_at_witness_work("porep-32g", 0.5)
+    with pytest.raises(ConfigError, match="one value per configuration"):
+        compare([PipelineConfig(proofs=1, concurrency=1)], profile=path, log2_constraints=K,
+                witness_work=[0.0, 1.0])

@@ -231,3 +231,42 @@ def test_pools_are_persistent_and_shared_per_thread_count():
     assert len(threading.enumerate()) == before
     with pytest.raises(ValueError, match="threads"):
         shared_pool(0)
+
+
+def test_the_ceiling_chain_is_repeated_montgomery_squaring():
+    from cuzklab.native.bench import CHAIN_SEED, ceiling
+    from cuzklab.native.pool import ptr
+    lib = build.library()
+    x = sum(int(v) << (64 * i) for i, v in enumerate(CHAIN_SEED))
+    assert x < R
+    rinv = pow(2**256, -1, R)
+    for _ in range(50):
+        x = x * x * rinv % R
+    want = 0
+    for i in range(4):
+        want ^= (x >> (64 * i)) & (2**64 - 1)
+    assert lib.fr_chain(ptr(CHAIN_SEED), 50) == want
+    rows = ceiling([1, 2], seconds=0.01, repeat=1)
+    assert [r["threads"] for r in rows] == [1, 2] and all(r["efficiency"] > 0 for r in rows)
+
+
+def test_pool_threads_are_pinned_as_the_environment_says(monkeypatch):
+    import os
+    from cuzklab.native import pool
+    assert pool.parse_cpus("0-2,5, 7") == [0, 1, 2, 5, 7]
+    for bad in ("", "a", "3-1", "-1"):
+        with pytest.raises(ValueError, match="CUZKLAB_NATIVE_CPUS"):
+            pool.parse_cpus(bad)
+    monkeypatch.delenv(pool.CPUS_ENV, raising=False)
+    assert pool.pinned_cpus() is None
+    allowed = sorted(os.sched_getaffinity(0))
+    monkeypatch.setenv(pool.CPUS_ENV, str(allowed[-1]))
+    p = pool.new_pool(2, "pin-test")
+    try:
+        got = set(p.map(lambda _: frozenset(os.sched_getaffinity(0)), range(8)))
+    finally:
+        p.shutdown()
+    assert got == {frozenset({allowed[-1]})}
+    monkeypatch.setenv(pool.CPUS_ENV, str(max(allowed) + 1000))
+    with pytest.raises(ValueError, match="not one this process may run on"):
+        pool.pinned_cpus()

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The model beside the measurement on one GPU host, in one bounded run:
+#   0. the host: CPUs, memory, GPU;
+#   1. calibrate --live at 2^K (K=20): each stage alone, the witness slope, the pooled
+#      stages on 1..N threads, memory bandwidth, syntheses at once, the contention points;
+#   2. compare on the live executor's table (interlock and split_async x gw 1, 2 x three
+#      places pw:W that put a run synthesis-bound or bound by the CPU stages around the
+#      GPU), every row in a process of its own (VERIFY=--verify pairing-checks every
+#      partition proof too);
+#      then the contention curve (0..12 syntheses) with the model's beside it;
+#   3. live runs at a small size (2^16) with the witness work off, split_async and
+#      interlock at gw 2 and 1, where the GPU region's share is largest (pairing-checked);
+#   4. the thread scaling of the native CPU stages beside the host's compute ceiling and a
+#      probe of which CPUs share a core, then again with the pools pinned one per core;
+#   5. the live executor's GPU tests.
+# Every step has a time limit; its JSON and log land in $OUT/suite (and $OUT/suite.tgz,
+# rewritten after every step, so a run cut short keeps what it measured).
+#
+#   OUT=dir K=20 bash benchmarks/model_vs_live_suite.sh
+#   OUT=/tmp/x BACKEND=cpu K=6 SMALL_K=5 PLACES=1:1,2:0 bash benchmarks/model_vs_live_suite.sh
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-benchmarks/results}
+K=${K:-20}
+SMALL_K=${SMALL_K:-16}
+PY=${PYTHON:-python3}
+TAG=${TAG:-h200}
+NAME=${NAME:-live-2p${K}-$TAG}
+BACKEND=${BACKEND:-gpu}
+POOL=${POOL:-16}
+PLACES=${PLACES:-4:1,8:0.25,12:0}
+R="$OUT/suite"
+mkdir -p "$R"
+export PYTHONUNBUFFERED=1
+
+pack() { tar czf "$OUT/suite.tgz.tmp" -C "$R" . && mv "$OUT/suite.tgz.tmp" "$OUT/suite.tgz"; }
+step() {  # step NAME LIMIT_S COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    local t0=$SECONDS
+    echo "== $name (limit ${limit} s)"
+    timeout -k 5 "$limit" "$@" >"$R/$name.log" 2>&1
+    echo "   $name: exit $? after $((SECONDS - t0)) s"
+    tail -n "${TAIL:-30}" "$R/$name.log"
+    pack
+}
+
+{ lscpu; echo; free -g; echo; nproc; nvidia-smi -L 2>/dev/null; } >"$R/host.txt" 2>&1
+grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
+
+step "calibrate-$TAG" "${LIMIT_CAL:-160}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
+    --backend "$BACKEND" --gpu-threads "$POOL" --name "$NAME" --json "$R/calibrate-$TAG.json"
+cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
+step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
+    --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
+    --repeat 3 ${VERIFY:-} --budget-s $((${LIMIT_CMP:-240} - 45)) --json "$R/compare-$TAG.json"
+for k in $SMALL_K; do
+    step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \
+        --backend "$BACKEND" --witness-work 0 --pw 12 --gw 2,1 --locks split_async,interlock \
+        --proofs 12 --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
+        --json "$R/live-${k}-w0-$TAG.json"
+done
+step "cpu-stages-$TAG" "${LIMIT_STAGES:-45}" "$PY" benchmarks/bench_cpu_stages.py --log2 "$K" \
+    --threads 1,2,4,8,16 --repeat 2 --witness-work 0 --ceiling --probe \
+    --json "$R/cpu-stages-$TAG.json"
+spread=$("$PY" -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['probe']['spread'])))" \
+    "$R/cpu-stages-$TAG.json" 2>/dev/null)
+if [ -n "$spread" ]; then
+    CUZKLAB_NATIVE_CPUS="$spread" step "cpu-stages-pinned-$TAG" "${LIMIT_PINNED:-35}" "$PY" \
+        benchmarks/bench_cpu_stages.py --log2 "$K" --threads 1,2,4,8,16 --repeat 2 \
+        --witness-work 0 --ceiling --json "$R/cpu-stages-pinned-$TAG.json"
+fi
+if [ "$BACKEND" = gpu ]; then
+    step "gpu-tests-live" "${LIMIT_TESTS:-55}" "$PY" -m pytest -p no:cacheprovider -m gpu -q \
+        --timeout 50 tests/live
+fi
+echo "== suite done after $SECONDS s"
