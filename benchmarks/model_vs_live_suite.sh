@@ -9,7 +9,7 @@
 #      partition proof too);
 #      then the contention curve (0..12 syntheses) with the model's beside it;
 #   3. live runs at a small size (2^16) with the witness work off, split_async and
-#      interlock at gw 2 and 1, where the GPU region's share is largest (pairing-checked);
+#      interlock at gw 2 and 1, where the GPU region's share is largest;
 #   4. the thread scaling of the native CPU stages beside the host's compute ceiling and a
 #      probe of which CPUs share a core, then again with the pools pinned one per core;
 #   5. the live executor's GPU tests.
@@ -57,7 +57,7 @@ step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --prof
 for k in $SMALL_K; do
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \
         --backend "$BACKEND" --witness-work 0 --pw 12 --gw 2,1 --locks split_async,interlock \
-        --proofs 12 --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
+        --proofs 8 --no-verify --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
         --json "$R/live-${k}-w0-$TAG.json"
 done
 step "cpu-stages-$TAG" "${LIMIT_STAGES:-45}" "$PY" benchmarks/bench_cpu_stages.py --log2 "$K" \
