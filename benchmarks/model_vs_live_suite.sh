@@ -13,11 +13,12 @@
 #   4. the thread scaling of the native CPU stages beside the host's compute ceiling and a
 #      probe of which CPUs share a core, then again with the pools pinned one per core;
 #   5. the live executor's GPU tests.
-# Every step has a time limit; its JSON and log land in $OUT/suite (and $OUT/suite.tgz,
-# rewritten after every step, so a run cut short keeps what it measured).
+# Every step has a time limit; its JSON and log land in $SUITE_DIR (default $OUT/suite),
+# and all of them in $OUT/suite.tgz, rewritten after every step, so a run cut short keeps
+# what it measured.
 #
 #   OUT=dir K=20 bash benchmarks/model_vs_live_suite.sh
-#   OUT=/tmp/x BACKEND=cpu K=6 SMALL_K=5 PLACES=1:1,2:0 bash benchmarks/model_vs_live_suite.sh
+#   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-benchmarks/results}
@@ -29,7 +30,7 @@ NAME=${NAME:-live-2p${K}-$TAG}
 BACKEND=${BACKEND:-gpu}
 POOL=${POOL:-16}
 PLACES=${PLACES:-4:1,8:0.25,12:0}
-R="$OUT/suite"
+R="${SUITE_DIR:-$OUT/suite}"  # on a machine whose $OUT takes few files: SUITE_DIR=/tmp/suite
 mkdir -p "$R"
 export PYTHONUNBUFFERED=1
 
