@@ -18,6 +18,8 @@
 # what it measured.
 #
 #   OUT=dir K=20 bash benchmarks/model_vs_live_suite.sh
+#   STEPS=calibrate,compare bash benchmarks/model_vs_live_suite.sh   # some of the steps
+#   (calibrate, compare, small, stages, tests; the default: all)
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -35,6 +37,8 @@ mkdir -p "$R"
 export PYTHONUNBUFFERED=1
 
 pack() { tar czf "$OUT/suite.tgz.tmp" -C "$R" . && mv "$OUT/suite.tgz.tmp" "$OUT/suite.tgz"; }
+steps=",${STEPS:-calibrate,compare,small,stages,tests},"
+want() { case "$steps" in *",$1,"*) return 0 ;; esac; return 1; }
 step() {  # step NAME LIMIT_S COMMAND...
     local name=$1 limit=$2
     shift 2
@@ -49,29 +53,31 @@ step() {  # step NAME LIMIT_S COMMAND...
 { lscpu; echo; free -g; echo; nproc; nvidia-smi -L 2>/dev/null; } >"$R/host.txt" 2>&1
 grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
 
-step "calibrate-$TAG" "${LIMIT_CAL:-160}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
-    --backend "$BACKEND" --gpu-threads "$POOL" --name "$NAME" --json "$R/calibrate-$TAG.json"
+want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-230}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
+    --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
+    --json "$R/calibrate-$TAG.json"
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
-step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
+want compare && step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
     --repeat 3 ${VERIFY:-} --budget-s $((${LIMIT_CMP:-240} - 45)) --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
+    want small || break
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \
         --backend "$BACKEND" --witness-work 0 --pw 12 --gw 2,1 --locks split_async,interlock \
         --proofs 8 --no-verify --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
         --json "$R/live-${k}-w0-$TAG.json"
 done
-step "cpu-stages-$TAG" "${LIMIT_STAGES:-45}" "$PY" benchmarks/bench_cpu_stages.py --log2 "$K" \
+want stages && step "cpu-stages-$TAG" "${LIMIT_STAGES:-45}" "$PY" benchmarks/bench_cpu_stages.py --log2 "$K" \
     --threads 1,2,4,8,16 --repeat 2 --witness-work 0 --ceiling --probe \
     --json "$R/cpu-stages-$TAG.json"
 spread=$("$PY" -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['probe']['spread'])))" \
     "$R/cpu-stages-$TAG.json" 2>/dev/null)
-if [ -n "$spread" ]; then
+if want stages && [ -n "$spread" ]; then
     CUZKLAB_NATIVE_CPUS="$spread" step "cpu-stages-pinned-$TAG" "${LIMIT_PINNED:-35}" "$PY" \
         benchmarks/bench_cpu_stages.py --log2 "$K" --threads 1,2,4,8,16 --repeat 2 \
         --witness-work 0 --ceiling --json "$R/cpu-stages-pinned-$TAG.json"
 fi
-if [ "$BACKEND" = gpu ]; then
+if want tests && [ "$BACKEND" = gpu ]; then
     step "gpu-tests-live" "${LIMIT_TESTS:-55}" "$PY" -m pytest -p no:cacheprovider -m gpu -q \
         --timeout 50 tests/live
 fi

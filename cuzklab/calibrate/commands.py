@@ -156,10 +156,13 @@ def run_calibrate(args) -> int:
             raise ConfigError("--contention", f"must include 0 (the solo point), got "
                               f"{','.join(map(str, args.contention))}")
         from .live import calibrate_live
+        def progress(i, n, what, seconds):
+            print(f"calibrate [{i}/{n}] {what} ({seconds:.0f} s so far)", file=sys.stderr,
+                  flush=True)
         res = calibrate_live(args.log2_constraints, name=args.name, backend=args.backend,
                              gpu_threads=args.gpu_threads, proofs=args.proofs,
                              contention=args.contention, witness_work=args.witness_work,
-                             command=cmd)
+                             command=cmd, progress=progress)
     else:
         for f in args.logs:
             input_file(f, "--logs", text=True)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 import platform
 import re
+import time
 
 from ..errors import ConfigError
 from .toml import Entry, profile_text, table_values
@@ -81,7 +82,7 @@ def _vram_gib(backend: str) -> float:
 def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                    gpu_threads: int = 0, proofs: int = 3,
                    contention=DEFAULT_CONTENTION, repeat: int = 3,
-                   witness_work: float = 1.0, command: str = "") -> dict:
+                   witness_work: float = 1.0, command: str = "", progress=None) -> dict:
     """Measure this machine and return ``{"text", "calibration", "measurements"}`` of a new profile.
 
     ``gpu_threads`` (0: every core) is the prep_msm / b_g2_msm pool of the solo
@@ -93,14 +94,24 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     check_name(name)
     meas = measure_live(log2_constraints, backend=backend, gpu_threads=gpu_threads,
                         proofs=proofs, contention=contention, repeat=repeat,
-                        witness_work=witness_work, command=command)
+                        witness_work=witness_work, command=command, progress=progress)
     return derive_profile(meas, name)
+
+
+#: The steps of :func:`measure_live`, in order (what its ``progress`` callback is told).
+STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
+         "solo, synthesis on every core", "the witness slope", "memory bandwidth",
+         "syntheses at once", "the pooled stages on 1..N threads", "the contention points")
 
 
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
                  proofs: int = 3, contention=DEFAULT_CONTENTION, repeat: int = 3,
-                 witness_work: float = 1.0, command: str = "") -> dict:
-    """Return every measurement ``calibrate --live`` makes on this machine (JSON-able)."""
+                 witness_work: float = 1.0, command: str = "", progress=None) -> dict:
+    """Return every measurement ``calibrate --live`` makes on this machine (JSON-able).
+
+    ``progress(i, n, what, seconds)`` is called before each of the n steps
+    (:data:`STEPS`) with the seconds spent so far.
+    """
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
     from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
@@ -122,34 +133,48 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
 
     date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     mach = machine()
-    work = workload(log2_constraints, 0, backend, witness_work)
+    t0 = time.perf_counter()
+    step = iter(range(len(STEPS)))
+
+    def tell():
+        i = next(step)
+        if callable(progress):
+            progress(i + 1, len(STEPS), STEPS[i], time.perf_counter() - t0)
 
     def solo(threads, proofs=proofs):
+        tell()
         out = measure_solo(log2_constraints, backend, proofs=proofs, gpu_threads=pool,
                            synthesis_threads=threads, witness_work=witness_work)
         return {k: v for k, v in out.items() if k != "trace"}
 
+    tell()
+    work = workload(log2_constraints, 0, backend, witness_work)
     solo(1, proofs=1)  # untimed: the first run compiles and loads the kernels and starts the pools
-    one, every = solo(1), solo(cores)
-    return {
-        "method": "live", "date": date, "command": command or "cuzklab calibrate --live",
-        "machine": mach, "cores": cores, "pool": pool, "contention_counts": counts,
-        "backend": backend, "log2_constraints": log2_constraints, "witness_work": witness_work,
-        "sizes": {"constraints": int(work.num_constraints), "abc_bytes": int(work.abc_bytes),
-                  "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
-        "vram_gib": _vram_gib(backend),
-        "solo_1_thread": one, "solo_all_threads": every,
-        "witness_slope": measure_witness_slope(log2_constraints, backend=backend,
-                                               witness_work=witness_work),
-        "bandwidth": measure_bandwidth(cores),
-        "cores_curve": measure_cores(log2_constraints, backend=backend,
-                                     witness_work=witness_work),
-        "scaling": measure_scaling(log2_constraints, backend=backend,
-                                   witness_work=witness_work, repeat=repeat),
-        "contention": measure_contention(log2_constraints, counts, pool_threads=pool,
-                                         backend=backend, repeat=repeat,
-                                         witness_work=witness_work),
-    }
+    out = {"method": "live", "date": date, "command": command or "cuzklab calibrate --live",
+           "machine": mach, "cores": cores, "pool": pool, "contention_counts": counts,
+           "backend": backend, "log2_constraints": log2_constraints,
+           "witness_work": witness_work,
+           "sizes": {"constraints": int(work.num_constraints), "abc_bytes": int(work.abc_bytes),
+                     "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
+           "vram_gib": _vram_gib(backend),
+           "solo_1_thread": solo(1), "solo_all_threads": solo(cores)}
+    tell()
+    out["witness_slope"] = measure_witness_slope(log2_constraints, backend=backend,
+                                                 witness_work=witness_work)
+    tell()
+    out["bandwidth"] = measure_bandwidth(cores)
+    tell()
+    out["cores_curve"] = measure_cores(log2_constraints, backend=backend,
+                                       witness_work=witness_work)
+    tell()
+    out["scaling"] = measure_scaling(log2_constraints, backend=backend,
+                                     witness_work=witness_work, repeat=repeat)
+    tell()
+    out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
+                                           backend=backend, repeat=repeat,
+                                           witness_work=witness_work)
+    out["measure_s"] = round(time.perf_counter() - t0, 2)
+    return out
 
 
 def derive_profile(meas: dict, name: str) -> dict:
