@@ -37,7 +37,8 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
             env = simpy.Environment()
             m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
                         pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
-                        pool_weight=weight)
+                        pool_weight=weight, busy_slowdown=node.get("busy_slowdown", 0.0),
+                        busy_knee=node.get("busy_knee", 2.0))
             for _ in range(int(s)):
                 m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
                       bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
@@ -143,7 +144,8 @@ def judge_curve(curve: dict) -> dict:
 
 
 def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
-                    mem_bound: float) -> list[float]:
+                    mem_bound: float, busy_slowdown: float = 0.0,
+                    busy_knee: float = 2.0) -> list[float]:
     """Return the model's slowdown of k one-thread syntheses at once, for each k in ``counts``."""
     import simpy
 
@@ -155,7 +157,8 @@ def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
     for k in counts:
         env = simpy.Environment()
         m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
-                    pool_threads=cores, age_priority=1.0, pool_weight=1.0)
+                    pool_threads=cores, age_priority=1.0, pool_weight=1.0,
+                    busy_slowdown=busy_slowdown, busy_knee=busy_knee)
         for _ in range(int(k)):
             m.run("synth", 1e12, cap=1.0, bw_per_thread=bw_per_thread, mem_bound=mem_bound)
         rate = min(j.rate for j in m.jobs)
@@ -163,31 +166,61 @@ def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
     return out
 
 
+#: The busy-machine slowdowns (at full load) and knees the fit tries.
+BUSY_SLOWDOWNS = tuple(round(0.01 * i, 2) for i in range(0, 101))
+
+
 def fit_synth_sharing(profile, capacity: dict) -> dict:
-    """Return the effective cores and synthesis bandwidth demand that best explain ``capacity``.
+    """Return the node's sharing parameters that best explain ``capacity``.
 
     ``capacity`` holds the measured slowdown of k one-thread syntheses at once
-    (:func:`~cuzklab.calibrate.measure.measure_cores`). The model shares cores
-    among threads and memory bandwidth among bandwidth-bound jobs; the fit
-    picks the cores (between half and all of the logical ones: SMT siblings),
-    a synthesis thread's bandwidth demand and how memory-bound it is, that give
-    the smallest rms log error over the measured counts.
+    (:func:`~cuzklab.calibrate.measure.measure_cores`). The model explains a
+    slowdown three ways: threads slow down as more of them are busy (the
+    cores' clock and the shared cache: ``busy_slowdown`` at full load, reached
+    at ``busy_knee`` threads), they share the cores (fewer than the logical ones
+    with SMT siblings), and bandwidth-bound jobs share the memory bandwidth.
+    The fit first picks the busy curve on every logical core with no bandwidth
+    demand, then, with that curve, the cores, a synthesis thread's bandwidth
+    demand and how memory-bound it is: the smallest rms log error over the
+    counts above one (one synthesis alone is the solo time by definition; its
+    own measurement only shows this host's spread).
     """
     from ..model.profile import Profile
     prof = Profile.load(profile)
     ddr = prof["node"]["ddr_gbps"]
     logical = int(capacity["logical_cores"])
-    rows = [r for r in capacity["rows"] if r["syntheses"] >= 1]
+    rows = [r for r in capacity["rows"] if r["syntheses"] >= 2] or \
+        [r for r in capacity["rows"] if r["syntheses"] >= 1]
     counts = [r["syntheses"] for r in rows]
+
+    def rms(model):
+        return math.sqrt(sum(math.log(x / r["slowdown"]) ** 2
+                             for x, r in zip(model, rows)) / len(rows))
+
+    busy = {"busy_slowdown": 0.0, "busy_knee": 2.0}
+    best_busy = None
+    knees = sorted({2, *(k for k in counts if k >= 2), logical})
+    for sd in BUSY_SLOWDOWNS:
+        for knee in knees:
+            model = synth_slowdowns(prof, counts, cores=logical, bw_per_thread=0.0,
+                                    mem_bound=0.0, busy_slowdown=sd, busy_knee=knee)
+            err = rms(model)
+            if best_busy is None or err < best_busy[0] - 1e-9:
+                best_busy = (err, sd, knee)
+            if sd == 0:
+                break  # the knee does not matter without a slowdown
+    busy = {"busy_slowdown": best_busy[1], "busy_knee": float(best_busy[2])}
     best = None
     demands = [ddr * 2 ** (i / 4) / 64 for i in range(0, 37)]  # ddr/64 .. ddr*8
     for cores in range(max(1, logical // 2), logical + 1):
-        for d in demands:
+        for d in [0.0, *demands]:
             for m in (0.0, 0.25, 0.5, 0.75, 1.0):
-                model = synth_slowdowns(prof, counts, cores=cores, bw_per_thread=d, mem_bound=m)
-                err = math.sqrt(sum(math.log(x / r["slowdown"]) ** 2
-                                    for x, r in zip(model, rows)) / len(rows))
+                model = synth_slowdowns(prof, counts, cores=cores, bw_per_thread=d,
+                                        mem_bound=m, **busy)
+                err = rms(model)
                 if best is None or err < best["rms_log_error"] - 1e-9:
-                    best = {"cores": cores, "bw_gbps_per_thread": d, "mem_bound": m,
-                            "rms_log_error": err, "model_slowdowns": model}
+                    best = {"cores": cores, "bw_gbps_per_thread": d, "mem_bound": m, **busy,
+                            "rms_log_error": err, "model_slowdowns": model, "counts": counts}
+                if d == 0:
+                    break  # how memory-bound does not matter without a demand
     return best

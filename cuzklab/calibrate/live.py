@@ -101,7 +101,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 #: The steps of :func:`measure_live`, in order (what its ``progress`` callback is told).
 STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
          "solo, synthesis on every core", "the witness slope", "memory bandwidth",
-         "syntheses at once", "the pooled stages on 1..N threads", "the contention points")
+         "syntheses at once", "the contention points")
 
 
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
@@ -115,7 +115,7 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
     from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
-                          measure_scaling, measure_solo, measure_witness_slope)
+                          measure_solo, measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -167,9 +167,6 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     out["cores_curve"] = measure_cores(log2_constraints, backend=backend,
                                        witness_work=witness_work)
     tell()
-    out["scaling"] = measure_scaling(log2_constraints, backend=backend,
-                                     witness_work=witness_work, repeat=repeat)
-    tell()
     out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
                                            backend=backend, repeat=repeat,
                                            witness_work=witness_work)
@@ -203,9 +200,9 @@ def derive_profile(meas: dict, name: str) -> dict:
     sharing = fit_synth_sharing(probe, capacity)
     eff_cores = int(sharing["cores"])
     slow = ", ".join(f"{r['syntheses']}: x{r['slowdown']:.2f}" for r in capacity["rows"])
-    share_note = (f"with synth bandwidth below, the model's core and bandwidth sharing gives the "
-                  f"measured slowdown of k one-thread syntheses at once ({slow}; rms log error "
-                  f"{sharing['rms_log_error']:.3f}) on {cores} logical cores")
+    share_note = (f"with node.busy_* and synth bandwidth below, the model gives the measured "
+                  f"slowdown of k one-thread syntheses at once ({slow}; rms log error "
+                  f"{sharing['rms_log_error']:.3f} over k >= 2) on {cores} logical cores")
     st, st1 = every["stage_s"], one["stage_s"]
     t1, tc = st1["synth"], st["synth"]
     speedup = min(float(cores), max(1.0, t1 / tc))
@@ -227,6 +224,11 @@ def derive_profile(meas: dict, name: str) -> dict:
 
     node = [
         Entry("cores", eff_cores, "fit", share_note),
+        Entry("busy_slowdown", sharing["busy_slowdown"], "fit",
+              "each thread's slowdown with every core busy (the cores' clock and shared cache), "
+              "from the same syntheses at once"),
+        Entry("busy_knee", sharing["busy_knee"], "fit",
+              "busy threads at which that slowdown is reached (linear from one thread)"),
         Entry("ddr_gbps", ddr, "measured", f"NumPy copies on {cores} threads (reads + writes); "
               f"{bw['gbps_1_thread']} GB/s on one"),
         Entry("pcie_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo run's h2d"),
@@ -264,9 +266,8 @@ def derive_profile(meas: dict, name: str) -> dict:
               f"its speed-up on {cores} threads ({tc:.4g} s): the witness step is serial, only "
               "the MatVec is row-parallel"),
         Entry("bw_gbps_per_thread", round(sharing["bw_gbps_per_thread"], 4), "fit",
-              "with node.cores: the slowdown of k syntheses at once (writes alone: "
-              f"{part_gib * GIB / 1e9 / t1:.3g} GB/s; the rest is reads of the circuit and "
-              "cache misses)"),
+              "with node.cores and node.busy_*: the slowdown of k syntheses at once (writes "
+              f"alone: {part_gib * GIB / 1e9 / t1:.3g} GB/s)"),
         Entry("mem_bound", sharing["mem_bound"], "fit", "with the two above"),
         Entry("alloc_at_start", 0.0, "measured", "aux and a, b, c are allocated as they are "
               "written"),

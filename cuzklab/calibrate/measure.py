@@ -11,8 +11,6 @@
   it copies).
 * :func:`measure_contention`: prep_msm and b_g2_msm of one partition timed
   while S threads synthesize other partitions in a loop, for each S.
-* :func:`measure_scaling`: the pooled CPU stages (the MatVec, prep_msm,
-  b_g2_msm) of one partition alone on 1, 2, 4, ... threads of their pool.
 * :func:`measure_witness_slope`: the one-thread witness step at two witness
   works, so that a profile calibrated at one witness work also describes the
   others (the extra work per gate is a fixed number of Fr products per unit).
@@ -192,58 +190,6 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "rows": rows}
-
-
-def scaling_threads(cores: int) -> list[int]:
-    """Return the thread counts of :func:`measure_scaling`: powers of two up to ``cores``, and it."""
-    out, t = [], 1
-    while t < cores:
-        out.append(t)
-        t *= 2
-    return out + [cores]
-
-
-def measure_scaling(log2_constraints: int, *, backend: str = "cpu", threads=None,
-                    witness_work: float = 1.0, repeat: int = 3, seed: int = 0) -> dict:
-    """Return one partition's MatVec, prep_msm and b_g2_msm seconds on each thread count (medians).
-
-    The stages run alone, on the native pool of that many threads, over the same
-    partition, after one untimed call of each; ``speedup`` is against one thread.
-    """
-    from ..live import workload
-    from ..live import work as W
-    from ..stages import StageClock, prep_msm
-    from ..stages.synth import native_domain_vectors
-    threads = list(threads or scaling_threads(host_cores()))
-    work = workload(log2_constraints, seed, backend, witness_work)
-    out = W.synthesize(work, 0, 0, StageClock(), 1)
-    wit = work.program.witness(work.inputs(0, 0))
-    top = max(threads)
-    native_domain_vectors(work.r1cs, wit, threads=top)
-    po = prep_msm(out, backend="cpu", threads=top)
-    W.b_g2(po, work, StageClock(), top)
-
-    def timed(fn) -> float:
-        xs = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            fn()
-            xs.append(time.perf_counter() - t)
-        return float(statistics.median(xs))
-
-    rows = []
-    for t in threads:
-        rows.append({"threads": t,
-                     "matvec_s": timed(lambda: native_domain_vectors(work.r1cs, wit, threads=t)),
-                     "prep_msm_s": timed(lambda: prep_msm(out, backend="cpu", threads=t)),
-                     "b_g2_msm_s": timed(lambda: W.b_g2(po, work, StageClock(), t))})
-    one = rows[0]
-    for r in rows:
-        for k in ("matvec", "prep_msm", "b_g2_msm"):
-            r[f"{k}_speedup"] = round(one[f"{k}_s"] / r[f"{k}_s"], 4) if one["threads"] == 1 \
-                else None
-    return {"log2_constraints": log2_constraints, "repeat": repeat, "b_g2_tail": int(po.b.tail),
-            "rows": rows}
 
 
 def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",

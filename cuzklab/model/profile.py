@@ -64,6 +64,11 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
             "setup_pressure_sensitivity": (0, 1e3), "handoff_s": (0, 1e3), "jitter": (0, 1)},
 }
 
+# Optional keys (absent: the mechanism is off), with the allowed range of each value.
+_OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
+    "node": {"busy_slowdown": (0, 10), "busy_knee": (2, 4096)},
+}
+
 # Values the model derives from others; a profile may not set them (they would contradict).
 DERIVED = {"partition": ("abc_gib", "aux_gib")}
 # Keys that used to exist and were removed, with why (a clear error instead of a silent no-op).
@@ -144,6 +149,14 @@ class Profile:
                 if not lo <= v <= hi:
                     raise ProfileError(f"profile {self.name}: {table}.{key} = {v} is outside "
                                        f"[{lo}, {hi}]")
+        for table, keys in _OPTIONAL.items():
+            for key, (lo, hi) in keys.items():
+                v = self.data.get(table, {}).get(key)
+                if v is None:
+                    continue
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                    raise ProfileError(f"profile {self.name}: {table}.{key} must be a number in "
+                                       f"[{lo}, {hi}], got {v!r}")
         wf = self.data["synth"].get("witness_fraction", 0.0)
         if isinstance(wf, bool) or not isinstance(wf, (int, float)) or not 0 <= wf < 1:
             raise ProfileError(f"profile {self.name}: synth.witness_fraction must be a number in "

@@ -114,7 +114,9 @@ class DaemonModel:
                                pool_weight=node.get("cpu_pool_weight", 1.0),
                                on_rates=self._on_rates,
                                group_threads=({"matvec": self.matvec_threads}
-                                              if self.matvec_group else None))
+                                              if self.matvec_group else None),
+                               busy_slowdown=node.get("busy_slowdown", 0.0),
+                               busy_knee=node.get("busy_knee", 2.0))
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
                                  window_s=mem["reclaim_window_s"],

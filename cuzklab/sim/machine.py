@@ -20,6 +20,13 @@ Three layers decide a job's speed:
 3. a job whose bandwidth share is below its demand slows down in proportion
    to how memory-bound it is: speed = 1 / ((1 - m) + m * demand / share).
 
+A busy machine also runs each thread slower than an idle one (the cores'
+clock falls as more of them run, and they share the last-level cache): with
+n threads busy every thread runs at ``1 / (1 + busy_slowdown x min(1, (n - 1)
+/ (busy_knee - 1)))`` of its speed alone, relative to the busy threads of the
+job's own solo run, so a solo time measured on a pool of 16 threads keeps its
+meaning. ``busy_slowdown = 0`` (the default) turns it off.
+
 Memory pressure (reclaim, page faults and TLB misses when RSS nears RAM)
 slows each job by ``1 + k x pressure``, with ``k`` the stage's sensitivity and
 pressure from :meth:`cuzklab.sim.memory.HostMemory.pressure` (0 to 1: the RSS
@@ -94,8 +101,11 @@ class Machine:
     def __init__(self, env: simpy.Environment, *, cores: int, ddr_gbps: float,
                  synthesis_threads: int, pool_threads: int, age_priority: float,
                  pool_weight: float = 1.0, on_rates=None,
-                 group_threads: dict[str, float] | None = None):
+                 group_threads: dict[str, float] | None = None,
+                 busy_slowdown: float = 0.0, busy_knee: float = 2.0):
         self.env = env
+        self.busy_slowdown = float(busy_slowdown)
+        self.busy_knee = max(2.0, float(busy_knee))
         self.cores = float(cores)
         self.ddr_gbps = float(ddr_gbps)
         self.synthesis_threads = float(synthesis_threads)
@@ -158,6 +168,13 @@ class Machine:
     def count(self, kind: str) -> int:
         """Return how many jobs of ``kind`` are running."""
         return sum(1 for j in self.jobs if j.kind == kind)
+
+    def busy_speed(self, busy: float) -> float:
+        """Return a thread's speed with ``busy`` threads running, relative to one alone."""
+        if self.busy_slowdown <= 0 or busy <= 1:
+            return 1.0
+        x = min(1.0, (min(busy, self.cores) - 1.0) / (self.busy_knee - 1.0))
+        return 1.0 / (1.0 + self.busy_slowdown * x)
 
     # -- internals -------------------------------------------------------------
     def _solo_rate(self, kind: str, cap: float) -> float:
@@ -237,6 +254,7 @@ class Machine:
             demands.append(j.demand)
         shares = demands if sum(demands) <= self.ddr_gbps else waterfill(self.ddr_gbps, demands)
         self.bandwidth_used = sum(shares)
+        busy = self.busy_speed(total_threads) if self.busy_slowdown > 0 else 1.0
         for j, a in zip(jobs, shares):
             j.share = a
             slow = 1.0 + j.pressure_k * self.pressure
@@ -247,6 +265,8 @@ class Machine:
                 speed = 1.0 / ((1.0 - j.mem_bound) + j.mem_bound * j.demand / max(a, 1e-12))
             else:
                 speed = 1.0
+            if busy != 1.0:  # relative to the busy threads of the job's own solo run
+                speed *= busy / self.busy_speed(j.solo_rate)
             j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:

@@ -277,7 +277,7 @@ def test_the_shared_matvec_pool_explains_the_h200_pw8_syntheses():
             assert lo <= r["error"]["stage_s"]["synth"] <= hi, (prof.name, r["config"])
 
 
-def test_live_calibration_measures_the_witness_slope_and_the_pooled_stages(live_profile):
+def test_live_calibration_measures_the_witness_slope(live_profile):
     path, res = live_profile
     meas = res["measurements"]
     slope = meas["witness_slope"]
@@ -286,12 +286,6 @@ def test_live_calibration_measures_the_witness_slope_and_the_pooled_stages(live_
     raw = tomllib.loads(path.read_text())
     assert raw["calibration"]["witness_s_per_work"] == pytest.approx(
         slope["witness_s_per_work"], rel=1e-4)
-    rows = meas["scaling"]["rows"]
-    assert rows[0]["threads"] == 1 and [r["threads"] for r in rows] == sorted(
-        r["threads"] for r in rows)
-    for r in rows:
-        for k in ("matvec", "prep_msm", "b_g2_msm"):
-            assert r[f"{k}_s"] > 0 and r[f"{k}_speedup"] > 0
     json.dumps(meas, default=str)
 
 

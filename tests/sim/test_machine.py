@@ -90,3 +90,50 @@ def test_unknown_kind_is_rejected():
     env = simpy.Environment()
     with pytest.raises(ValueError, match="kind must be one of"):
         _machine(env).run("gpu", 1.0, cap=1)
+
+
+def test_a_busy_machine_runs_each_thread_slower_relative_to_its_solo_run():
+    busy = dict(cores=16, synthesis_threads=16, pool_threads=16, busy_slowdown=0.2, busy_knee=5)
+    # one one-thread job alone: its solo time
+    (s, e, slow), = _run_jobs([(0, "synth", 1.0, dict(cap=1))], **busy)
+    assert e - s == pytest.approx(1.0) and slow == pytest.approx(1.0)
+    # three at once: 2 of the knee's 4 steps, 10 % slower each; five or more: 20 %
+    for n, factor in ((3, 1.1), (5, 1.2), (12, 1.2)):
+        for s, e, slow in _run_jobs([(0, "synth", 1.0, dict(cap=1))] * n, **busy):
+            assert e - s == pytest.approx(factor) and slow == pytest.approx(factor)
+    # a pool job measured on 16 threads keeps its solo time alone (its own threads are busy)
+    (s, e, slow), = _run_jobs([(0, "pool", 16.0, dict(cap=16))], **busy)
+    assert e - s == pytest.approx(1.0)
+    # off by default: three at once run at full speed
+    for s, e, slow in _run_jobs([(0, "synth", 1.0, dict(cap=1))] * 3, cores=16):
+        assert e - s == pytest.approx(1.0)
+
+
+def test_the_busy_curve_is_fitted_from_syntheses_at_once():
+    from cuzklab.calibrate.contention import fit_synth_sharing, synth_slowdowns
+    from cuzklab.model import Profile
+    prof = Profile.load("porep-32g").replace(node={"ddr_gbps": 100.0})
+    counts = [1, 2, 4, 8, 16]
+    made = synth_slowdowns(prof, counts, cores=16, bw_per_thread=0.0, mem_bound=0.0,
+                           busy_slowdown=0.15, busy_knee=4)
+    # one synthesis alone measured 30 % slow: the host's spread, which the fit ignores
+    rows = [{"syntheses": k, "slowdown": x * (1.3 if k == 1 else 1.0)}
+            for k, x in zip(counts, made)]
+    fit = fit_synth_sharing(prof, {"logical_cores": 16, "rows": rows})
+    assert fit["busy_slowdown"] == pytest.approx(0.15) and fit["busy_knee"] == 4
+    assert fit["cores"] == 16 and fit["rms_log_error"] < 1e-6
+
+
+def test_busy_slowdown_moves_a_simulation_and_is_checked():
+    from cuzklab.errors import ProfileError
+    from cuzklab.model import PipelineConfig, Profile
+    from cuzklab.sim import simulate
+    prof = Profile.load("porep-32g")
+    cfg = PipelineConfig(proofs=4, concurrency=4)
+    base = simulate(cfg, prof).summary()["seconds_per_proof"]
+    slow = simulate(cfg, prof.replace(node={"busy_slowdown": 0.3, "busy_knee": 8})).summary()
+    assert slow["seconds_per_proof"] > 1.05 * base
+    with pytest.raises(ProfileError, match="busy_slowdown"):
+        prof.replace(node={"busy_slowdown": -1})
+    with pytest.raises(ProfileError, match="busy_knee"):
+        prof.replace(node={"busy_knee": "4"})
