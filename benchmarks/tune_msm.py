@@ -9,7 +9,7 @@ Every combination of size, window, multiplier (``gpu.MULTIPLIERS``), the
 kernels built with inline multiplications (``gpu.HOT``) and the integer
 settings of ``cuzklab.msm.gpu`` named by ``--set`` (``NAME``, or
 ``NAME.key`` for a dict entry, e.g. ``--set INTEGRATE_THREADS.g1=16384,32768
---set REDUCE_GROUP=4,8``) runs ``cuzklab.msm.bench.bench_msm`` (points on
+--set REDUCE_GROUP=4,8``; 0 turns off ``AFFINE_ROUNDS``) runs ``cuzklab.msm.bench.bench_msm`` (points on
 the device, CUDA-event medians after a warm-up, every run checked against
 the exact result) and records the median and the phase times. The
 kernels of every variant are compiled first by ``--jobs`` processes at once
@@ -75,8 +75,8 @@ def _setting(text: str):
         values = [int(v) for v in vals.split(",") if v.strip()]
     except ValueError:
         values = []
-    if not values or min(values) < 1:
-        raise ValueError(f"--set {name}: expected comma-separated integers >= 1, got {vals!r}")
+    if not values or min(values) < 0:
+        raise ValueError(f"--set {name}: expected comma-separated integers >= 0, got {vals!r}")
     return name, values
 
 

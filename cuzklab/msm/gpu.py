@@ -7,7 +7,11 @@ Per MSM of n points, window c, W = ceil(255/c) windows, 2^(c-1) buckets each:
 2. exclusive scan of the sizes (``cupy.cumsum``) gives each bucket's offset;
 3. ``msm_scatter``: point indices (sign in bit 31) written by bucket: a
    counting sort of W * n entries, so each bucket is a contiguous run;
-4. ``msm_accumulate``: one thread per bucket adds its points (mixed XYZZ adds);
+4. from G1 2^22 and G2 2^20 points (``AFFINE_ROUNDS``, ``AFFINE_MIN_ENTRIES``),
+   ``msm_affine_round``: rounds of pairwise affine additions halve every
+   bucket's run (one shared inversion per thread's batch of pairs);
+   ``msm_accumulate``: equal chunks of the sorted entries (or of the runs the
+   rounds left) per thread, mixed XYZZ additions;
 5. ``msm_integrate``: per window, running sums over segments of buckets give
    sum_b b * B_b in parallel; ``msm_sum_groups`` folds segments into windows;
 6. the W window sums come back to the host and are combined there by c
@@ -50,7 +54,7 @@ COLD_CURVES = {"g1": "cuzk::G1c", "g2": "cuzk::G2"}
 #: The kernels built with CURVES (inline multiplications). The reduction
 #: kernels inline were slower on an H200 (G1 2^20: reduce 1.36 -> 3.18 ms
 #: with msm_integrate inline; benchmarks/tune_msm.py --hot).
-HOT = ("msm_accumulate", "msm_accumulate_pieces")
+HOT = ("msm_accumulate", "msm_accumulate_pieces", "msm_affine_round")
 #: Words of one coordinate.
 WORDS = {"g1": 12, "g2": 24}
 #: Target number of threads of the bucket reduction per group (sets the
@@ -83,8 +87,10 @@ SIGNATURES = {
     "msm_sum_affine": ("ptr", "ptr", "u32", "u32", "ptr"),
     "msm_bench_points": ("ptr", "ptr", "u32", "u32", "ptr", "ptr"),
     "msm_glv_split": ("ptr", "ptr", "ptr", "u32", "ptr", "ptr", "ptr", "ptr", "u32", "u32"),
+    "msm_pair_map": ("ptr", "ptr", "u32", "u32", "ptr"),
+    "msm_affine_round": ("ptr", "ptr", "ptr", "u32", "ptr", "u32", "u32", "u32", "ptr", "ptr"),
 }
-TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
+TEMPLATED = ("msm_accumulate", "msm_accumulate_pieces", "msm_affine_round", "msm_sum_pieces", "msm_bucket_sums", "msm_integrate", "msm_sum_groups",
              "msm_sum_affine", "msm_bench_points")
 #: Which source file holds each kernel (each file is one module, built on first use).
 FILES = {"msm_bench_points": "bench_points.cu"}
@@ -115,6 +121,8 @@ def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
                       if ACCUMULATE[g] == "chunks"]
         elif k == "msm_accumulate_pieces":
             names += [f"{k}<{c}>" for g, c in table.items() if ACCUMULATE[g] == "pieces"]
+        elif k == "msm_affine_round":
+            names += [f"{k}<{c}, {AFFINE_MIN_BLOCKS[g]}>" for g, c in table.items()]
         else:
             names += [f"{k}<{c}>" for c in table.values()]
     return tuple(k for k in names if filename is None or file_of(k) == filename)
@@ -145,11 +153,13 @@ class CupyRunner:
     def module(filename: str, group: str):
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
         mul = tuple(sorted((MULTIPLIERS.get(group) or {}).items()))
-        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul, tuple(HOT))
+        return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul, tuple(HOT),
+                                  AFFINE_MIN_BLOCKS[group])
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
-    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple, hot: tuple):
+    def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple, hot: tuple,
+                affine_min_blocks: int = 0):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs())
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
@@ -207,6 +217,8 @@ def _kname(base: str, group: str) -> str:
     curve = (CURVES if base in HOT else COLD_CURVES)[group]
     if base == "msm_accumulate":
         return f"{base}<{curve}, {ACC_MIN_BLOCKS[group]}>"
+    if base == "msm_affine_round":
+        return f"{base}<{curve}, {AFFINE_MIN_BLOCKS[group]}>"
     return f"{base}<{curve}>"
 
 
@@ -253,6 +265,107 @@ MIN_CHUNKS = 1 << 19
 #: sorted entries per thread, across bucket boundaries) or "pieces" (a thread
 #: per bucket, or per piece of at most K entries of a large one).
 ACCUMULATE = {"g1": "chunks", "g2": "pieces"}
+
+
+#: Batch-affine pre-reduction (``msm_affine_round``), per group: the most
+#: rounds of pairwise affine additions run over the sorted entries before the
+#: accumulation (0: none). Each round halves every bucket's run; a thread adds
+#: AFFINE_BATCH pairs with one shared inversion (Montgomery's trick, the
+#: inversion by a binary GCD), so an addition costs about 5M + 1S instead of
+#: the 8M + 2S of a mixed XYZZ one, at the price of writing every round's
+#: points to device memory. The runs left go through ``msm_accumulate``
+#: (chunks) or ``msm_accumulate_pieces``. Measured on an H200 in one run
+#: (``benchmarks/tune_msm.py --set AFFINE_ROUNDS.g1=0,3,5 --set
+#: AFFINE_BATCH=...``; GLV, c = 16; medians of 5, every result checked):
+#: G1 2^24 172.3 ms without rounds, 152.2 with 3 rounds of 64 pairs a thread
+#: (169.1 with 32, 203.3 with 16; 5 rounds of 32: 168.3); 2^22 46.5 -> 44.5
+#: (3 rounds of 32); 2^20 13.9 -> 13.8 (32) and 14.0 (64): no gain there. G2
+#: 2^20 (c = 15): 66.5 ms without, 45.9 with 2 rounds and 43.3 with 3 (32).
+AFFINE_ROUNDS = {"g1": 3, "g2": 3}
+#: Pairs per thread of a round (the batch of one inversion), per group. The
+#: rounds at G1 2^24 took 163.6 / 130.3 / 113.0 ms with 16 / 32 / 64 pairs,
+#: i.e. 97 ms + 1066 ms divided by the pairs a thread: against the Fp
+#: multiply's 21.9 G/s, an inversion takes the time of ~100 multiplications
+#: and an addition of ~9, its memory traffic included (a mixed XYZZ addition
+#: of the same run: ~12.5).
+#: A round of fewer than 2^14 times this many pairs gives each thread fewer (at
+#: least 16), so that it still fills the device.
+AFFINE_BATCH = {"g1": 64, "g2": 32}
+#: Fewest sorted entries (points x windows) for which the rounds run, per
+#: group: G1 from 2^22 points with GLV (2^26 entries; at 2^20, 2^24 entries,
+#: they gained nothing), G2 from 2^20 points (17 windows: 1.8 x 2^24).
+AFFINE_MIN_ENTRIES = {"g1": 1 << 25, "g2": 1 << 24}
+#: A round runs only while it leaves at most this fraction (in 1/256) of its
+#: input: once most buckets hold one point, a round adds little.
+AFFINE_SHRINK_256 = 192
+#: Register budget of msm_affine_round: resident blocks of 128 threads per SM
+#: (G1: 3 fit in 168 registers without spills, with the inversion out of line).
+AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
+
+
+def affine_plan(group: str, entries: int, *, shared: bool = False) -> int:
+    """Return the most batch-affine rounds for an MSM with ``entries`` sorted entries (0: none).
+
+    Over precomputed bases (``shared``) the rounds are not used (not measured there).
+    """
+    if shared or entries < AFFINE_MIN_ENTRIES[group]:
+        return 0
+    return max(0, int(AFFINE_ROUNDS[group]))
+
+
+def affine_batch(group: str, pairs: int) -> int:
+    """Return the pairs per thread of a round of ``pairs`` pairs (see AFFINE_BATCH)."""
+    return max(1, min(int(AFFINE_BATCH[group]), max(16, pairs >> 14)))
+
+
+def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts):
+    """Run the batch-affine rounds; return (xs, ys, entries, offsets, count) of the runs left.
+
+    ``counts``: entries per bucket (device); ``before(b)``: called before the
+    first round reads the points of batch b, whose outputs are the range of
+    buckets ``batch_cuts[b]:batch_cuts[b + 1]``. With no round worth running,
+    returns None after calling ``before`` for every batch.
+    """
+    mp = run.xp
+    offs, cnt = [offsets], counts
+    for _ in range(rounds):
+        cnt = (cnt + mp.uint32(1)) // mp.uint32(2)
+        off = mp.zeros(nbt + 1, dtype=mp.uint32)
+        off[1:] = mp.cumsum(cnt)
+        offs.append(off)
+    cuts = list(batch_cuts)
+    # one wait on the device: every round's total and round 1's batch ranges
+    vals = [int(v) for v in to_numpy(mp.stack([o[-1] for o in offs] + [offs[min(1, rounds)][c] for c in cuts]))]
+    totals, ranges = vals[:rounds + 1], vals[rounds + 1:]
+    used = 0
+    while used < rounds and totals[used] and totals[used + 1] * 256 <= AFFINE_SHRINK_256 * totals[used]:
+        used += 1
+    if used == 0:
+        for b in range(len(cuts) - 1):
+            before(b)
+        return None
+    words = WORDS[g]
+    name = _kname("msm_affine_round", g)
+    src, indexed = (xs, ys, entries), 1
+    for r in range(1, used + 1):
+        m = totals[r]
+        ox = mp.empty((max(m, 1), words), dtype=mp.uint32)
+        oy = mp.empty((max(m, 1), words), dtype=mp.uint32)
+        pairs = mp.empty(max(m, 1), dtype=mp.uint32)
+        run.launch("msm_pair_map", -(-m // 32), (offs[r - 1], offs[r], _u(nbt), _u(m), pairs))
+        spans = [(ranges[b], ranges[b + 1]) for b in range(len(cuts) - 1)] if r == 1 else [(0, m)]
+        G = affine_batch(g, m)
+        for b, (j0, j1) in enumerate(spans):
+            if r == 1:
+                before(b)
+            if j1 > j0:
+                run.launch(name, 32 * -(-(j1 - j0) // (32 * G)),
+                           (src[0], src[1], src[2] if indexed else pairs, _u(indexed), pairs,
+                            _u(j0), _u(j1), _u(G), ox, oy))
+        src, indexed = (ox, oy, None), 0
+        del pairs
+    m = totals[used]
+    return src[0], src[1], mp.arange(max(m, 1), dtype=mp.uint32), offs[used], m
 
 
 def piece_size(entries: int, nbuckets: int) -> int:
@@ -414,33 +527,50 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
                                   cursor, entries))
     chunks = ACCUMULATE[g] == "chunks"
+    nent = n * nwin  # sorted entries
+    parts = batches  # accumulation launches (one per batch of points)
+    rounds = affine_plan(g, nent, shared=shared)
+    if rounds:
+        # batch-affine rounds first (phase "affine"); the accumulation then
+        # runs over the runs they leave, whose points are all on the device
+        mark("sort")
+        left = _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds,
+                              before_accumulate or (lambda b: None),
+                              [b * (nbt // batches) for b in range(batches + 1)])
+        before_accumulate, parts = None, 1
+        if left is not None:
+            xs, ys, entries, offsets, nent = left
+            if not chunks:
+                counts = offsets[1:] - offsets[:-1]
+        mark("affine")
     if chunks:
-        K = chunk_size(n * nwin)
+        K = chunk_size(nent)
         pcount = mp.empty(nbt, dtype=mp.uint32)
         run.launch("msm_chunk_pieces", nbt, (offsets, _u(nbt), _u(K), pcount))
     else:
-        K = piece_size(n * nwin, nbt)
+        K = piece_size(nent, nbt)
         pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
     # the one wait on the device before the additions: how many pieces, and
     # the most of one bucket (which sets the piece reduction below)
     npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
-    if chunks and batches > 1:  # the first chunk of each batch's entries: in one transfer
+    if chunks and parts > 1:  # the first chunk of each batch's entries: in one transfer
         firsts = [0] + [int(v) // K for v in to_numpy(offsets[nwin * nb:nbt:nwin * nb])]
     else:
-        firsts = [0] * batches
+        firsts = [0] * parts
     del cursor, counts
-    mark("sort")
+    if not rounds:
+        mark("sort")
     if not chunks and before_accumulate is not None:
-        for b in range(batches):
+        for b in range(parts):
             before_accumulate(b)
     partials = mp.empty((max(npieces, 1), 4, words), dtype=mp.uint32)
     if chunks:
         # batch b's chunks: those starting in its entries (a chunk across the
         # boundary runs with the later batch, whose points it also reads)
-        ends = firsts[1:] + [-(-n * nwin // K)]
-        for b in range(batches):
+        ends = firsts[1:] + [-(-nent // K)]
+        for b in range(parts):
             if before_accumulate is not None:
                 before_accumulate(b)
             run.launch(_kname("msm_accumulate", g), ends[b] - firsts[b],
@@ -496,7 +626,8 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = Fa
     """Return the MSM of device ``points`` with canonical (n, 8) scalar limbs, window c.
 
     ``marks``: a list that receives (phase, CUDA event) pairs; see :func:`phase_times`
-    (phases split (GLV only), sort, accumulate, bucket_sums, reduce, combine).
+    (phases split (GLV only), sort, affine (when batch-affine rounds ran),
+    accumulate, bucket_sums, reduce, combine).
     ``shared``: ``points`` is a precomputed table (see :func:`window_sums_gpu`).
     ``glv``: split G1 scalars with the endomorphism (None: ``GLV`` and n >=
     ``GLV_MIN_POINTS``; True for G2 or ``shared`` raises ValueError).
@@ -560,11 +691,13 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
     (default :func:`upload_batches`). Each part's points have buckets of
     their own, so the accumulation of a part starts when it has landed (with
     GLV, after the points part of the split), while the next part uploads;
-    the parts' window sums are added on the host. Same result as
-    :func:`msm_gpu` over the uploaded points. ``marks``: phases scalars,
-    split (GLV), sort, points (the wait for the first part, and its GLV
-    points), accumulate (every part's, and the waits for the later parts),
-    bucket_sums, reduce, combine.
+    the parts' window sums are added on the host. With batch-affine rounds
+    (see ``AFFINE_ROUNDS``) the first round runs part by part instead. Same
+    result as :func:`msm_gpu` over the uploaded points. ``marks``: phases
+    scalars, split (GLV), sort, points (the wait for the first part, and its
+    GLV points), affine (when rounds ran; then "points" falls inside it),
+    accumulate (every part's, and the waits for the later parts), bucket_sums,
+    reduce, combine.
     """
     from ..curve import fields as FF
     run = runner or default_runner()

@@ -190,3 +190,60 @@ def test_gpu_msm_from_host_memory(group, glv):
     with pytest.raises(TypeError):
         gpu.msm_gpu_from_host(group, pts.x.limbs, pts.y.limbs, limbs, c)
 
+
+
+@pytest.fixture
+def affine_on(monkeypatch):
+    """Batch-affine rounds at every size (thresholds lowered), a few pairs per thread."""
+    from cuzklab.msm import gpu
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 3, "g2": 2})
+    monkeypatch.setattr(gpu, "AFFINE_MIN_ENTRIES", {"g1": 0, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 256)
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 3, "g2": 3})
+    return gpu
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_gpu_affine_rounds_equal_oracle(affine_on, group):
+    rng = random.Random(31)
+    n = 300
+    pts = _points(group, n).to("gpu")
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0], ks[1] = R - 1, 0
+    want = _expected(group, ks)
+    for window in (2, 7, 13):
+        assert msm(pts, ks, window=window) == want, (group, window)
+        if group == "g1":
+            assert msm(pts, ks, window=window, glv=False) == want, (group, window)
+    # duplicates (doublings), P and -P (infinity), infinity bases, in the rounds
+    p0 = pts[np.zeros(6, dtype=np.int64)]
+    mixed = Points.concat([p0, -pts[:2], Points.infinity(group, 3, "gpu"), pts[:2], -p0[:2]])
+    ks = [5, 5, 5, 7, 7, 9, 3, 4, 11, 12, 13, 3, 4, 5, 7]
+    cpu = msm(mixed.to("cpu"), ks, window=3)
+    for window in (2, 3, 9):
+        assert msm(mixed, ks, window=window) == cpu
+
+
+def test_gpu_affine_rounds_large_and_from_host(affine_on):
+    import cupyx
+
+    from cuzklab.backend import xp
+    gpu = affine_on
+    gpu.AFFINE_BATCH = {"g1": 32, "g2": 32}
+    n = 1 << 16
+    pts = B.bench_points("g1", n, "gpu")
+    limbs = B.bench_scalars(n, 5)
+    want = B.expected("g1", limbs, 1)
+    for c in (12, 16):
+        assert gpu.msm_gpu(pts, xp("gpu").asarray(limbs), c) == want
+    pinned = []
+    for a in (pts.x.limbs.get(), pts.y.limbs.get(), limbs):
+        buf = cupyx.empty_pinned(a.shape, dtype=a.dtype)
+        buf[...] = a
+        pinned.append(buf)
+    for parts in (1, 3):
+        assert gpu.msm_gpu_from_host("g1", *pinned, 13, batches=parts) == want
+    # one scalar for all: each window's points in one bucket, many rounds
+    same = B.bench_scalars(1, 2).repeat(n, axis=0)
+    gpu.AFFINE_ROUNDS = {"g1": 12, "g2": 0}
+    assert gpu.msm_gpu(pts, xp("gpu").asarray(same), 11, glv=False) == B.expected("g1", same, 1)

@@ -16,6 +16,15 @@ __device__ __forceinline__ bool f_is_zero(const fp_t& a) { return is_zero<FpTrai
 __device__ __forceinline__ bool f_is_zero(const fp2_t& a) { return fp2_is_zero(a); }
 __device__ __forceinline__ fp_t f_inverse(const fp_t& a) { return inverse<FpTraits>(a); }
 __device__ __forceinline__ fp2_t f_inverse(const fp2_t& a) { return fp2_inverse(a); }
+// The same inverses by the binary GCD (inverse_bgcd: same results, a fraction of
+// the Fermat inverse's work), out of line: its registers are not live in the
+// caller's loops.
+__device__ __noinline__ fp_t fp_inverse_bgcd_ool(const fp_t a) { return inverse_bgcd<FpTraits>(a); }
+__device__ __forceinline__ fp_t f_inverse_fast(const fp_t& a) { return fp_inverse_bgcd_ool(a); }
+__device__ __forceinline__ fp2_t f_inverse_fast(const fp2_t& a) {
+  fp_t t = fp_inverse_bgcd_ool(add(mont_sqr(a.c0), mont_sqr(a.c1)));
+  return fp2_make(mont_mul(a.c0, t), neg(mont_mul(a.c1, t)));
+}
 
 // Out-of-line multiplications: a kernel that calls these holds one copy of the
 // multiplier instead of one per call site, which keeps compile times and

@@ -88,6 +88,13 @@ __global__ void k_inv_batch(u32* out, const u32* a, usize n, usize chunk) {
   store<F>(out, s, inv);
 }
 
+// Elementwise inverse by the binary GCD (inverse_bgcd; 0 for 0).
+template <class F>
+__global__ void k_inv_bgcd(u32* out, const u32* a, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  store<F>(out, i, inverse_bgcd<F>(load<F>(a, i)));
+}
+
 // Benchmark: out[i] = x[i] * y[i]^k by a chain of k dependent multiplies.
 template <class F>
 __global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k) {

@@ -272,6 +272,150 @@ __global__ void msm_sum_affine(const u32* xs, const u32* ys, u32 n, u32 G, u32* 
   xyzz_store(out, j, acc);
 }
 
+// ---- Batch-affine pre-reduction (G1): rounds of pairwise affine additions ----
+// A round halves every bucket's run of sorted points: output j of bucket b is
+// the sum of the source points s, s + 1 (s = src_off[b] + 2 (j - dst_off[b])),
+// or the point s alone when it is the last of an odd run. Every sum is an
+// affine addition P + Q = (l^2 - x_P - x_Q, l (x_P - x) - y_P), l = (y_Q -
+// y_P) / (x_Q - x_P) (or 3 x^2 / 2 y for P = Q): with the inverses of a
+// thread's G denominators shared by Montgomery's trick (one inversion and 3
+// multiplications each), an addition costs 5M + 1S + 1/G of an inversion
+// (inverse_bgcd: ~40M for Fp), against 8M + 2S for a mixed XYZZ addition. The runs left after the rounds
+// go through msm_accumulate as before (cuzklab.msm.gpu drives this).
+namespace msm {
+enum { PAIR_ADD = 0, PAIR_DBL = 1, PAIR_FIRST = 2, PAIR_SECOND = 3, PAIR_INF = 4 };
+
+// Source point k: entry k of the sort (index, sign in bit 31) or, dense, point k.
+template <class C>
+__device__ __forceinline__ typename C::F src_x(const u32* xs, const u32* entries, u32 indexed, u32 k) {
+  return C::load(xs, indexed ? (entries[k] & 0x7fffffffu) : k);
+}
+
+template <class C>
+__device__ __forceinline__ typename C::F src_y(const u32* ys, const u32* entries, u32 indexed, u32 k) {
+  if (!indexed) return C::load(ys, k);
+  const u32 e = entries[k];
+  typename C::F y = C::load(ys, e & 0x7fffffffu);
+  if (e >> 31) y = -y;
+  return y;
+}
+
+// The kind of the pair (s, s + 1) (or s alone), and for an addition or a
+// doubling its slope's denominator; the y coordinates are read only where
+// the x coordinates do not decide (an x of 0, which infinity (0, 0) has, or
+// equal x).
+template <class C>
+__device__ __forceinline__ int pair_den(const u32* xs, const u32* ys, const u32* entries, u32 indexed,
+                                        u32 s, bool single, typename C::F& den) {
+  typedef typename C::F F;
+  if (single) return PAIR_FIRST;
+  const F px = src_x<C>(xs, entries, indexed, s), qx = src_x<C>(xs, entries, indexed, s + 1);
+  const bool pz = f_is_zero(px), qz = f_is_zero(qx), same = px == qx;
+  if (!(pz || qz || same)) { den = qx - px; return PAIR_ADD; }
+  const F py = src_y<C>(ys, entries, indexed, s), qy = src_y<C>(ys, entries, indexed, s + 1);
+  if (qz && f_is_zero(qy)) return PAIR_FIRST;   // Q is infinity
+  if (pz && f_is_zero(py)) return PAIR_SECOND;  // P is infinity
+  if (!same) { den = qx - px; return PAIR_ADD; }
+  if (py != qy || f_is_zero(py)) return PAIR_INF;  // Q = -P (or P of order 2)
+  den = f_dbl(py);
+  return PAIR_DBL;
+}
+
+// The same pair with every coordinate read: the kind, and in px, py the
+// result of a copy (FIRST, SECOND) or P of an addition or doubling, with qx
+// (Q's x, or P's for a doubling) and the slope's numerator and denominator.
+template <class C>
+__device__ __forceinline__ int pair_full(const u32* xs, const u32* ys, const u32* entries, u32 indexed,
+                                         u32 s, bool single, typename C::F& px, typename C::F& py,
+                                         typename C::F& qx, typename C::F& num, typename C::F& den) {
+  typedef typename C::F F;
+  px = src_x<C>(xs, entries, indexed, s);
+  py = src_y<C>(ys, entries, indexed, s);
+  if (single) return PAIR_FIRST;
+  qx = src_x<C>(xs, entries, indexed, s + 1);
+  const F qy = src_y<C>(ys, entries, indexed, s + 1);
+  if (f_is_zero(qx) && f_is_zero(qy)) return PAIR_FIRST;
+  if (f_is_zero(px) && f_is_zero(py)) { px = qx; py = qy; return PAIR_SECOND; }
+  if (px != qx) { den = qx - px; num = qy - py; return PAIR_ADD; }
+  if (py != qy || f_is_zero(py)) return PAIR_INF;
+  const F x2 = C::sqr(px);
+  num = f_dbl(x2) + x2;
+  den = f_dbl(py);
+  return PAIR_DBL;
+}
+
+// pairs[j] = s | (single << 31) for the outputs j of one round (thread per 32 outputs).
+__device__ __forceinline__ void pair_map(const u32* src_off, const u32* dst_off, u32 nb, u32 m, u32* pairs) {
+  const usize t = CUZK_TID;
+  if (t * 32 >= m) return;
+  const u32 j0 = (u32)(t * 32), j1 = j0 + 32 < m ? j0 + 32 : m;
+  u32 lo = 0, hi = nb;  // dst_off[lo] <= j0 < dst_off[lo + 1]
+  while (hi - lo > 1) {
+    const u32 mid = (lo + hi) >> 1;
+    if (dst_off[mid] <= j0) lo = mid; else hi = mid;
+  }
+  u32 b = lo;
+  for (u32 j = j0; j < j1; j++) {
+    while (dst_off[b + 1] <= j) b++;
+    const u32 s = src_off[b] + 2 * (j - dst_off[b]);
+    pairs[j] = s | ((s + 1 >= src_off[b + 1] ? 1u : 0u) << 31);
+  }
+}
+}  // namespace msm
+
+extern "C" __global__ void msm_pair_map(const u32* src_off, const u32* dst_off, u32 nb, u32 m, u32* pairs) {
+  msm::pair_map(src_off, dst_off, nb, m, pairs);
+}
+
+// One round over the outputs j0 <= j < j1. Lane l of warp w takes the outputs
+// j0 + 32 G w + 32 g + l, g < G (a warp's loads and stores run along 32
+// consecutive outputs). Forward: the prefix products of its denominators,
+// each stored in the x slot of its output; one inversion; backward: each
+// denominator's inverse from the running inverse and the prefix before it,
+// then the sum. The sources (xs, ys[, entries]) must not overlap the outputs.
+template <class C, int MINB>
+__global__ void __launch_bounds__(128, MINB) msm_affine_round(const u32* xs, const u32* ys, const u32* entries,
+                                                              u32 indexed, const u32* pairs, u32 j0, u32 j1,
+                                                              u32 G, u32* oxs, u32* oys) {
+  typedef typename C::F F;
+  const usize T = CUZK_TID;
+  const usize base = (usize)j0 + (T >> 5) * 32 * (usize)G + (T & 31);
+  if (base >= j1) return;
+  const usize left = ((usize)j1 - base + 31) / 32;
+  const u32 cnt = left < G ? (u32)left : G;
+  F acc = C::one();
+  for (u32 g = 0; g < cnt; g++) {
+    const usize j = base + 32 * (usize)g;
+    const u32 pm = pairs[j];
+    F den;
+    if (msm::pair_den<C>(xs, ys, entries, indexed, pm & 0x7fffffffu, pm >> 31, den) <= msm::PAIR_DBL)
+      acc = C::mul(acc, den);
+    C::store(oxs, j, acc);
+  }
+  F inv = f_inverse_fast(acc);
+  for (int g = (int)cnt - 1; g >= 0; g--) {
+    const usize j = base + 32 * (usize)g;
+    const u32 pm = pairs[j];
+    F px, py, qx, num, den;
+    const int kind = msm::pair_full<C>(xs, ys, entries, indexed, pm & 0x7fffffffu, pm >> 31,
+                                       px, py, qx, num, den);
+    affine<C> r;
+    if (kind <= msm::PAIR_DBL) {
+      const F dinv = g > 0 ? C::mul(inv, C::load(oxs, j - 32)) : inv;
+      inv = C::mul(inv, den);
+      const F lam = C::mul(num, dinv);
+      r.x = C::sqr(lam) - px - qx;
+      r.y = C::mul(lam, px - r.x) - py;
+    } else if (kind == msm::PAIR_INF) {
+      r.x = C::zero(); r.y = C::zero();
+    } else {
+      r.x = px; r.y = py;
+    }
+    C::store(oxs, j, r.x);
+    C::store(oys, j, r.y);
+  }
+}
+
 // ---- GLV split (G1): k P = k1 P + k2 phi(P), phi(x, y) = (beta x, y) = lambda (x, y) ----
 // consts (cuzklab.msm.glv.kernel_constants, layout CONST_LAYOUT there): beta in
 // Montgomery form (12 words), lambda (4), floor(lambda / 2) (4) and the Barrett

@@ -14,6 +14,7 @@ struct uint4 { unsigned x, y, z, w; };
 inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return uint4{a, b, c, d}; }
 
 inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
+inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 
 struct emu_ptr {
   void* p;

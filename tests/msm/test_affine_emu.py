@@ -1,0 +1,215 @@
+"""Batch-affine rounds (``msm_affine_round``) in the host emulation, against the exact result.
+
+The rounds run the same CUDA source as the GPU, through the same driver
+(``cuzklab.msm.gpu``), here at small sizes with every threshold lowered so
+that they run: duplicate points (doublings), opposite points (infinity),
+points at infinity, odd runs, huge buckets, several pairs per thread, GLV
+on and off, G2 and uploads in parts (precomputed bases run no rounds).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzklab.field.constants import R
+from cuzklab.msm import bench as B
+from cuzklab.msm import digits as D
+from cuzklab.msm import gpu
+
+from .emu import CXX
+
+pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
+
+
+class Counting:
+    """A runner that counts the launches of each kernel."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.xp = inner.xp
+        self.calls: dict = {}
+
+    def launch(self, name, n_threads, args, block=128):
+        base = name.split("<")[0]
+        self.calls[base] = self.calls.get(base, 0) + 1
+        self.inner.launch(name, n_threads, args, block)
+
+
+@pytest.fixture(scope="module")
+def affine_runner():
+    from .emu import msm_runner
+    return msm_runner()
+
+
+@pytest.fixture
+def affine(monkeypatch, affine_runner):
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 3, "g2": 2})
+    monkeypatch.setattr(gpu, "AFFINE_MIN_ENTRIES", {"g1": 0, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 256)
+    return Counting(affine_runner)
+
+
+def test_kernel_names_and_plan(monkeypatch):
+    # the round kernel is built for both groups (one module whatever the setting)
+    names = [k for k in gpu.kernel_names(None) if "msm_affine_round" in k]
+    assert names == [f"msm_affine_round<cuzk::G1, {gpu.AFFINE_MIN_BLOCKS['g1']}>",
+                     f"msm_affine_round<cuzk::G2, {gpu.AFFINE_MIN_BLOCKS['g2']}>"]
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 2, "g2": 0})
+    lo = gpu.AFFINE_MIN_ENTRIES["g1"]
+    assert gpu.affine_plan("g1", lo) == 2
+    assert gpu.affine_plan("g1", lo, shared=True) == 0
+    assert gpu.affine_plan("g1", lo - 1) == 0
+    assert gpu.affine_plan("g2", 1 << 30) == 0
+
+
+def test_defaults_leave_small_msms_alone():
+    # the rounds run from the measured sizes up: G1 2^22 with GLV, G2 2^20
+    assert gpu.affine_plan("g1", 2 * (1 << 20) * 8) == 0          # G1 2^20, GLV, c = 16
+    assert gpu.affine_plan("g1", 2 * (1 << 22) * 8) == gpu.AFFINE_ROUNDS["g1"] > 0
+    assert gpu.affine_plan("g2", (1 << 18) * 20) == 0             # G2 2^18, c = 13
+    assert gpu.affine_plan("g2", (1 << 20) * 17) == gpu.AFFINE_ROUNDS["g2"] > 0
+
+
+@pytest.mark.parametrize("batch", [1, 3, 64])
+@pytest.mark.parametrize("glv", [False, True])
+def test_rounds_equal_oracle(affine, monkeypatch, batch, glv):
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": batch, "g2": batch})
+    rng = random.Random(batch)
+    n = 37
+    pts = B.bench_points("g1", n, "cpu")
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0], ks[1] = R - 1, 0
+    limbs = D.ints_to_limbs(ks)
+    want = B.expected("g1", limbs)
+    for c in (2, 4, 7):
+        affine.calls.clear()
+        assert gpu.msm_gpu(pts, limbs, c, runner=affine, glv=glv) == want, (batch, glv, c)
+        assert affine.calls.get("msm_affine_round", 0) >= 1, c
+
+
+@pytest.mark.parametrize("rounds", [1, 2, 5])
+def test_every_round_count(affine, monkeypatch, rounds):
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": rounds, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
+    n = 40
+    pts = B.bench_points("g1", n, "cpu")
+    limbs = D.ints_to_limbs([(11 * i + 5) ** 5 % R for i in range(n)])
+    affine.calls.clear()
+    assert gpu.msm_gpu(pts, limbs, 3, runner=affine, glv=False) == B.expected("g1", limbs)
+    assert affine.calls["msm_affine_round"] == rounds
+
+
+def test_doublings_opposites_and_infinity(affine, monkeypatch):
+    # equal points in one bucket (a doubling), P and -P (infinity), points at
+    # infinity, on both sides of a pair, and zero scalars
+    from cuzklab.curve import Points
+    from cuzklab.msm import msm
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
+    pts = B.bench_points("g1", 4, "cpu")
+    inf = Points.infinity("g1", 3)
+    dup = Points.concat([pts[np.zeros(5, dtype=np.int64)], -pts[:1], inf[:1], pts, inf[1:], -pts[1:3],
+                         pts[np.ones(3, dtype=np.int64)]])
+    ks = [7, 7, 7, 3, 3, 7, 5, 6, 1, 2, 3, 4, 9, 7, 2, 2, 9, 9]
+    assert len(ks) == len(dup)
+    limbs = D.ints_to_limbs(ks)
+    for c in (2, 3, 5):
+        for glv in (False, True):
+            affine.calls.clear()
+            assert gpu.msm_gpu(dup, limbs, c, runner=affine, glv=glv) == msm(dup, ks, window=c), (c, glv)
+            assert affine.calls.get("msm_affine_round", 0) >= 1
+    zero = D.ints_to_limbs([0] * len(ks))
+    assert gpu.msm_gpu(dup, zero, 4, runner=affine).is_infinity
+
+
+def test_opposite_points_cancel_to_infinity(affine, monkeypatch):
+    # P and -P with equal scalars meet in every bucket: the whole MSM is infinity
+    from cuzklab.curve import Points
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 1, "g2": 1})
+    pts = B.bench_points("g1", 6, "cpu")
+    both = Points.concat([pts, -pts])
+    ks = [3 ** i + 1 for i in range(6)] * 2
+    limbs = D.ints_to_limbs(ks)
+    for c in (3, 6):
+        assert gpu.msm_gpu(both, limbs, c, runner=affine, glv=False).is_infinity
+
+
+def test_huge_bucket_many_rounds(affine, monkeypatch):
+    # one scalar for every point: each window is one bucket of n points
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 6, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 3, "g2": 3})
+    n = 45
+    pts = B.bench_points("g1", n, "cpu")
+    for k in (5, 2**200 + 3):
+        limbs = D.ints_to_limbs([k] * n)
+        affine.calls.clear()
+        assert gpu.msm_gpu(pts, limbs, 4, runner=affine, glv=False) == B.expected("g1", limbs)
+        assert affine.calls["msm_affine_round"] == 6
+
+
+def test_rounds_stop_when_buckets_hold_one_point(affine, monkeypatch):
+    # every bucket holds at most one point: no round would shrink the entries
+    monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 192)
+    pts = B.bench_points("g1", 3, "cpu")
+    limbs = D.ints_to_limbs([1, 2, 3])
+    affine.calls.clear()
+    assert gpu.msm_gpu(pts, limbs, 12, runner=affine, glv=False) == B.expected("g1", limbs)
+    assert "msm_affine_round" not in affine.calls
+
+
+def test_g2_rounds_then_pieces(affine, monkeypatch):
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
+    rng = random.Random(5)
+    n = 21
+    pts = B.bench_points("g2", n, "cpu")
+    limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+    for c in (3, 6):
+        affine.calls.clear()
+        assert gpu.msm_gpu(pts, limbs, c, runner=affine) == B.expected("g2", limbs)
+        assert affine.calls["msm_affine_round"] == 2
+
+
+def test_precomputed_bases_run_no_rounds(affine, monkeypatch):
+    from cuzklab.msm import precompute
+    rng = random.Random(8)
+    n = 19
+    pts = B.bench_points("g1", n, "cpu")
+    ks = [rng.randrange(R) for _ in range(n)]
+    ks[0] = 0
+    limbs = D.ints_to_limbs(ks)
+    assert gpu.affine_plan("g1", 1 << 30, shared=True) == 0
+    for c in (3, 8):
+        table = precompute(pts, window=c).table
+        affine.calls.clear()
+        assert gpu.msm_gpu(table, limbs, c, runner=affine, shared=True) == B.expected("g1", limbs)
+        assert "msm_affine_round" not in affine.calls
+
+
+def test_batch_per_round(monkeypatch):
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 128, "g2": 32})
+    assert gpu.affine_batch("g1", 1 << 27) == 128
+    assert gpu.affine_batch("g1", 1 << 21) == 128
+    assert gpu.affine_batch("g1", 1 << 19) == 32
+    assert gpu.affine_batch("g1", 100) == 16
+    assert gpu.affine_batch("g2", 1 << 27) == 32
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
+    assert gpu.affine_batch("g1", 1 << 27) == 2
+
+
+@pytest.mark.parametrize("glv", [False, True])
+def test_upload_in_parts(affine, monkeypatch, glv):
+    # each part's points have buckets of their own: round 1 runs part by part
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
+    rng = random.Random(9)
+    n = 26
+    pts = B.bench_points("g1", n, "cpu")
+    limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+    want = B.expected("g1", limbs)
+    xs, ys = np.array(pts.x.limbs), np.array(pts.y.limbs)
+    for parts in (1, 3):
+        affine.calls.clear()
+        got = gpu.msm_gpu_from_host("g1", xs, ys, limbs, 5, runner=affine, glv=glv, batches=parts)
+        assert got == want, (parts, glv)
+        assert affine.calls["msm_affine_round"] >= parts
