@@ -145,7 +145,7 @@ def run_calibrate(args) -> int:
         from .live import derive_profile
         meas = _stored_measurements(input_file(args.measurements, "--measurements", text=True))
         try:
-            res = derive_profile(meas, args.name)
+            res = derive_profile(meas, args.name, command=cmd)
         except ConfigError as exc:
             raise ConfigError("--measurements", f"{args.measurements}: {exc}") from None
     elif args.live:
@@ -255,6 +255,8 @@ def _remeasured(args, prof) -> int:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
     res = remodel(stored, prof)
     print(format_table(res))
+    if res.get("contention"):
+        print(format_curve(res["contention"]))
     print(f"live side: {path.name} (measured with profile {stored.get('profile')})")
     if args.json:
         from ..atomic import write_text

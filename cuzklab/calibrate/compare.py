@@ -213,8 +213,9 @@ def remodel(result: dict, profile) -> dict:
     """Return a stored comparison with its model side simulated again on ``profile``.
 
     The live side of every row (what was measured) is kept as it was; only the
-    model's side, the errors, the fitted marks and the verdict are new. This
-    judges a re-calibrated profile against measurements already taken.
+    model's side, the errors, the fitted marks and the verdict are new, and so
+    for the contention curve when the comparison has one. This judges a
+    re-calibrated profile against measurements already taken.
     """
     from ..model import PipelineConfig
     from ..model.profile import Profile
@@ -238,6 +239,9 @@ def remodel(result: dict, profile) -> dict:
                 "live_measured_with": {"profile": result.get("profile"),
                                        "calibration_date": (result.get("calibration") or {})
                                        .get("date")}})
+    if result.get("contention"):
+        from .contention import remodel_curve
+        out["contention"] = remodel_curve(result["contention"], prof)
     return out
 
 

@@ -85,6 +85,40 @@ def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
     return best
 
 
+def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int) -> list[dict]:
+    """Return the curve's rows: each measured point with the model's beside it."""
+    model = model_contention(prof, [r["syntheses"] for r in meas_rows],
+                             pool_threads=pool_threads, synth_threads=synth_threads)
+    fitted = set(prof.get("calibration", "contention_counts", []) or [])
+    rows = []
+    for r, m in zip(meas_rows, model):
+        row = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in fitted}
+        for stage in ("prep_msm", "b_g2_msm"):
+            row[f"{stage}_live_s"] = round(r[f"{stage}_s"], 5)
+            row[f"{stage}_model_s"] = round(m[f"{stage}_s"], 5)
+            row[f"{stage}_error"] = round(m[f"{stage}_s"] / r[f"{stage}_s"] - 1, 4)
+            if f"{stage}_slowdown" in r:
+                row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
+                row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
+        rows.append(row)
+    return rows
+
+
+def remodel_curve(curve: dict, profile) -> dict:
+    """Return a stored contention curve with its model side computed again on ``profile``."""
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    meas = [{"syntheses": r["syntheses"], "prep_msm_s": r["prep_msm_live_s"],
+             "b_g2_msm_s": r["b_g2_msm_live_s"], "prep_msm_slowdown": r.get("prep_msm_live_x"),
+             "b_g2_msm_slowdown": r.get("b_g2_msm_live_x")} for r in curve["rows"]]
+    meas = [{k: v for k, v in r.items() if v is not None} for r in meas]
+    out = {k: v for k, v in curve.items() if k not in ("rows", "target", "worst")}
+    out.update({"profile": prof.name, "rows": _curve(prof, meas,
+                                                      pool_threads=curve["pool_threads"],
+                                                      synth_threads=curve["synth_threads"])})
+    return judge_curve(out)
+
+
 def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: int,
                      backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0) -> dict:
     """Return the measured contention curve with the model's beside it, and the error per point.
@@ -96,20 +130,8 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
     prof = Profile.load(profile)
     meas = measure_contention(log2_constraints, counts, pool_threads=pool_threads,
                               backend=backend, repeat=repeat, witness_work=witness_work)
-    model = model_contention(prof, counts, pool_threads=pool_threads,
-                             synth_threads=meas["synth_threads"])
-    fitted = set(prof.get("calibration", "contention_counts", []) or [])
-    rows = []
-    for r, m in zip(meas["rows"], model):
-        row = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in fitted}
-        for stage in ("prep_msm", "b_g2_msm"):
-            row[f"{stage}_live_s"] = round(r[f"{stage}_s"], 5)
-            row[f"{stage}_model_s"] = round(m[f"{stage}_s"], 5)
-            row[f"{stage}_error"] = round(m[f"{stage}_s"] / r[f"{stage}_s"] - 1, 4)
-            if f"{stage}_slowdown" in r:
-                row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
-                row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
-        rows.append(row)
+    rows = _curve(prof, meas["rows"], pool_threads=pool_threads,
+                  synth_threads=meas["synth_threads"])
     out = {"profile": prof.name, "log2_constraints": log2_constraints,
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
            "repeat": repeat, "backend": backend, "rows": rows}

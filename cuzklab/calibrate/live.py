@@ -174,13 +174,14 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     return out
 
 
-def derive_profile(meas: dict, name: str) -> dict:
+def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     """Return ``{"text", "calibration", "measurements"}``: the profile made from ``meas``.
 
     ``meas`` is what :func:`measure_live` returned (or its JSON, as ``calibrate
     --json`` writes it under ``measurements``): every value of the profile is
     derived from it, so a profile can be made again after a change of the
-    model without measuring again.
+    model without measuring again; ``command`` (that command) is recorded as
+    ``derived_by`` beside the measuring one.
     """
     from ..model.profile import Profile
     from .contention import fit_pool_weight, fit_synth_sharing
@@ -338,6 +339,8 @@ def derive_profile(meas: dict, name: str) -> dict:
         "witness_s_per_work": slope["witness_s_per_work"], "gpu_threads": pool,
         "contention_counts": counts, "fitted_on": fitted_on,
     }
+    if command:
+        calibration["derived_by"] = command
     header = [f"{name}: calibrated live on {where}, {mach['memory_gib']} GiB RAM.",
               f"Date {date}; command: {calibration['command']}",
               f"2^{log2_constraints} rows per partition ({int(sizes['constraints']):,} constraints), "
@@ -345,6 +348,8 @@ def derive_profile(meas: dict, name: str) -> dict:
               "Tags: measured (this machine, this command), cuzk (cuzk's documented value),",
               "fit (a model parameter chosen to reproduce a measurement), assumed (not measured).",
               "Fitted on the two solo runs and the contention counts in [calibration]."]
+    if command:
+        header.append(f"Made again from those measurements by: {command}")
     text = profile_text(name, f"calibrated live on {where} at 2^{log2_constraints}", header,
                         [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
                                "12 (split API, early a/b/c free)")], tables, calibration)

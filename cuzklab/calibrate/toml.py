@@ -19,6 +19,9 @@ from pathlib import Path
 
 TAGS = ("measured", "cuzk", "fit", "assumed")
 
+#: [calibration] keys that record how the profile was made, not a measurement.
+UNMEASURED = ("derived_by",)
+
 #: What each number of the [calibration] table records.
 CALIBRATION_NOTES = {
     "log2_constraints": "rows per partition circuit, 2^K, of every run above",
@@ -28,6 +31,7 @@ CALIBRATION_NOTES = {
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "fitted_on": "the configurations the profile was fitted on",
+    "derived_by": "the command that made this profile again from the stored measurements",
 }
 
 
@@ -83,7 +87,8 @@ def profile_text(name: str, description: str, header: list[str], top: list[Entry
               "[calibration]"]
     for k, v in calibration.items():
         note = CALIBRATION_NOTES.get(k)
-        lines.append(f"{k} = {toml_value(v)}" + (f"  # measured: {note}" if note else ""))
+        tag = "" if k in UNMEASURED else "measured: "
+        lines.append(f"{k} = {toml_value(v)}" + (f"  # {tag}{note}" if note else ""))
     return "\n".join(lines) + "\n"
 
 

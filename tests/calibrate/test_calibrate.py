@@ -345,9 +345,43 @@ def test_witness_work_needs_a_slope_or_one_per_row(live_profile):
     from cuzklab.errors import ConfigError
     path, _ = live_profile
     with pytest.raises(ConfigError, match="witness_s_per_work"):
-        profile_at_witness_work("porep-live-2p20-h200@rayon", 0.0)
+        profile_at_witness_work("porep-live-2p20-h200", 0.0)
     with pytest.raises(ConfigError, match="no witness work"):
         profile_at_witness_work("porep-32g", 0.5)
     with pytest.raises(ConfigError, match="one value per configuration"):
         compare([PipelineConfig(proofs=1, concurrency=1)], profile=path, log2_constraints=K,
                 witness_work=[0.0, 1.0])
+
+
+def test_the_shipped_h200_profile_is_made_from_its_stored_measurements():
+    # data/profiles/porep-live-h200.toml is calibrate --measurements over the stored JSON:
+    # every value comes from those measurements, none from the comparison rows
+    from cuzklab.calibrate.live import derive_profile
+    path = Profile.load("porep-live-h200").source
+    text = open(path).read()
+    meas = json.loads(open("benchmarks/results/calibrate-live-h200.json").read())["measurements"]
+    cmd = tomllib.loads(text)["calibration"]["derived_by"]
+    assert derive_profile(meas, "porep-live-h200", command=cmd)["text"] == text
+
+
+def test_the_h200_comparison_is_judged_again_with_its_contention_curve(tmp_path, capsys):
+    stored = "benchmarks/results/compare-live-h200.json"
+    rc = main(["compare", "--profile", "porep-live-h200", "--measured", stored,
+               "--json", str(tmp_path / "again.json")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "contention, pool of 16" in out
+    again = json.loads((tmp_path / "again.json").read_text())
+    judged = json.loads(open("benchmarks/results/compare-live-h200-rejudged.json").read())
+    before = json.loads(open(stored).read())
+    assert len(again["rows"]) == 12 and [r["live"] for r in again["rows"]] == \
+        [r["live"] for r in before["rows"]]
+    for a, b in zip(again["rows"], judged["rows"]):
+        assert a["witness_work"] == b["witness_work"]
+        assert a["model"]["seconds_per_proof"] == pytest.approx(b["model"]["seconds_per_proof"],
+                                                                rel=1e-6)
+    # the curve's live points are kept, its model side is the new profile's
+    lv = [(r["prep_msm_live_s"], r["b_g2_msm_live_s"]) for r in again["contention"]["rows"]]
+    assert lv == [(r["prep_msm_live_s"], r["b_g2_msm_live_s"])
+                  for r in before["contention"]["rows"]]
+    assert again["contention"]["profile"] == "porep-live-h200"
+    assert again["contention"]["target"] == judged["contention"]["target"]
