@@ -211,7 +211,8 @@ def test_witness_fraction_touches_a_b_c_last():
     # a/b/c written by the MatVec at the end of synthesis: less memory held while
     # the syntheses run, all of it by their end
     base = Profile.load("porep-32g")
-    even = base.replace(synth={"witness_fraction": 0.0})
+    even = base.replace(synth={"witness_fraction": 0.0, "abc_touched": "as_written",
+                               "scratch_held": "synthesis"})
     late = base.replace(synth={"witness_fraction": 0.75})
     cfg = PipelineConfig(proofs=1, concurrency=1, partition_workers=10)
 
