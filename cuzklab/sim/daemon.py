@@ -479,10 +479,14 @@ class DaemonModel:
             self.budget.release(rel)
             p.budget_gib -= rel
 
-    def _finalize(self, p: Partition, lane: str):
-        """b_g2_msm, epilogue, then free what is left of the partition."""
-        for k in (p.members or (p.index,)):
-            yield from self._cpu("b_g2_msm", p, k, lane)
+    def _finalize(self, p: Partition, lane: str, b_g2=None):
+        """b_g2_msm (or wait for the one already running: ``b_g2``), epilogue, then free
+        what is left of the partition."""
+        if b_g2 is None:
+            for k in (p.members or (p.index,)):
+                yield from self._cpu("b_g2_msm", p, k, lane)
+        elif not b_g2.triggered:
+            yield b_g2
         for k in (p.members or (p.index,)):
             yield from self._cpu("epilogue", p, k, lane)
         self.dealloc.free(p.abc_gib + p.aux_gib)
@@ -492,9 +496,17 @@ class DaemonModel:
             p.budget_gib = 0.0
         self._partition_done(p)
 
-    def _finalizer(self, p: Partition):
+    def _finalizer(self, p: Partition, b_g2=None):
         idx = self._final_lanes.take()
-        yield from self._finalize(p, f"final.{idx}")
+        yield from self._finalize(p, f"final.{idx}", b_g2)
+        self._final_lanes.give(idx)
+
+    def _b_g2_after_prep(self, p: Partition, prep):
+        """b_g2_msm as cuzk's split API runs it: on the prep_msm thread once prep_msm is
+        done, beside the GPU's batch_add and tail_msm (a finalizer lane here)."""
+        yield prep
+        idx = self._final_lanes.take()
+        yield from self._cpu("b_g2_msm", p, p.index, f"final.{idx}")
         self._final_lanes.give(idx)
 
     def _gpu_worker(self, g: int, w: int):
@@ -520,6 +532,8 @@ class DaemonModel:
                     yield from self._finalize(p, cpu_lane)
                 continue
             prep = env.process(self._cpu("prep_msm", p, p.index, cpu_lane))
+            b_g2 = (env.process(self._b_g2_after_prep(p, prep)) if cfg.lock == "split_async"
+                    else None)
             yield from self._pre_lock()
             if cfg.lock == "two_lock":
                 yield from self._two_lock_region(p, g, lane, prep, me)
@@ -533,7 +547,7 @@ class DaemonModel:
                 yield prep
             self._after_kernels(p)
             if cfg.lock == "split_async":
-                env.process(self._finalizer(p))
+                env.process(self._finalizer(p, b_g2))
             else:
                 yield from self._finalize(p, cpu_lane)
 

@@ -3,7 +3,7 @@
 cuzk's PCE synthesis starts from empty vectors (WitnessCS), grows the aux as the
 witness is generated, and at the MatVec copies the witness into one vector and
 zero-fills a, b and c before computing them; the copy is dropped when the MatVec
-ends.
+ends. Its split API runs b_g2_msm on the prep_msm thread as soon as prep_msm is done.
 """
 
 import pytest
@@ -69,3 +69,26 @@ def test_each_synthesis_memory_switch_changes_the_peak(key, other):
     cfg = PipelineConfig(proofs=2, concurrency=2, partition_workers=6)
     assert (simulate(cfg, PROF.replace(synth={key: other})).summary()["peak_rss_gib"]
             != simulate(cfg, PROF).summary()["peak_rss_gib"])
+
+
+def test_the_split_api_runs_b_g2_msm_as_soon_as_prep_msm_is_done():
+    tr = simulate(PipelineConfig(proofs=2, concurrency=2, partition_workers=10,
+                                 lock="split_async"), PROF)
+    sp = tr.spans.set_index(["proof", "partition"])
+    prep = sp[sp["stage"] == "prep_msm"]["end"]
+    b_g2 = sp[sp["stage"] == "b_g2_msm"]["start"]
+    tail = sp[sp["stage"] == "tail_msm"]["end"]
+    assert (b_g2 - prep.loc[b_g2.index]).abs().max() < 1e-9
+    assert (b_g2 < tail.loc[b_g2.index]).mean() > 0.9   # beside batch_add and tail_msm
+    ep = sp[sp["stage"] == "epilogue"]
+    assert (ep["start"] >= tail.loc[ep.index] - 1e-9).all()  # the finalizer joins after the kernels
+
+
+def test_interlock_still_runs_b_g2_msm_after_the_kernels():
+    # a documented simplification: the phase 8-11 profiles were fitted on it
+    tr = simulate(PipelineConfig(proofs=2, concurrency=2, lock="interlock", gpu_threads=0),
+                  "porep-32g@phase9")
+    sp = tr.spans.set_index(["proof", "partition"])
+    b_g2 = sp[sp["stage"] == "b_g2_msm"]["start"]
+    tail = sp[sp["stage"] == "tail_msm"]["end"]
+    assert (b_g2 >= tail.loc[b_g2.index] - 1e-9).all()
