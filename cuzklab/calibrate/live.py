@@ -191,6 +191,10 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
               "written"),
         Entry("scratch_gib", scratch, "measured", "solo peak RSS above its start and one "
               "partition's bytes"),
+        Entry("abc_touched", "as_written", "measured", "the live executor writes a, b, c as "
+              "its MatVec computes them (no zero-filled allocation first)"),
+        Entry("scratch_held", "synthesis", "measured", "the scratch above is held over the "
+              "whole synthesis, as measured"),
         Entry("pipeline_lookahead", 1, "assumed", "cuzk's synthesis_lookahead = 1, as the live "
               "executor's channel reads it"),
         Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
