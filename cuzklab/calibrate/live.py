@@ -191,10 +191,6 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
               "written"),
         Entry("scratch_gib", scratch, "measured", "solo peak RSS above its start and one "
               "partition's bytes"),
-        Entry("abc_touched", "as_written", "measured", "the live executor writes a, b, c as "
-              "its MatVec computes them (no zero-filled allocation first)"),
-        Entry("scratch_held", "synthesis", "measured", "the scratch above is held over the "
-              "whole synthesis, as measured"),
         Entry("pipeline_lookahead", 1, "assumed", "cuzk's synthesis_lookahead = 1, as the live "
               "executor's channel reads it"),
         Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
@@ -275,6 +271,12 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
     return {"text": text, "measurements": measurements, "calibration": calibration}
 
 
+# When cuzk's synthesis touches its memory, not the live executor's: the live executor
+# writes a, b, c as its MatVec computes them and its measured scratch spans the synthesis,
+# which the keys' defaults say.
+_NOT_INHERITED = {("synth", "abc_touched"), ("synth", "scratch_held")}
+
+
 def _fill_from(base, tables: dict) -> None:
     """Add, tagged ``assumed``, each value of ``base`` that these measurements do not give.
 
@@ -285,7 +287,7 @@ def _fill_from(base, tables: dict) -> None:
     for table, entries in tables.items():
         have = {e.key for e in entries}
         for key, value in base.data.get(table, {}).items():
-            if key in have or key in DERIVED.get(table, ()):
+            if key in have or key in DERIVED.get(table, ()) or (table, key) in _NOT_INHERITED:
                 continue
             entries.append(Entry(key, value, "assumed",
                                  f"{base.name}'s value; not measured by this command"))

@@ -32,6 +32,17 @@ def live_profile(tmp_path_factory):
     return path, res
 
 
+def test_live_profile_keeps_the_live_executors_synthesis_memory(live_profile):
+    # cuzk's synthesis zero-fills a, b, c and copies the witness at its MatVec (porep-32g);
+    # the live executor writes a, b, c as it computes them: its profile keeps the defaults
+    path, _ = live_profile
+    raw = tomllib.loads(path.read_text())
+    assert "abc_touched" not in raw["synth"] and "scratch_held" not in raw["synth"]
+    prof = Profile.load(path)
+    assert prof["synth"].get("abc_touched", "as_written") == "as_written"
+    assert prof["synth"].get("scratch_held", "synthesis") == "synthesis"
+
+
 def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profile):
     path, res = live_profile
     prof = Profile.load(path)
