@@ -358,6 +358,12 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             "calibration": calibration}
 
 
+# When cuzk's synthesis touches its memory, not the live executor's: the live executor
+# writes a, b, c as its MatVec computes them and its measured scratch spans the synthesis,
+# which the keys' defaults say.
+_NOT_INHERITED = {("synth", "abc_touched"), ("synth", "scratch_held")}
+
+
 def _fill_from(base, tables: dict) -> None:
     """Add, tagged ``assumed``, each value of ``base`` that these measurements do not give.
 
@@ -368,7 +374,7 @@ def _fill_from(base, tables: dict) -> None:
     for table, entries in tables.items():
         have = {e.key for e in entries}
         for key, value in base.data.get(table, {}).items():
-            if key in have or key in DERIVED.get(table, ()):
+            if key in have or key in DERIVED.get(table, ()) or (table, key) in _NOT_INHERITED:
                 continue
             entries.append(Entry(key, value, "assumed",
                                  f"{base.name}'s value; not measured by this command"))

@@ -165,6 +165,15 @@ class Profile:
         if mp not in ("", "rayon", "per_worker"):
             raise ProfileError(f"profile {self.name}: synth.matvec_pool must be 'rayon' or "
                                f"'per_worker' (or absent: one-job synthesis), got {mp!r}")
+        for key, allowed in (("abc_touched", ("as_written", "matvec_start")),
+                             ("scratch_held", ("synthesis", "matvec"))):
+            v = self.data["synth"].get(key, allowed[0])
+            if v not in allowed:
+                raise ProfileError(f"profile {self.name}: synth.{key} must be "
+                                   f"{' or '.join(repr(a) for a in allowed)}, got {v!r}")
+            if v != allowed[0] and not wf:
+                raise ProfileError(f"profile {self.name}: synth.{key} = {v!r} needs the two steps "
+                                   f"of synthesis: set synth.witness_fraction above 0")
         fa = self.data["partition"].get("free_abc_after", "finalize")
         if fa not in ("gpu", "finalize"):
             raise ProfileError(f"profile {self.name}: partition.free_abc_after must be 'gpu' or "

@@ -266,17 +266,22 @@ class DaemonModel:
     def _synth_job(self, p: Partition, k: int, lane: str):
         """Run one partition's synthesis on the shared machine; record its span.
 
-        Its scratch and a first share of its output are allocated at the start; the
-        rest of the output grows with the synthesis's progress (sampled four times
-        a solo duration); the scratch is freed at the end. With
-        ``witness_fraction`` w > 0 the growth follows cuzk's two steps: the witness
-        (aux) grows over the first w of the work, the a/b/c vectors (the MatVec's
-        output) over the rest; with w = 0 the whole output grows evenly.
+        A first share of its output (``alloc_at_start``) is touched at the start;
+        the rest grows with the synthesis's progress (sampled four times a solo
+        duration). With ``witness_fraction`` w > 0 the growth follows cuzk's two
+        steps: the witness (aux) grows over the first w of the work, the a/b/c
+        vectors (the MatVec's output) over the rest, or, with ``abc_touched =
+        "matvec_start"``, all at once when the MatVec starts (cuzk zero-fills
+        each vector before computing a row); with w = 0 the whole output grows
+        evenly. The scratch (``scratch_gib``) is held for the whole synthesis,
+        or with ``scratch_held = "matvec"`` for the MatVec step only (cuzk's
+        copy of the witness the MatVec reads).
 
         With ``synth.matvec_pool`` set the two steps are two jobs: the witness on
         one thread (w of the work), then the MatVec (the rest) on the MatVec pool
         (:func:`matvec_threads`), which the MatVecs of concurrent syntheses share.
-        Without it the synthesis is one job capped at ``max_threads``.
+        Without it the synthesis runs capped at ``max_threads`` (as two jobs of
+        that cap when the MatVec's start allocates, else as one).
         """
         prof = p.prof or self.prof
         s = prof["synth"]
@@ -284,15 +289,20 @@ class DaemonModel:
         total = part["abc_gib"] + part["aux_gib"]
         scratch = s.get("scratch_gib", 0.0)
         w = s.get("witness_fraction", 0.0)
+        a0 = s["alloc_at_start"]
+        abc_at_start = w > 0 and s.get("abc_touched", "as_written") == "matvec_start"
+        scratch_matvec = w > 0 and s.get("scratch_held", "synthesis") == "matvec"
 
-        def grown(x: float) -> float:  # share of the output touched at progress x
+        def touched(x: float) -> float:  # GiB of the output touched at progress x
             if w <= 0 or total <= 0:
-                return x
-            return (part["aux_gib"] * min(1.0, x / w)
-                    + part["abc_gib"] * max(0.0, (x - w) / (1 - w))) / total
+                grown = x
+            else:
+                abc = float(x >= w) if abc_at_start else max(0.0, (x - w) / (1 - w))
+                grown = (part["aux_gib"] * min(1.0, x / w) + part["abc_gib"] * abc) / total
+            return total * (a0 + (1 - a0) * grown)
         what = f"synthesis of proof {p.proof} partition {k}"
-        held = total * s["alloc_at_start"]
-        self.memory.alloc(held + scratch, what)
+        held = total * a0
+        self.memory.alloc(held + (0.0 if scratch_matvec else scratch), what)
         rec = self.proof_rec[p.proof]
         rec.setdefault("started", self.env.now)
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
@@ -303,24 +313,32 @@ class DaemonModel:
         if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
             steps = [(w * work, 1.0, "", 0.0, w), ((1 - w) * work, self.matvec_threads,
                                                     self.matvec_group, w, 1 - w)]
+        elif abc_at_start or scratch_matvec:  # the MatVec's start is an event of its own
+            steps = [(w * work, s["max_threads"], "", 0.0, w),
+                     ((1 - w) * work, s["max_threads"], "", w, 1 - w)]
         else:
             steps = [(work, s["max_threads"], "", 0.0, 1.0)]
         start = self.env.now
         for step_work, cap, group, done_before, share in steps:
+            if done_before > 0:  # the MatVec starts: its witness copy, a/b/c zero-filled
+                if scratch_matvec:
+                    self.memory.alloc(scratch, what)
+                if touched(done_before) > held:
+                    self.memory.alloc(touched(done_before) - held, what)
+                    held = touched(done_before)
             ev = self.machine.run("synth", step_work, cap=cap, group=group, **kw)
             step = work / s["max_threads"] / 4
             while not ev.triggered:
                 yield self.env.any_of([ev, self.env.timeout(step)])
                 if ev.triggered:
                     break
-                x = done_before + share * self.machine.progress(ev)
-                want = total * (s["alloc_at_start"] + (1 - s["alloc_at_start"]) * grown(x))
+                want = touched(done_before + share * self.machine.progress(ev))
                 if want > held:
                     self.memory.alloc(want - held, what)
                     held = want
-        if two:
+        if len(steps) > 1:
             end = self.env.now
-            solo = w * work + (1 - w) * work / min(self.matvec_threads, self.cores)
+            solo = sum(sw / self.machine.solo_rate("synth", cap) for sw, cap, *_ in steps)
             slow = (end - start) / solo
         else:
             start, end, slow = ev.value
@@ -463,10 +481,14 @@ class DaemonModel:
             self.budget.release(rel)
             p.budget_gib -= rel
 
-    def _finalize(self, p: Partition, lane: str):
-        """b_g2_msm, epilogue, then free what is left of the partition."""
-        for k in (p.members or (p.index,)):
-            yield from self._cpu("b_g2_msm", p, k, lane)
+    def _finalize(self, p: Partition, lane: str, b_g2=None):
+        """b_g2_msm (or wait for the one already running: ``b_g2``), epilogue, then free
+        what is left of the partition."""
+        if b_g2 is None:
+            for k in (p.members or (p.index,)):
+                yield from self._cpu("b_g2_msm", p, k, lane)
+        elif not b_g2.triggered:
+            yield b_g2
         for k in (p.members or (p.index,)):
             yield from self._cpu("epilogue", p, k, lane)
         self.dealloc.free(p.abc_gib + p.aux_gib)
@@ -476,9 +498,17 @@ class DaemonModel:
             p.budget_gib = 0.0
         self._partition_done(p)
 
-    def _finalizer(self, p: Partition):
+    def _finalizer(self, p: Partition, b_g2=None):
         idx = self._final_lanes.take()
-        yield from self._finalize(p, f"final.{idx}")
+        yield from self._finalize(p, f"final.{idx}", b_g2)
+        self._final_lanes.give(idx)
+
+    def _b_g2_after_prep(self, p: Partition, prep):
+        """b_g2_msm as cuzk's split API runs it: on the prep_msm thread once prep_msm is
+        done, beside the GPU's batch_add and tail_msm (a finalizer lane here)."""
+        yield prep
+        idx = self._final_lanes.take()
+        yield from self._cpu("b_g2_msm", p, p.index, f"final.{idx}")
         self._final_lanes.give(idx)
 
     def _gpu_worker(self, g: int, w: int):
@@ -504,6 +534,8 @@ class DaemonModel:
                     yield from self._finalize(p, cpu_lane)
                 continue
             prep = env.process(self._cpu("prep_msm", p, p.index, cpu_lane))
+            b_g2 = (env.process(self._b_g2_after_prep(p, prep)) if cfg.lock == "split_async"
+                    else None)
             yield from self._pre_lock()
             if cfg.lock == "two_lock":
                 yield from self._two_lock_region(p, g, lane, prep, me)
@@ -517,7 +549,7 @@ class DaemonModel:
                 yield prep
             self._after_kernels(p)
             if cfg.lock == "split_async":
-                env.process(self._finalizer(p))
+                env.process(self._finalizer(p, b_g2))
             else:
                 yield from self._finalize(p, cpu_lane)
 

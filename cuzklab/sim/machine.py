@@ -137,7 +137,7 @@ class Machine:
             raise ValueError(f"group must name one of {sorted(self.group_threads)} for a synth "
                              f"job, got {group!r} for {kind!r}")
         ev = self.env.event()
-        solo = solo_rate if solo_rate is not None else self._solo_rate(kind, cap)
+        solo = solo_rate if solo_rate is not None else self.solo_rate(kind, cap)
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
                   pressure_k=pressure_k, group=group,
@@ -177,7 +177,8 @@ class Machine:
         return 1.0 / (1.0 + self.busy_slowdown * x)
 
     # -- internals -------------------------------------------------------------
-    def _solo_rate(self, kind: str, cap: float) -> float:
+    def solo_rate(self, kind: str, cap: float) -> float:
+        """Return the work per second a job of ``kind`` capped at ``cap`` does alone."""
         if kind == "dma":
             return min(cap, self.ddr_gbps)
         if kind == "synth":

@@ -83,6 +83,28 @@ def test_removed_or_derived_keys_are_errors(table, key, tmp_path):
         Profile.load().replace(**{table: {key: 1.0}})
 
 
+def test_the_matvec_witness_copy_is_the_unified_witness():
+    # cuzk's evaluate_pce copies [inputs | aux] (328 inputs) into one vector for the MatVec
+    p = Profile.load()
+    inputs = 328
+    expected = (inputs + p["partition"]["aux_variables"]) * p["partition"]["scalar_bytes"] / 2**30
+    assert p["synth"]["scratch_gib"] == pytest.approx(expected, abs=0.005)
+    assert p["synth"]["scratch_held"] == "matvec" and p["synth"]["abc_touched"] == "matvec_start"
+    assert p["synth"]["alloc_at_start"] == 0.0
+
+
+def test_synthesis_memory_switches_are_checked(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('extends = "porep-32g"\n[synth]\nabc_touched = "early"\n')
+    with pytest.raises(ProfileError, match="synth.abc_touched must be 'as_written' or "
+                                           "'matvec_start', got 'early'"):
+        Profile.load(bad)
+    with pytest.raises(ProfileError, match="synth.scratch_held must be 'synthesis' or 'matvec'"):
+        Profile.load().replace(synth={"scratch_held": "always"})
+    with pytest.raises(ProfileError, match="scratch_held = 'matvec' needs the two steps"):
+        Profile.load().replace(synth={"witness_fraction": 0.0, "abc_touched": "as_written"})
+
+
 def test_phase8_upload_rate_sits_with_its_own_source():
     # ntt_msm_h 2430 ms (phase 8) - 690 ms (phase 9, with a 0.26 s pinned upload): ~2.0 s for 12 GiB
     p8 = Profile.load("porep-32g@phase8")["partition"]
