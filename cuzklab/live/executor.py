@@ -430,7 +430,20 @@ class LiveRun:
         self._pad("prep_msm")
         po = W.prep(p.data[k]["out"], clock)
         self._span(p, k, "prep_msm", lane, t0, self.now())
+        if self.cfg.lock == "split_async":
+            # cuzk's split API: the prep_msm thread goes on to b_g2_msm as soon as it has
+            # handed the split to the GPU threads, beside their last kernels; the finalizer
+            # only waits for it (groth16_cuda.cu)
+            p.data[k]["prep"] = po
+            p.data[k]["go_early"] = self.pool.submit(self._b_g2_early, p, k)
         return po
+
+    def _b_g2_early(self, p: Part, k: int):
+        i = self.final_lanes.take()
+        try:
+            return self._b_g2_task(p, k, f"final.{i}", self.now())
+        finally:
+            self.final_lanes.give(i)
 
     def _submit_prep(self, p: Part, k: int, lane: str):
         return self.pool.submit(self._prep_task, p, k, lane, self.now())
@@ -518,9 +531,11 @@ class LiveRun:
         return go
 
     def _finalize(self, p: Part, lane: str) -> None:
-        """b_g2_msm (on the CPU pool), the epilogue, then free what is left of the partition."""
+        """b_g2_msm (on the CPU pool; or wait for the one already running), the epilogue,
+        then free what is left of the partition."""
         for k in p.members:
-            fut = self.pool.submit(self._b_g2_task, p, k, lane, self.now())
+            fut = p.data[k].pop("go_early", None) or \
+                self.pool.submit(self._b_g2_task, p, k, lane, self.now())
             p.data[k]["go"] = result(fut, self.stop)
         for k in p.members:
             data = p.data[k]
