@@ -210,15 +210,22 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert (tmp_path / "runs" / "this-machine.toml").is_file()
 
 
-def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, capsys):
-    stored = "benchmarks/results/compare-h200.json"
-    rc = main(["compare", "--profile", "porep-live-2p20-h200", "--measured", stored,
+def _judged_again(tmp_path, capsys, profile: str, stored: str):
+    """Run ``compare --measured`` on a stored comparison; return (stdout, new JSON, stored JSON)."""
+    rc = main(["compare", "--profile", profile, "--measured", stored,
                "--json", str(tmp_path / "again.json")])
     out = capsys.readouterr().out
-    assert rc == 0 and "live side: compare-h200.json" in out
+    assert rc == 0
     again = json.loads((tmp_path / "again.json").read_text())
     before = json.loads(open(stored).read())
     assert [r["live"] for r in again["rows"]] == [r["live"] for r in before["rows"]]
+    return out, again, before
+
+
+def test_compare_measured_keeps_the_live_side_and_simulates_again(tmp_path, capsys):
+    out, again, _ = _judged_again(tmp_path, capsys, "porep-live-2p20-h200",
+                                  "benchmarks/results/compare-h200.json")
+    assert "live side: compare-h200.json" in out
     # the shipped profile gives the model side of the stored re-judgement
     judged = json.loads(open("benchmarks/results/compare-h200-rejudged.json").read())
     assert judged["profile"] == "porep-live-2p20-h200"
@@ -380,16 +387,10 @@ def test_the_shipped_h200_profile_is_made_from_its_stored_measurements():
 
 
 def test_the_h200_comparison_is_judged_again_with_its_contention_curve(tmp_path, capsys):
-    stored = "benchmarks/results/compare-live-h200.json"
-    rc = main(["compare", "--profile", "porep-live-h200", "--measured", stored,
-               "--json", str(tmp_path / "again.json")])
-    out = capsys.readouterr().out
-    assert rc == 0 and "contention, pool of 16" in out
-    again = json.loads((tmp_path / "again.json").read_text())
+    out, again, before = _judged_again(tmp_path, capsys, "porep-live-h200",
+                                       "benchmarks/results/compare-live-h200.json")
+    assert "contention, pool of 16" in out and len(again["rows"]) == 12
     judged = json.loads(open("benchmarks/results/compare-live-h200-rejudged.json").read())
-    before = json.loads(open(stored).read())
-    assert len(again["rows"]) == 12 and [r["live"] for r in again["rows"]] == \
-        [r["live"] for r in before["rows"]]
     for a, b in zip(again["rows"], judged["rows"]):
         assert a["witness_work"] == b["witness_work"]
         assert a["model"]["seconds_per_proof"] == pytest.approx(b["model"]["seconds_per_proof"],
