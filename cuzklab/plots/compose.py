@@ -55,6 +55,7 @@ def stack_specs(parts, *, width: int | None = None, title: str | None = None,
                                yref="container", pad=dict(t=16, l=12), font=dict(size=13))
     data: list[dict] = []
     annotations: list[dict] = []
+    shapes: list[dict] = []
     counters = {"x": 0, "y": 0}
     y_cursor = plot_h  # in pixels from the bottom of the plot area
     for i, (specs, fl) in enumerate(parts):
@@ -115,10 +116,25 @@ def stack_specs(parts, *, width: int | None = None, title: str | None = None,
                 if r in remap:
                     a[ref] = remap[r]
             annotations.append(a)
+        for sh in fl.get("shapes", []) or []:  # the timeline's rectangles, legend entries too
+            sh = dict(sh)
+            for ref, letter in (("xref", "x"), ("yref", "y")):
+                r = sh.get(ref, letter)
+                if r in remap:
+                    sh[ref] = remap[r]
+            if sh.get("yref") == "paper":
+                for key in ("y0", "y1"):
+                    sh[key] = band_bottom + sh.get(key, 0) * (band_top_plot - band_bottom)
+            sh["legend"] = legend_id
+            if not show_legend:
+                sh["showlegend"] = False
+            shapes.append(sh)
         for k in ("barmode", "bargap"):
             if k in fl and k not in layout:
                 layout[k] = fl[k]
     layout["annotations"] = annotations
+    if shapes:
+        layout["shapes"] = shapes
     layout["hovermode"] = "closest"
     return data, layout
 

@@ -51,13 +51,25 @@ def _wait_change(page, selector: str, old: str, what: str) -> str:
 # synthesis lane of the timeline, and that lane's name.
 _FIRST_SYNTH_MIDDLE = """() => {
   const gd = document.querySelector('.cuzklab-explorer .js-plotly-plot');
-  const rect = gd._fullData.find(t => t.name === 'synth' && t.fill === 'toself');
-  const xs = rect.x, ys = rect.y;
+  const shape = gd._fullLayout.shapes.find(s => s.name === 'synth');
+  // the first rectangle of the stage's path: M x0,y0 H x1 V y1 H x0 Z
+  const [x0, y0, x1, y1] = shape.path.match(/^M([^,]+),([^H]+)H([^V]+)V([^H]+)H/)
+    .slice(1).map(Number);
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-  const lane = (ys[0] + ys[2]) / 2;
+  const lane = (y0 + y1) / 2;
   const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
-  return [box.left + xa.l2p((xs[0] + xs[1]) / 2), box.top + ya.l2p(lane),
+  return [box.left + xa.l2p((x0 + x1) / 2), box.top + ya.l2p(lane),
           gd._fullLayout.yaxis.ticktext[Math.round(lane)]];
+}"""
+
+
+# The timeline's stages: drawn (a path on the page) and hoverable, by name.
+_STAGES_SHOWN = """() => {
+  const gd = document.querySelector('.cuzklab-explorer .js-plotly-plot');
+  const drawn = new Set([...gd.querySelectorAll('.shapelayer path[data-index]')]
+    .map(p => gd._fullLayout.shapes[+p.getAttribute('data-index')].name));
+  const hover = gd._fullData.filter(t => t.visible === true).map(t => t.name);
+  return [[...drawn].sort(), hover.sort()];
 }"""
 
 
@@ -98,6 +110,19 @@ def test_explorer_in_jupyterlab(lab):
             hover = _text(page, ".cuzklab-explorer .hovertext")
             assert f"synth on {lane}" in hover and "proof" in hover and "partition" in hover
             page.mouse.move(5, 5)
+
+            # A click on a stage in the legend hides its rectangles and its hover; a
+            # second click shows them again.
+            drawn, hoverable = page.evaluate(_STAGES_SHOWN)
+            assert "synth" in drawn and "synth" in hoverable
+            legend = page.locator(".cuzklab-explorer .js-plotly-plot").first.locator(
+                ".legend .traces", has_text="synth").first
+            legend.locator(".legendtoggle").click()
+            page.wait_for_function(f"() => !({_STAGES_SHOWN})()[0].includes('synth')")
+            hidden, hover_hidden = page.evaluate(_STAGES_SHOWN)
+            assert set(drawn) - set(hidden) == {"synth"} and "synth" not in hover_hidden
+            legend.locator(".legendtoggle").click()
+            page.wait_for_function(f"() => ({_STAGES_SHOWN})()[0].includes('synth')")
 
             # The lock strategy: a dropdown.
             page.select_option(".cuzklab-control-lock select", "interlock")

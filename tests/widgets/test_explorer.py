@@ -1,5 +1,7 @@
 """The explorer's callbacks, driven directly: set a control, the figures follow."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -16,16 +18,16 @@ def ex():
 
 
 def _timeline_spans(ex):
-    # the explorer draws each span as a rectangle of one filled path a stage:
-    # four corners and a gap
-    data = [t for t in ex.figures["timeline"].data if t.fill == "toself"]
-    assert len(data) == len(ex.figures["timeline"].data) // 2     # and a hover layer each
-    assert all(t.type == "scatter" and t.mode == "none" for t in data)
-    return sum(len(t.x) // 5 for t in data)
+    # the explorer draws each span as a rectangle, one path a stage (a layout
+    # shape), and hovers over an invisible trace a stage
+    fig = ex.figures["timeline"]
+    assert all(t.type == "scatter" and t.mode == "none" for t in fig.data)
+    assert all(sh.type == "path" for sh in fig.layout.shapes)
+    return sum(sh.path.count("Z") for sh in fig.layout.shapes)
 
 
-def _starts(t):
-    return np.asarray(t.x, dtype=float)[0::5].copy()
+def _starts(path):
+    return np.array(re.findall(r"M([-\d.e+]+),", path), dtype=float)
 
 
 def test_first_draw(ex):
@@ -47,7 +49,7 @@ def test_lock_change_redraws_in_place(ex):
     fw = ex.figures["timeline"]
     first = fw.data[0]
     before_head, before_title = ex.headline.value, fw.layout.title.text
-    before_starts = {t.name: _starts(t) for t in fw.data if t.fill == "toself"}
+    before_starts = {sh.name: _starts(sh.path) for sh in fw.layout.shapes}
     ex.controls["lock"].value = "interlock"
     assert ex.updates == 2
     assert ex.trace.meta["config"]["lock"] == "interlock"
@@ -55,8 +57,8 @@ def test_lock_change_redraws_in_place(ex):
     assert ex.headline.value != before_head
     assert fw.data[0] is first                      # updated in place, not rebuilt
     assert ex._syncs["timeline"].patches >= 1
-    assert any(not np.array_equal(_starts(t), before_starts[t.name]) for t in fw.data
-               if t.fill == "toself")
+    assert any(not np.array_equal(_starts(sh.path), before_starts.get(sh.name))
+               for sh in fw.layout.shapes)
     assert _timeline_spans(ex) == len(ex.trace.spans)
 
 
@@ -116,10 +118,12 @@ def test_pin_and_compare(ex):
     assert "lock split_async → interlock" in ex._diff.value
     assert "pinned" in ex._heads[0].value and "current" in ex._heads[1].value
     assert any("Pinned:" in a.text for a in fig.layout.annotations)
-    pinned_segments = sum(len(t.x) // 5 for t in fig.data
-                          if t.type == "scatter" and t.fill == "toself" and t.name in
-                          set(ex.pinned.spans["stage"]))
-    assert pinned_segments == len(ex.pinned.spans)
+    pinned = [sh for sh in fig.layout.shapes if sh.type == "path"]
+    assert {sh.name for sh in pinned} == set(ex.pinned.spans["stage"])
+    assert sum(sh.path.count("Z") for sh in pinned) == len(ex.pinned.spans)
+    # the pinned timeline's rectangles sit on its own (renumbered) axes
+    hover = {t.yaxis for t in fig.data if t.type == "scatter" and t.hoveron == "points"}
+    assert {sh.yref for sh in pinned} == hover and hover != {"y"}
     ex.unpin()
     assert ex.pinned is None and ex.compare_box.layout.display == "none"
 
