@@ -2,10 +2,10 @@
 
 Each figure's axes are renumbered and squeezed into its band, its title
 becomes an annotation above it, and its legend becomes one of the figure's
-several legends (plotly ``legend2``, ...) beside the band. Used for the one
-shareable PNG of a report, and by the explorer, which shows several panels in
-one FigureWidget (every FigureWidget loads its own copy of plotly.js in the
-browser, so fewer widgets open faster).
+several legends (plotly ``legend2``, ...) beside the band; its layout shapes
+(the rect timeline's rectangles) move onto its axes and legend. Used for the
+one shareable PNG of a report, and by the explorer, which draws the stage
+breakdown, memory and utilization as one figure (one redraw, not three).
 
 :func:`stack_specs` works on (trace specs, layout) pairs of plain dicts, as
 the ``*_traces`` / ``*_layout`` functions of this package return them;

@@ -38,8 +38,8 @@ from ..plots.timeline import timeline_layout, timeline_traces
 from ..plots.utilization import utilization_layout, utilization_traces
 from .controls import CONTROL_KEYS, build_controls, config_from_controls
 from .debounce import Debouncer
+from .pane import FigurePane
 from .sources import get_source, source_names
-from .sync import FigureSync
 
 # A control change should redraw a 20-proof run in well under a second. The
 # first change after a quiet period runs at once; the debounce only coalesces
@@ -50,12 +50,12 @@ DEFAULT_DEBOUNCE_S = 0.25
 # span, 2,200 for 20 proofs, took most of a control change's time.
 TIMELINE_MODE = "rect"
 # Figure width in pixels: a JupyterLab notebook column on a 1440-1920 px
-# screen. FigureWidgets rendered by anywidget do not size themselves to the
-# output area, so the explorer sets it (``width=None`` keeps plotly's 700 px).
+# screen. Figures in a widget do not size themselves to the output area, so
+# the explorer sets it (``width=None`` keeps plotly's 700 px).
 DEFAULT_WIDTH_PX = 1000
-# Two FigureWidgets: the timeline, and the details (stage breakdown, memory,
-# utilization) stacked in one figure. Every FigureWidget loads its own copy of
-# plotly.js (about 5 MB) in the browser, so fewer widgets open much faster.
+# Two figures in one FigurePane (one copy of plotly.js): the timeline, and the
+# details (stage breakdown, memory, utilization) stacked in one figure. The
+# timeline is sent first, so the browser draws it while the details are built.
 FIGURES = ("timeline", "details")
 # Runs of a deterministic source (the simulator: same configuration, profile
 # and seed, same trace) are kept for this many configurations, with their
@@ -133,12 +133,7 @@ class Explorer:
         self.headline.add_class("cuzklab-headline-box")
         self.status = w.HTML(layout=w.Layout(margin="0 0 0 4px"))
         self.status.add_class("cuzklab-status")
-        self.figures: dict[str, go.FigureWidget] = {}
-        self._syncs: dict[str, FigureSync] = {}
-        for name in FIGURES:
-            fw = go.FigureWidget()
-            self.figures[name] = fw
-            self._syncs[name] = FigureSync(fw)
+        self.pane = FigurePane(self._figure_names())
 
         self.pin_button = w.Button(description="Pin for comparison", icon="thumb-tack",
                                    tooltip="keep this run and compare the next ones with it")
@@ -172,24 +167,33 @@ class Explorer:
             layout=w.Layout(grid_template_columns="repeat(3, 340px)", grid_gap="2px 8px"))
         buttons = w.HBox([self.pin_button, self.unpin_button, self.report_path,
                           self.export_button], layout=w.Layout(flex_flow="row wrap"))
-        figs = self.figures
         root = w.VBox([
             w.HTML("<b style='font-size:1.15em'>cuzk pipeline explorer</b>"),
-            grid, buttons, self.status, self.headline,
-            w.VBox([figs["timeline"]]),
-            w.VBox([figs["details"]]),
-            self.compare_box,
+            grid, buttons, self.status, self.headline, self.pane, self.compare_box,
         ])
         root.add_class("cuzklab-explorer")
         return root
 
     def _ipython_display_(self):
         from IPython.display import display
-        for sync in self._syncs.values():  # a view opened now starts from the current figures
-            sync.publish()
         display(self.widget)
 
+    def _figure_names(self) -> tuple[str, ...]:
+        """Return the names of the figures the explorer's pane holds, top down."""
+        return FIGURES
+
     # -- state ----------------------------------------------------------------------
+    @property
+    def figures(self) -> dict[str, go.Figure]:
+        """Return the figures shown now, by name, as plotly Figures (built on each call)."""
+        return {name: self.pane.figure(name) for name in self.pane.names}
+
+    @property
+    def compare_figure(self) -> go.Figure | None:
+        """Return the pinned-vs-current figure as a plotly Figure (None before a pin)."""
+        pane = getattr(self, "_compare_pane", None)
+        return pane.figure("compare") if pane is not None else None
+
     @property
     def config(self) -> PipelineConfig:
         """Return the configuration the controls describe now (may raise ConfigError)."""
@@ -317,14 +321,14 @@ class Explorer:
             if self.width:
                 lay["width"] = self.width
             run["timeline"] = (timeline_traces(trace, mode=TIMELINE_MODE), lay)
-        self._syncs["timeline"].update(*run["timeline"])
+        self.pane.show("timeline", *run["timeline"])
         if "details" not in run:
             run["details"] = stack_specs([
                 (breakdown_traces(trace), breakdown_layout(trace)),
                 (memory_traces(trace), memory_layout(trace)),
                 (utilization_traces(trace, summary), utilization_layout(trace, summary)),
             ], width=self.width)
-        self._syncs["details"].update(*run["details"])
+        self.pane.show("details", *run["details"])
         if self.pinned is not None:
             self._draw_compare()
 
@@ -337,8 +341,7 @@ class Explorer:
         self._pinned_run = self._run
         self.unpin_button.disabled = False
         if not self.compare_box.children:
-            self._compare_fig = go.FigureWidget()
-            self._compare_sync = FigureSync(self._compare_fig)
+            self._compare_pane = FigurePane(["compare"])
             self._heads = (w.HTML(layout=w.Layout(width="50%")),
                            w.HTML(layout=w.Layout(width="50%")))
             self._heads[0].add_class("cuzklab-pinned-headline")
@@ -346,7 +349,7 @@ class Explorer:
             self._diff = w.HTML()
             self.compare_box.children = [
                 w.HTML("<b>Pinned vs current</b>"), w.HBox(list(self._heads)), self._diff,
-                w.VBox([self._compare_fig])]
+                self._compare_pane]
         specs, lay = self._pinned_run["timeline"]
         lay = dict(lay, title=dict(lay["title"], text="Pinned: " + lay["title"]["text"]))
         lay.pop("width", None)
@@ -371,7 +374,7 @@ class Explorer:
             f"{k} {x} → {y}" for k, (x, y) in diff.items())) + "</span>") if diff else \
             "<span style='color:#444'>same configuration as the pinned run</span>"
         sums = (self.pinned_summary, self.summary)
-        self._compare_sync.update(*stack_specs([
+        self._compare_pane.show("compare", *stack_specs([
             (compare_traces(a, b, summaries=sums), compare_layout(a, b, summaries=sums)),
             self._pinned_part], width=self.width))
 

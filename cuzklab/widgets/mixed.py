@@ -19,8 +19,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from ..plots.latency import latency
-from .explorer import Explorer
-from .sync import FigureSync
+from .explorer import FIGURES, Explorer
 
 _STYLE = {"description_width": "150px"}
 _LAYOUT = dict(width="330px")
@@ -77,12 +76,18 @@ class MixedExplorer(Explorer):
         self.workload_controls["sort_by_type"] = w.Checkbox(
             value=True, description="sort by type (fewer SRS swaps)", indent=False,
             layout=w.Layout(**_LAYOUT))
-        self.latency_figure = go.FigureWidget()
-        self._latency_sync = FigureSync(self.latency_figure)
         self.workload_note = w.HTML()
         super().__init__(*args, **kwargs)
         for widget in self.workload_controls.values():
             widget.observe(self._on_change, names="value")
+
+    @property
+    def latency_figure(self) -> go.Figure:
+        """Return the latency figure shown now, as a plotly Figure."""
+        return self.pane.figure("latency")
+
+    def _figure_names(self) -> tuple[str, ...]:
+        return (*FIGURES, "latency")
 
     @property
     def workload(self):
@@ -102,7 +107,6 @@ class MixedExplorer(Explorer):
         children = list(root.children)
         children[2:2] = [w.HTML("<b>workload</b> (PoRep: the closed loop of proofs / proofs "
                                 "in flight above)"), box, self.workload_note]
-        children.append(w.VBox([self.latency_figure]))
         root.children = tuple(children)
         return root
 
@@ -136,9 +140,5 @@ class MixedExplorer(Explorer):
         fig = latency(self.trace)
         if self.width:
             fig.update_layout(width=self.width, height=420)
-        self._latency_sync.update([t.to_plotly_json() for t in fig.data],
-                                  fig.layout.to_plotly_json())
-
-    def _ipython_display_(self):
-        self._latency_sync.publish()
-        super()._ipython_display_()
+        self.pane.show("latency", [t.to_plotly_json() for t in fig.data],
+                       fig.layout.to_plotly_json())

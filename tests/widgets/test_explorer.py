@@ -45,18 +45,18 @@ def test_first_draw(ex):
     assert any("Host memory" in t for t in titles) and any("Utilization" in t for t in titles)
 
 
-def test_lock_change_redraws_in_place(ex):
+def test_lock_change_redraws_each_figure_once(ex):
     fw = ex.figures["timeline"]
-    first = fw.data[0]
     before_head, before_title = ex.headline.value, fw.layout.title.text
     before_starts = {sh.name: _starts(sh.path) for sh in fw.layout.shapes}
+    sent = dict(ex.pane.sent)
     ex.controls["lock"].value = "interlock"
     assert ex.updates == 2
     assert ex.trace.meta["config"]["lock"] == "interlock"
+    fw = ex.figures["timeline"]
     assert "lock=interlock" in fw.layout.title.text != before_title
     assert ex.headline.value != before_head
-    assert fw.data[0] is first                      # updated in place, not rebuilt
-    assert ex._syncs["timeline"].patches >= 1
+    assert {k: v - sent[k] for k, v in ex.pane.sent.items()} == {"timeline": 1, "details": 1}
     assert any(not np.array_equal(_starts(sh.path), before_starts.get(sh.name))
                for sh in fw.layout.shapes)
     assert _timeline_spans(ex) == len(ex.trace.spans)
@@ -110,7 +110,7 @@ def test_pin_and_compare(ex):
     ex.pin()
     assert ex.compare_box.layout.display == "flex"
     ex.controls["lock"].value = "interlock"
-    fig = ex._compare_fig
+    fig = ex.compare_figure
     spp = next(t for t in fig.data if t.name == "s/proof")
     assert list(spp.x) == ["pinned", "current"]
     assert spp.y[0] == pytest.approx(ex.pinned_summary["seconds_per_proof"])
