@@ -27,6 +27,7 @@ redraws ~13 paths, not ~2,200.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from ..trace.schema import STAGES
@@ -96,6 +97,21 @@ def _rect_path(lane_pos: np.ndarray, start: np.ndarray, end: np.ndarray) -> str:
                                          bottom.tolist()))
 
 
+def _columns(trace) -> dict[str, np.ndarray]:
+    """Return the spans' columns as arrays, and ``pos``: each span's lane position (rect mode)."""
+    spans = trace.spans
+    cols = {"stage": spans["stage"].to_numpy(), "lane": spans["lane"].to_numpy(dtype=object),
+            "start": spans["start"].to_numpy(dtype=float),
+            "end": spans["end"].to_numpy(dtype=float),
+            "slowdown": spans["slowdown"].to_numpy(dtype=float),
+            "proof": spans["proof"].to_numpy(), "partition": spans["partition"].to_numpy()}
+    codes, names = pd.factorize(spans["lane"])
+    index = {lane: i for i, lane in enumerate(lane_positions(trace))}
+    cols["pos"] = np.array([index[v] for v in names], dtype=float)[codes] if len(codes) else \
+        np.empty(0)
+    return cols
+
+
 def rect_shapes(trace) -> list[dict]:
     """Return the ``rect`` mode's layout shapes: one filled path a stage that ran, STAGES order.
 
@@ -107,22 +123,18 @@ def rect_shapes(trace) -> list[dict]:
     the grid and the traces when its legend entry hides it. Overlapping spans
     of a stage fill their union once (``nonzero``), as one path must.
     """
-    spans = trace.spans
-    if not len(spans):
+    if not len(trace.spans):
         return []
-    index = {lane: i for i, lane in enumerate(lane_positions(trace))}
-    stage_col = spans["stage"].to_numpy()
+    cols = _columns(trace)
     out = []
     for stage in STAGES:
-        s = spans[stage_col == stage]
-        if not len(s):
+        m = cols["stage"] == stage
+        if not m.any():
             continue
-        pos = np.array([index[v] for v in s["lane"].to_numpy(dtype=object)], dtype=float)
         color = stage_color(stage)
         out.append(dict(
             type="path", xref="x", yref="y", layer="above", fillrule="nonzero",
-            path=_rect_path(pos, s["start"].to_numpy(dtype=float),
-                            s["end"].to_numpy(dtype=float)),
+            path=_rect_path(cols["pos"][m], cols["start"][m], cols["end"][m]),
             fillcolor=color, line=dict(width=0),
             opacity=WAIT_OPACITY if stage_kind(stage) == "wait" else WORK_OPACITY,
             name=stage, legendgroup=stage, showlegend=True))
@@ -162,32 +174,27 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
     rectangles are the layout's shapes (:func:`rect_shapes`, which
     :func:`timeline_layout` adds in that mode).
     """
-    spans = trace.spans
-    drawn = timeline_mode(len(spans), mode)
-    if drawn == "rect":
-        index = {lane: i for i, lane in enumerate(lane_positions(trace))}
+    drawn = timeline_mode(len(trace.spans), mode)
+    cols = _columns(trace)
     out = []
-    stage_col = spans["stage"].to_numpy()
     for stage in STAGES:
-        mask = stage_col == stage
-        s = spans[mask]
-        start = s["start"].to_numpy(dtype=float)
-        end = s["end"].to_numpy(dtype=float)
+        mask = cols["stage"] == stage
+        n = int(mask.sum())
+        start, end = cols["start"][mask], cols["end"][mask]
         dur = end - start
-        slow = s["slowdown"].to_numpy(dtype=float)
-        has_slow = bool(len(slow)) and not np.isnan(slow).all()
+        slow = cols["slowdown"][mask]
+        has_slow = bool(n) and not np.isnan(slow).all()
         # No NaN leaves for the browser (widget messages must be strict JSON);
         # a span without a recorded slowdown ran uncontended as far as we know.
         slow = np.nan_to_num(slow, nan=1.0)
-        custom = np.column_stack([s["proof"].to_numpy(), s["partition"].to_numpy(),
-                                  start, end, dur, slow]) if len(s) else np.empty((0, 6))
-        lanes = s["lane"].to_numpy(dtype=object)
+        custom = np.column_stack([cols["proof"][mask], cols["partition"][mask],
+                                  start, end, dur, slow]) if n else np.empty((0, 6))
+        lanes = cols["lane"][mask]
         opacity = WAIT_OPACITY if stage_kind(stage) == "wait" else WORK_OPACITY
-        common = dict(name=stage, legendgroup=stage, showlegend=bool(len(s)),
+        common = dict(name=stage, legendgroup=stage, showlegend=bool(n),
                       opacity=opacity, hovertemplate=_hovertemplate(stage, has_slow))
         if drawn == "rect":
-            pos = np.array([index[v] for v in lanes], dtype=float)
-            out.append(_hover_points(stage, pos, lanes, start, end,
+            out.append(_hover_points(stage, cols["pos"][mask], lanes, start, end,
                                      custom if has_slow else custom[:, :5],
                                      _hovertemplate(stage, has_slow, lane="%{text}"),
                                      trace.duration))
@@ -197,7 +204,6 @@ def timeline_traces(trace, *, mode: str = "auto") -> list:
                 marker=dict(color=stage_color(stage), line=dict(width=0)),
                 **common))
         else:
-            n = len(s)
             xs = np.empty(3 * n)
             xs[0::3], xs[1::3], xs[2::3] = start, end, np.nan
             ys = np.empty(3 * n, dtype=object)
