@@ -2,8 +2,11 @@
 
 Move a control and the explorer asks its source (the simulator by default)
 for a new trace, then redraws the partition timeline, the stage breakdown,
-memory against RAM and utilization per resource in place. Pin a run to keep
-it, then compare it side by side with whatever the controls show next.
+memory against RAM and utilization per resource in place. Under the headline,
+the OOM risk: the share of ``oom_seeds`` seeds whose run of the configuration
+goes out of host memory, the seeds after the one shown run in the background
+(:mod:`cuzklab.widgets.risk`). Pin a run to keep it, then compare it side by
+side with whatever the controls show next.
 
 In a notebook::
 
@@ -11,11 +14,13 @@ In a notebook::
     Explorer()          # displays itself
 
 In tests, ``Explorer(debounce_s=0)`` updates synchronously: setting
-``explorer.controls["lock"].value`` runs the whole update before returning.
+``explorer.controls["lock"].value`` runs the whole update before returning;
+``explorer.wait_risk()`` waits for the OOM risk's seeds.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import time
@@ -39,6 +44,7 @@ from ..plots.utilization import utilization_layout, utilization_traces
 from .controls import CONTROL_KEYS, build_controls, config_from_controls
 from .debounce import Debouncer
 from .pane import FigurePane
+from .risk import DEFAULT_OOM_SEEDS, MAX_OOM_SEEDS, SeedRuns, ran_out_of_memory, risk_text, seed_oom
 from .sources import get_source, source_names
 
 # A control change should redraw a 20-proof run in well under a second. The
@@ -100,7 +106,7 @@ class Explorer:
                  *, source: str = "sim", debounce_s: float = DEFAULT_DEBOUNCE_S,
                  profiles: list[str] | None = None, report_path: str = DEFAULT_REPORT,
                  report_dir: str | Path | None = None, width: int | None = DEFAULT_WIDTH_PX,
-                 cache_size: int = RUN_CACHE_SIZE):
+                 cache_size: int = RUN_CACHE_SIZE, oom_seeds: int = DEFAULT_OOM_SEEDS):
         config = PipelineConfig.coerce(config)
         get_source(source)  # fails early, naming the registered sources
         if width is not None and (not isinstance(width, int) or isinstance(width, bool)
@@ -110,6 +116,13 @@ class Explorer:
         if not isinstance(cache_size, int) or isinstance(cache_size, bool) or cache_size < 0:
             raise ValueError(f"cache_size must be an integer >= 0 (runs kept), got {cache_size!r}")
         self.cache_size = cache_size
+        if not isinstance(oom_seeds, int) or isinstance(oom_seeds, bool) or \
+                not 1 <= oom_seeds <= MAX_OOM_SEEDS:
+            raise ValueError(f"oom_seeds must be an integer from 1 to {MAX_OOM_SEEDS} (seeds "
+                             f"behind the OOM risk), got {oom_seeds!r}")
+        self._seeds = SeedRuns()
+        self._risk_key: str | None = None
+        self._loop = None
         self._runs: OrderedDict[str, dict] = OrderedDict()
         self._run: dict = {}
         # Exports go under papermill_runs/ (ignored by git), not beside the notebook.
@@ -129,8 +142,17 @@ class Explorer:
         self._suspended = False
 
         self.controls = build_controls(config, profile, profiles, source, source_names())
+        self.controls["oom_seeds"] = w.IntSlider(
+            value=oom_seeds, min=1, max=MAX_OOM_SEEDS, step=1, description="OOM risk seeds",
+            tooltip="the OOM risk is the share of this many seeds (from the configuration's "
+                    "seed) whose run goes out of host memory; the seeds after the one shown "
+                    "run in the background", continuous_update=False,
+            style={"description_width": "135px"}, layout=w.Layout(width="330px"))
+        self.controls["oom_seeds"].add_class("cuzklab-control-oom-seeds")
         self.headline = w.HTML(layout=w.Layout(margin="4px 0 4px 0"))
         self.headline.add_class("cuzklab-headline-box")
+        self.risk = w.HTML(layout=w.Layout(margin="0 0 4px 0", display="none"))
+        self.risk.add_class("cuzklab-oom-risk")
         self.status = w.HTML(layout=w.Layout(margin="0 0 0 4px"))
         self.status.add_class("cuzklab-status")
         self.pane = FigurePane(self._figure_names())
@@ -152,8 +174,10 @@ class Explorer:
         self._debounced = Debouncer(self.refresh, debounce_s, leading=True)
         # The bound on proofs in flight moves first, so the update sees a valid pair.
         self.controls["proofs"].observe(self._on_proofs, names="value")
-        for widget in self.controls.values():
-            widget.observe(self._on_change, names="value")
+        for key, widget in self.controls.items():
+            if key != "oom_seeds":   # more seeds: the same run, more of them behind the risk
+                widget.observe(self._on_change, names="value")
+        self.controls["oom_seeds"].observe(lambda _c: self._start_risk(), names="value")
 
         self.compare_box = w.VBox(layout=w.Layout(display="none"))
         self.widget = self._layout()
@@ -163,13 +187,13 @@ class Explorer:
     def _layout(self) -> w.VBox:
         c = self.controls
         grid = w.GridBox(
-            [c[k] for k in (*CONTROL_KEYS, "profile", "source")],
+            [c[k] for k in (*CONTROL_KEYS, "profile", "source", "oom_seeds")],
             layout=w.Layout(grid_template_columns="repeat(3, 340px)", grid_gap="2px 8px"))
         buttons = w.HBox([self.pin_button, self.unpin_button, self.report_path,
                           self.export_button], layout=w.Layout(flex_flow="row wrap"))
         root = w.VBox([
             w.HTML("<b style='font-size:1.15em'>cuzk pipeline explorer</b>"),
-            grid, buttons, self.status, self.headline, self.pane, self.compare_box,
+            grid, buttons, self.status, self.headline, self.risk, self.pane, self.compare_box,
         ])
         root.add_class("cuzklab-explorer")
         return root
@@ -248,6 +272,74 @@ class Explorer:
         """Run a pending debounced update now."""
         self._debounced.flush()
 
+    # -- the OOM risk -----------------------------------------------------------------------
+    @property
+    def oom_risk(self) -> float | None:
+        """Return the OOM risk of the configuration shown (None while its seeds run)."""
+        return (self.summary or {}).get("oom_risk")
+
+    def wait_risk(self, timeout: float | None = None) -> float | None:
+        """Wait for the seeds behind the OOM risk of the run shown; show and return the risk."""
+        if self._risk_key is not None:
+            self._seeds.wait(self._risk_key, timeout)
+        self._show_risk()
+        return self.oom_risk
+
+    def _risk_job(self, cfg: PipelineConfig):
+        """Return ``seed -> (function, args)``: the background run of ``cfg`` with a seed."""
+        config, profile = cfg.to_dict(), self.profile
+        return lambda seed: (seed_oom, (config, profile, seed, None))
+
+    def _start_risk(self) -> None:
+        """Start the seeds behind the OOM risk of the run shown; show what is known."""
+        source, trace = get_source(self.source_name), self.trace
+        if trace is None or self.error or not getattr(source, "seeded", False):
+            self._risk_key = None
+            self.risk.layout.display = "none"
+            return
+        try:
+            cfg = self.config
+        except ConfigError:   # the controls describe no valid run: the shown run's risk stays
+            return
+        key = self._config_key(cfg)
+        self._risk_key = key
+        self._seeds.known(key)[cfg.seed] = ran_out_of_memory(trace)
+        seeds = range(cfg.seed, cfg.seed + self.controls["oom_seeds"].value)
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script, a test): wait_risk() shows the result
+            self._loop = None
+        self._seeds.start(key, self._risk_job(cfg), seeds[1:], on_done=self._risk_progress)
+        self._show_risk()
+
+    def _risk_progress(self) -> None:
+        # A worker thread: show the result on the thread that owns the widgets.
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._show_risk)
+
+    def _show_risk(self) -> None:
+        key = self._risk_key
+        if key is None or self.trace is None:
+            return
+        seed = int((self.trace.meta.get("config") or {}).get("seed", 0))
+        n = self.controls["oom_seeds"].value
+        known = self._seeds.known(key)
+        done = [known[s] for s in range(seed, seed + n) if s in known]
+        summary = {k: v for k, v in self._run["summary"].items()
+                   if k not in ("oom_risk", "oom_seeds")}
+        if len(done) == n:
+            summary.update(oom_risk=sum(done) / n, oom_seeds=n)
+        color = "#b00020" if any(done) else "#444"
+        self.risk.value = (f"<span style='color:{color};font-size:0.9em'>"
+                           f"{html.escape(risk_text(seed, n, known))}</span>")
+        self.risk.layout.display = "block"
+        if summary != self.summary:
+            self.summary = summary
+            self.headline.value = _headline(self.trace, summary)
+            if self.pinned is not None:
+                self._heads[1].value = _headline(self.trace, summary, label="current")
+
     # -- the update -----------------------------------------------------------------------
     def refresh(self) -> dict | None:
         """Fetch a trace for the current controls and redraw; return the summary (None on error)."""
@@ -293,7 +385,8 @@ class Explorer:
             f"{' (kept)' if kept else ''}: "
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
             f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
-        return summary
+        self._start_risk()
+        return self.summary
 
     def _run_source(self, source, cfg):
         """Return the trace of ``cfg`` from ``source`` (a subclass may add a workload)."""
@@ -303,6 +396,10 @@ class Explorer:
         """Return the key a run of ``source`` on ``cfg`` is kept under (None: not kept)."""
         if self.cache_size <= 0 or not getattr(source, "deterministic", False):
             return None
+        return self._config_key(cfg)
+
+    def _config_key(self, cfg: PipelineConfig) -> str:
+        """Return what names a run of ``cfg`` (source, profile, configuration)."""
         return json.dumps([self.source_name, self.profile, cfg.to_dict()], sort_keys=True,
                           default=str)
 

@@ -110,19 +110,27 @@ class MixedExplorer(Explorer):
         root.children = tuple(children)
         return root
 
-    def _run_key(self, source, cfg):
-        """Return the kept-run key: the plain explorer's plus the workload controls."""
-        key = super()._run_key(source, cfg)
-        if key is None:
-            return None
+    def _config_key(self, cfg):
+        """Return what names a run: the plain explorer's key plus the workload controls."""
         values = {k: c.value for k, c in self.workload_controls.items()}
-        return json.dumps([key, values], sort_keys=True, default=str)
+        return json.dumps([super()._config_key(cfg), values], sort_keys=True, default=str)
+
+    def _sim_config(self, cfg):
+        """Return ``cfg`` with the workload controls' daemon keys (eviction, sort by type)."""
+        c = self.workload_controls
+        return cfg.replace(eviction_min_idle_s=float(c["eviction_min_idle_s"].value),
+                           sort_by_type=bool(c["sort_by_type"].value))
+
+    def _risk_job(self, cfg):
+        """Return ``seed -> (function, args)``: the background run with the workload."""
+        from .risk import seed_oom
+        config, profile = self._sim_config(cfg).to_dict(), self.profile
+        wl = self.workload if self.source_name == "sim" else None
+        return lambda seed: (seed_oom, (config, profile, seed, wl))
 
     def _run_source(self, source, cfg):
         from ..sim import simulate
-        c = self.workload_controls
-        cfg = cfg.replace(eviction_min_idle_s=float(c["eviction_min_idle_s"].value),
-                          sort_by_type=bool(c["sort_by_type"].value))
+        cfg = self._sim_config(cfg)
         wl = self.workload
         if wl is None:
             self.workload_note.value = ""

@@ -99,6 +99,10 @@ def test_explorer_in_jupyterlab(lab):
             assert "s/proof" in head0 and "lock=split_async" in title0
             assert "10 proofs" in title0
             explorer = page.locator(".cuzklab-explorer").first
+            # The OOM risk: seeds 1 and 2 run in the background, then the line says so.
+            page.wait_for_function(
+                "() => /OOM risk \\d+%: \\d of 3 seeds \\(seeds 0-2\\) ran out of host memory/"
+                ".test(document.querySelector('.cuzklab-oom-risk').textContent)")
             explorer.screenshot(path=str(ARTIFACTS / "explorer-1-initial.png"))
 
             # Hover the middle of the first span on the first synthesis lane:

@@ -221,3 +221,42 @@ def test_kept_runs_are_bounded_and_can_be_turned_off():
         unregister_source("counted")
     with pytest.raises(ValueError, match="cache_size must be an integer >= 0"):
         Explorer(SMALL, cache_size=-1)
+
+
+# Near its memory limit: whether this run goes out of memory depends on the seed.
+RISKY = PipelineConfig(proofs=3, concurrency=3, partition_workers=6, memory_gib=209)
+
+
+def test_the_oom_risk_is_the_share_of_seeds_that_ran_out_of_memory():
+    from cuzklab.sim import simulate
+    from cuzklab.widgets.risk import ran_out_of_memory
+
+    ex = Explorer(RISKY, debounce_s=0, oom_seeds=3)
+    assert ex.risk.layout.display != "none"
+    ooms = [ran_out_of_memory(simulate(RISKY.replace(seed=s))) for s in range(3)]
+    k = sum(ooms)
+    assert ex.wait_risk(timeout=300) == pytest.approx(k / 3)
+    assert ex.summary["oom_seeds"] == 3 and ex.summary["oom_risk"] == pytest.approx(k / 3)
+    assert f"OOM risk {k / 3:.0%}: {k} of 3 seeds (seeds 0-2) ran out of host memory" \
+        in ex.risk.value
+    if k:   # the headline says it too, beside the verdict of the seed drawn
+        assert f"OOM risk {k / 3:.0%}: {k} of 3 seeds ran out of host memory" in ex.headline.value
+    # one seed: the run drawn decides, and nothing runs in the background
+    ex.controls["oom_seeds"].value = 1
+    assert ex.oom_risk == float(ooms[0]) and "of 1 seed (seed 0)" in ex.risk.value
+    # with memory to spare no seed runs out
+    ex.controls["oom_seeds"].value = 2
+    ex.set(memory_gib=754)
+    assert ex.wait_risk(timeout=300) == 0.0 and "0 of 2 seeds" in ex.risk.value
+    with pytest.raises(ValueError, match="oom_seeds must be an integer from 1 to 20"):
+        Explorer(SMALL, oom_seeds=0)
+
+
+def test_a_source_without_seeds_shows_no_oom_risk():
+    register_source("unseeded", _counting_source([], deterministic=True))
+    try:
+        ex = Explorer(SMALL, source="unseeded", debounce_s=0)
+        assert ex.risk.layout.display == "none" and ex.wait_risk() is None
+        assert "oom_risk" not in ex.summary
+    finally:
+        unregister_source("unseeded")
