@@ -327,6 +327,25 @@ def _worker_occupancy(spans, wall: float) -> float | None:
     return min(1.0, float(np.mean(occ)))
 
 
+def throughput(trace, window=None) -> dict:
+    """Return the summary's ``seconds_per_proof`` and ``oom`` alone (cheap: no analysis).
+
+    What a timeline's title needs before the full summary is computed; the
+    summary's own fields come from here, so the two always agree.
+    """
+    t0, t1, proofs = window if window is not None else _window(trace)
+    completed = int((proofs["status"] == "ok").sum()) if len(proofs) else 0
+    wall = max(t1 - t0, 0.0)
+    failure = trace.meta.get("failure") or {}
+    return {
+        # A run that failed (e.g. out of memory) has no throughput: the proofs it
+        # finished before failing would flatter it.
+        "seconds_per_proof": (round(wall / completed, 4)
+                              if completed and not trace.failed else None),
+        "oom": bool(trace.failed and failure.get("reason") == "oom"),
+    }
+
+
 def summarize(trace) -> dict:
     """Return the flat, JSON-able summary dict of a trace (names of docs/design.md)."""
     t0, t1, proofs = _window(trace)
@@ -334,6 +353,7 @@ def summarize(trace) -> dict:
     completed = int(len(ok))
     failed = int(len(proofs) - completed)
     wall = max(t1 - t0, 0.0)
+    quick = throughput(trace, (t0, t1, proofs))
     lat = (ok["completed"] - ok["submitted"]).dropna() if completed else pd.Series(dtype=float)
     prove = (ok["completed"] - ok["started"]).dropna() if completed else pd.Series(dtype=float)
     s = trace.spans
@@ -345,16 +365,12 @@ def summarize(trace) -> dict:
     # the GPU's busy fraction is the bottleneck's GPU utilization (same window, same rounding)
     gpu_busy = verdict["evidence"]["utilization"].get("gpu") if wall > 0 else None
     failure = trace.meta.get("failure") or {}
-    oom = bool(trace.failed and failure.get("reason") == "oom")
     out = {
         "source": trace.source,
         "proofs": completed,
         "failed": failed,
         "wall_s": round(wall, 4),
-        # A run that failed (e.g. out of memory) has no throughput: the proofs it
-        # finished before failing would flatter it.
-        "seconds_per_proof": (round(wall / completed, 4)
-                              if completed and not trace.failed else None),
+        "seconds_per_proof": quick["seconds_per_proof"],
         "proof_latency_s_mean": round(float(lat.mean()), 4) if len(lat) else None,
         "prove_s_mean": round(float(prove.mean()), 4) if len(prove) else None,
         "gpu_prove_s_mean": _round_or_none(gpu_prove_per_proof(
@@ -363,7 +379,7 @@ def summarize(trace) -> dict:
         "gpu_busy_fraction": gpu_busy,
         "stage_s": stage_s,
         "bottleneck": verdict,
-        "oom": oom,
+        "oom": quick["oom"],
         "run_failed": trace.failed,
         "failure_reason": failure.get("reason"),
     }

@@ -41,6 +41,7 @@ from ..plots.memory import memory_layout, memory_traces, ram_gib
 from ..plots.report import write_report
 from ..plots.timeline import timeline_layout, timeline_traces
 from ..plots.utilization import utilization_layout, utilization_traces
+from ..trace.summary import throughput
 from .controls import CONTROL_KEYS, build_controls, config_from_controls
 from .debounce import Debouncer
 from .pane import FigurePane
@@ -354,8 +355,8 @@ class Explorer:
         kept = run is not None
         if kept:  # the same run again: nothing to simulate or summarize
             self._runs.move_to_end(key)
-            trace, summary = run["trace"], run["summary"]
-            t1 = t2 = time.perf_counter()
+            trace = run["trace"]
+            t1 = time.perf_counter()
         else:
             message = getattr(source, "running_message", None)
             if message is not None:  # a slow source (live): say what runs while it runs
@@ -366,25 +367,32 @@ class Explorer:
             except _SHOWN_ERRORS as exc:
                 return self._fail(f"{self.source_name} failed: {type(exc).__name__}: {exc}")
             t1 = time.perf_counter()
-            summary = trace.summary()
-            t2 = time.perf_counter()
-            run = {"trace": trace, "summary": summary}
+            run = {"trace": trace}
             if key is not None:
                 self._runs[key] = run
                 while len(self._runs) > self.cache_size:
                     self._runs.popitem(last=False)
-        self.trace, self.summary, self.error = trace, summary, None
+        self.trace, self.error = trace, None
         self._run = run
-        self._draw()
+        # The timeline first (its title needs only s/proof): the browser draws it
+        # while the summary and the details are computed.
+        self._draw_timeline()
+        t2 = time.perf_counter()
+        if "summary" not in run:
+            run["summary"] = trace.summary()
         t3 = time.perf_counter()
-        self.timings = {"source_s": t1 - t0, "summary_s": t2 - t1, "draw_s": t3 - t2,
-                        "total_s": t3 - t0, "cached": kept}
+        self.summary = run["summary"]
+        self._draw_details()
+        t4 = time.perf_counter()
+        self.timings = {"source_s": t1 - t0, "summary_s": t3 - t2, "draw_s": (t2 - t1) + (t4 - t3),
+                        "total_s": t4 - t0, "cached": kept}
         self.updates += 1
         self.status.value = (
             f"<span style='color:#666;font-size:0.85em'>{html.escape(self.source_name)}"
             f"{' (kept)' if kept else ''}: "
             f"{len(trace.spans)} spans · source {1000 * (t1 - t0):.0f} ms · summary "
-            f"{1000 * (t2 - t1):.0f} ms · drawn {1000 * (t3 - t2):.0f} ms{_live_note(trace)}</span>")
+            f"{1000 * (t3 - t2):.0f} ms · drawn {1000 * ((t2 - t1) + (t4 - t3)):.0f} ms"
+            f"{_live_note(trace)}</span>")
         self._start_risk()
         return self.summary
 
@@ -409,16 +417,20 @@ class Explorer:
                              f"{html.escape(message)}</span>")
         return None
 
-    def _draw(self) -> None:
-        trace, summary, run = self.trace, self.summary, self._run
-        self.headline.value = _headline(trace, summary)
-        # The timeline goes first: the browser draws it while the details are built.
+    def _draw_timeline(self) -> None:
+        trace, run = self.trace, self._run
         if "timeline" not in run:
-            lay = timeline_layout(trace, summary, mode=TIMELINE_MODE)
+            # The title's s/proof and OOM verdict, before (or from) the full summary.
+            title = run.get("summary") or throughput(trace)
+            lay = timeline_layout(trace, title, mode=TIMELINE_MODE)
             if self.width:
                 lay["width"] = self.width
             run["timeline"] = (timeline_traces(trace, mode=TIMELINE_MODE), lay)
         self.pane.show("timeline", *run["timeline"])
+
+    def _draw_details(self) -> None:
+        trace, summary, run = self.trace, self.summary, self._run
+        self.headline.value = _headline(trace, summary)
         if "details" not in run:
             run["details"] = stack_specs([
                 (breakdown_traces(trace), breakdown_layout(trace)),

@@ -143,8 +143,8 @@ class MixedExplorer(Explorer):
         self.workload_note.value = ""
         return simulate(cfg, self.profile, workload=wl)
 
-    def _draw(self) -> None:
-        super()._draw()
+    def _draw_details(self) -> None:
+        super()._draw_details()
         fig = latency(self.trace)
         if self.width:
             fig.update_layout(width=self.width, height=420)

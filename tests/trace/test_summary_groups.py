@@ -33,3 +33,15 @@ def test_worker_lanes_and_gpu_held_time_per_proof():
     held = sub.groupby(["proof", "partition"]).agg(a=("start", "min"), b=("end", "max"))
     want = (held["b"] - held["a"]).groupby(level=0).sum()
     pd.testing.assert_series_equal(gpu_prove_per_proof(s), want, check_exact=True)
+
+
+def test_the_quick_throughput_is_the_summarys():
+    from cuzklab.model import PipelineConfig
+    from cuzklab.sim import simulate
+    from cuzklab.trace.summary import throughput
+
+    for cfg in (PipelineConfig(proofs=3, concurrency=3, partition_workers=4),
+                PipelineConfig(proofs=3, concurrency=3, partition_workers=6, memory_gib=120)):
+        tr = simulate(cfg)
+        s = tr.summary()
+        assert throughput(tr) == {"seconds_per_proof": s["seconds_per_proof"], "oom": s["oom"]}
