@@ -17,6 +17,7 @@ exceeded host memory.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import pickle
@@ -103,6 +104,7 @@ class Worker:
         self._proc = subprocess.Popen(
             [sys.executable, "-c", "from cuzklab.widgets.risk import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        atexit.register(_end, self._proc)
         threading.Thread(target=self._read, args=(self._proc,), daemon=True,
                          name="cuzklab-seed-worker").start()
 
@@ -141,6 +143,12 @@ class Worker:
                 fut, self._busy = self._busy, None
                 fut.set_exception(RuntimeError("the background worker exited"))
                 self._next_locked()
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End the worker ``proc`` with this process (a seed it was running is of no use now)."""
+    if proc.poll() is None:
+        proc.terminate()
 
 
 _WORKER = Worker()
