@@ -131,9 +131,9 @@ def test_explorer_in_jupyterlab(lab):
             # The lock strategy: a dropdown.
             page.select_option(".cuzklab-control-lock select", "interlock")
             title1 = _wait_change(page, TIMELINE_TITLE, title0, "timeline title")
-            head1 = _text(page, HEADLINE)
             assert "lock=interlock" in title1
-            assert head1 != head0, "headline did not change with the lock strategy"
+            # the timeline is sent first; the headline follows once the summary is in
+            head1 = _wait_change(page, HEADLINE, head0, "headline with the lock strategy")
             explorer.screenshot(path=str(ARTIFACTS / "explorer-2-interlock.png"))
 
             # Pin this run: the next ones are compared with it.
@@ -153,10 +153,17 @@ def test_explorer_in_jupyterlab(lab):
                 "([sel, old]) => { const e = document.querySelector(sel);"
                 " return e && e.textContent.trim() !== old.trim(); }",
                 arg=[HEADLINE, head1])
-            head2 = _text(page, HEADLINE)
-            assert head2 != head1, "headline did not change with partition workers"
             page.wait_for_function(
                 "() => document.querySelectorAll('.cuzklab-explorer .js-plotly-plot').length >= 3")
+            # The keyboard steps make two updates; the comparison's current headline
+            # follows the panel's headline: wait until both show the same s/proof.
+            page.wait_for_function(
+                "([a, b]) => { const s = sel => ((document.querySelector(sel) || {}).textContent"
+                " || '').match(/([0-9.]+) s\\/proof/); const x = s(a), y = s(b);"
+                " return x && y && x[1] === y[1]; }",
+                arg=[HEADLINE, ".cuzklab-current-headline"])
+            head2 = _text(page, HEADLINE)
+            assert head2 != head1, "headline did not change with partition workers"
             pinned = _text(page, ".cuzklab-pinned-headline")
             current = _text(page, ".cuzklab-current-headline")
             assert _spp(pinned) == _spp(head1) and _spp(current) == _spp(head2)
