@@ -10,7 +10,8 @@ changes of the lock strategy: with the explorer's kept runs turned off
 comparison; and with them on, where the two alternating configurations are
 drawn from the kept runs. It also times building the timeline figure for
 10^3..10^5 spans (what Python sends; the browser's drawing is not timed
-here). Prints medians and writes JSON (CPU, sizes, medians, p90).
+here). Prints medians and writes JSON (CPU, load average before and after,
+sizes, medians, p90).
 """
 
 from __future__ import annotations
@@ -100,8 +101,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="bench_explorer.json", help="output path ('' for none)")
     args = ap.parse_args(argv)
     cfg = PipelineConfig(proofs=args.proofs, concurrency=min(args.concurrency, args.proofs))
+    load_before = os.getloadavg()
     t0 = time.perf_counter()
-    ex = Explorer(cfg, debounce_s=0, cache_size=0)
+    # One seed: the OOM risk's other seeds would run in a second process meanwhile.
+    ex = Explorer(cfg, debounce_s=0, cache_size=0, oom_seeds=1)
     create_s = time.perf_counter() - t0
     spans = len(ex.trace.spans)
     for _ in range(2):  # warm caches (profile load, plotly validators)
@@ -115,9 +118,12 @@ def main(argv=None) -> int:
         ex.controls["lock"].value = LOCKS[(_ + 1) % 2]
     kept = bench_changes(ex, args.repeats)
     build = bench_timeline_build((1_000, 10_000, 100_000))
+    load_after = os.getloadavg()
     result = {
         "benchmark": "explorer_redraw", "device": device_name("cpu"), "cores": os.cpu_count(),
         "python": platform.python_version(),
+        "load_average_before": [round(v, 2) for v in load_before],
+        "load_average_after": [round(v, 2) for v in load_after],
         "config": {"proofs": cfg.proofs, "concurrency": cfg.concurrency,
                    "partitions": cfg.partitions, "spans": spans},
         "create_s": round(create_s, 2),
@@ -125,7 +131,8 @@ def main(argv=None) -> int:
         "timeline_build": build,
     }
     print(f"explorer redraw, {cfg.proofs} proofs x {cfg.partitions} partitions "
-          f"({spans} spans), {os.cpu_count()} cores, {device_name('cpu')}")
+          f"({spans} spans), {os.cpu_count()} cores, {device_name('cpu')}, "
+          f"load {load_before[0]:.1f} -> {load_after[0]:.1f}")
     for name, stats in (("control change", plain), ("with a pinned run", pinned),
                         ("a kept run", kept)):
         print(f"  {name:18s} total {stats['total']['median_ms']:7.1f} ms median "

@@ -116,7 +116,7 @@ def _series(page, figures: int, changes: int, quiet_ms: float) -> tuple[list, li
 
 
 def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float,
-            code_dir: pathlib.Path | None = None) -> dict:
+            code_dir: pathlib.Path | None = None, oom_seeds: int | None = None) -> dict:
     """Run JupyterLab and Chromium, time ``changes`` lock changes a series; return results."""
     from playwright.sync_api import sync_playwright
     chromium = chromium_path()
@@ -139,6 +139,8 @@ def measure(proofs: int, concurrency: int, changes: int, quiet_ms: float,
                 figures = page.evaluate(_HOOK)
                 time.sleep(0.2)
             spans = re.search(r"(\d+) spans", page.locator(STATUS).first.text_content() or "")
+            if oom_seeds is not None:
+                page.evaluate(_KERNEL, f"explorer.controls['oom_seeds'].value = {oom_seeds}")
             # New runs: nothing kept, every change simulates (an explorer without
             # kept runs, an older one, ignores the setting).
             page.evaluate(_KERNEL, "explorer.cache_size = 0")
@@ -163,6 +165,9 @@ def main(argv=None) -> int:
     ap.add_argument("--changes", type=int, default=15)
     ap.add_argument("--quiet-ms", type=float, default=600.0,
                     help="no redraw for this long ends a change (default 600)")
+    ap.add_argument("--oom-seeds", type=int, default=None,
+                    help="seeds behind the OOM risk (default: the explorer's; 1 runs none in "
+                         "the background)")
     ap.add_argument("--code-dir", type=pathlib.Path, default=None,
                     help="measure the cuzklab and notebook of this checkout instead")
     ap.add_argument("--label", default=None,
@@ -172,13 +177,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     load_before = os.getloadavg()
     res = measure(args.proofs, min(args.concurrency, args.proofs), args.changes, args.quiet_ms,
-                  args.code_dir.resolve() if args.code_dir else None)
+                  args.code_dir.resolve() if args.code_dir else None, args.oom_seeds)
     load_after = os.getloadavg()
     result = {"benchmark": "explorer_browser_change", "device": device_name("cpu"),
               "cores": os.cpu_count(), "python": platform.python_version(),
               "load_average_before": [round(v, 2) for v in load_before],
               "load_average_after": [round(v, 2) for v in load_after],
               "config": {"proofs": args.proofs, "concurrency": min(args.concurrency, args.proofs)},
+              "oom_seeds": args.oom_seeds if args.oom_seeds is not None else "explorer default",
               "code": args.label or (args.code_dir.name if args.code_dir else "this checkout"),
               **res}
     print(f"explorer in Chromium, {args.proofs} proofs ({res['spans']} spans), {res['figures']} "

@@ -2,10 +2,10 @@
 
 Each figure's axes are renumbered and squeezed into its band, its title
 becomes an annotation above it, and its legend becomes one of the figure's
-several legends (plotly ``legend2``, ...) beside the band. Used for the one
-shareable PNG of a report, and by the explorer, which shows several panels in
-one FigureWidget (every FigureWidget loads its own copy of plotly.js in the
-browser, so fewer widgets open faster).
+several legends (plotly ``legend2``, ...) beside the band; its layout shapes
+(the rect timeline's rectangles) move onto its axes and legend. Used for the
+one shareable PNG of a report, and by the explorer, which draws the stage
+breakdown, memory and utilization as one figure (one redraw, not three).
 
 :func:`stack_specs` works on (trace specs, layout) pairs of plain dicts, as
 the ``*_traces`` / ``*_layout`` functions of this package return them;
@@ -55,6 +55,7 @@ def stack_specs(parts, *, width: int | None = None, title: str | None = None,
                                yref="container", pad=dict(t=16, l=12), font=dict(size=13))
     data: list[dict] = []
     annotations: list[dict] = []
+    shapes: list[dict] = []
     counters = {"x": 0, "y": 0}
     y_cursor = plot_h  # in pixels from the bottom of the plot area
     for i, (specs, fl) in enumerate(parts):
@@ -115,10 +116,25 @@ def stack_specs(parts, *, width: int | None = None, title: str | None = None,
                 if r in remap:
                     a[ref] = remap[r]
             annotations.append(a)
+        for sh in fl.get("shapes", []) or []:  # the timeline's rectangles, legend entries too
+            sh = dict(sh)
+            for ref, letter in (("xref", "x"), ("yref", "y")):
+                r = sh.get(ref, letter)
+                if r in remap:
+                    sh[ref] = remap[r]
+            if sh.get("yref") == "paper":
+                for key in ("y0", "y1"):
+                    sh[key] = band_bottom + sh.get(key, 0) * (band_top_plot - band_bottom)
+            sh["legend"] = legend_id
+            if not show_legend:
+                sh["showlegend"] = False
+            shapes.append(sh)
         for k in ("barmode", "bargap"):
             if k in fl and k not in layout:
                 layout[k] = fl[k]
     layout["annotations"] = annotations
+    if shapes:
+        layout["shapes"] = shapes
     layout["hovermode"] = "closest"
     return data, layout
 

@@ -42,6 +42,10 @@ class HostMemory:
         self.window_s = float(window_s)
         self.growth_gib = float(growth_gib)
         self._history: deque[tuple[float, float]] = deque([(env.now, self.rss)])
+        # The history's running minimum: (entry number, RSS) with RSS rising
+        # front to back, so the front is the least RSS still in the window.
+        self._added = 1          # entries ever recorded; the history holds the last ones
+        self._lows: deque[tuple[int, float]] = deque([(0, self.rss)])
         self._on_change = on_change
         self._on_oom = on_oom
         self.oom = False
@@ -57,7 +61,7 @@ class HostMemory:
         """Return the net RSS rise (GiB) over the last ``window_s`` seconds (0 if none)."""
         if self.window_s <= 0:
             return math.inf
-        return max(0.0, self.rss - min(r for _, r in self._history))
+        return max(0.0, self.rss - self._lows[0][1])
 
     def pressure(self) -> float:
         """Return memory pressure: the RSS ramp gated by the recent net RSS rise."""
@@ -68,8 +72,15 @@ class HostMemory:
     def _record(self) -> None:
         now = self.env.now
         self._history.append((now, self.rss))
+        while self._lows and self._lows[-1][1] >= self.rss:
+            self._lows.pop()
+        self._lows.append((self._added, self.rss))
+        self._added += 1
         while len(self._history) > 1 and self._history[1][0] <= now - self.window_s:
             self._history.popleft()
+        first = self._added - len(self._history)   # number of the oldest entry kept
+        while self._lows[0][0] < first:
+            self._lows.popleft()
 
     def alloc(self, gib: float, what: str = "") -> None:
         """Add ``gib`` to RSS; trip the OOM wire if RSS passes RAM."""

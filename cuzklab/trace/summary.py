@@ -8,6 +8,7 @@ figure cuzk-bench prints).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,32 @@ def time_weighted_mean(t, v, t0: float, t1: float) -> float:
     edges = np.clip(np.append(t, t1), t0, t1)
     widths = np.diff(edges)
     return float((widths * v).sum() / (t1 - t0))
+
+
+def _first_last(spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return, per (proof, partition) of ``spans``, its proof, first start and last end.
+
+    Rows come in (proof, partition) order, as a pandas groupby of the two would
+    give them, and a missing time is skipped as pandas' min and max skip it;
+    without pandas' group machinery (the summary runs on every explorer redraw).
+    """
+    proof = spans["proof"].to_numpy()
+    part = spans["partition"].to_numpy()
+    order = np.lexsort((part, proof))
+    proof, part = proof[order], part[order]
+    start = spans["start"].to_numpy(dtype=float)[order]
+    end = spans["end"].to_numpy(dtype=float)[order]
+    new = np.empty(len(proof), dtype=bool)
+    new[:1] = True
+    new[1:] = (proof[1:] != proof[:-1]) | (part[1:] != part[:-1])
+    idx = np.flatnonzero(new)
+    return proof[idx], np.fmin.reduceat(start, idx), np.fmax.reduceat(end, idx)
+
+
+def _stage_masks(spans) -> dict[str, np.ndarray]:
+    """Return {stage: boolean row mask} for the stages present in ``spans``."""
+    stage = spans["stage"].to_numpy()
+    return {st: m for st in STAGES if (m := stage == st).any()}
 
 
 def _window(trace) -> tuple[float, float, pd.DataFrame]:
@@ -146,7 +173,12 @@ def bottleneck(trace) -> dict:
       when admission waits on a full budget, else ``synthesis``;
     - with no queue evidence, the busiest resource.
     """
-    t0, t1, _ = _window(trace)
+    return _bottleneck(trace, _window(trace), _stage_masks(trace.spans))
+
+
+def _bottleneck(trace, window, masks: dict[str, np.ndarray]) -> dict:
+    """Return :func:`bottleneck` given the run's window and its stages' row masks."""
+    t0, t1, _ = window
     wall = max(t1 - t0, 1e-12)
     s = trace.spans
     res = _resources(trace)
@@ -158,10 +190,9 @@ def bottleneck(trace) -> dict:
         busy = [union_length(g["start"].to_numpy(), g["end"].to_numpy())
                 for _, g in gpu_spans.groupby("gpu")]
         util["gpu"] = min(1.0, sum(busy) / (wall * max(res["gpus"], 1)))
-        per_part = gpu_spans.groupby(["proof", "partition"]).agg(a=("start", "min"),
-                                                                 b=("end", "max"))
-        region_s = float((per_part["b"] - per_part["a"]).mean())
-    synth = s[s["stage"] == "synth"]
+        _, a, b = _first_last(gpu_spans)
+        region_s = float(pd.Series(b - a).mean())
+    synth = s[masks["synth"]] if "synth" in masks else s.iloc[0:0]
     if len(synth):
         util["synthesis"] = min(1.0, float((synth["end"] - synth["start"]).sum())
                                 / (wall * max(res["synthesis_slots"], 1)))
@@ -169,23 +200,22 @@ def bottleneck(trace) -> dict:
     if len(pool):
         util["cpu_pool"] = min(1.0, union_length(pool["start"].to_numpy(),
                                                  pool["end"].to_numpy()) / wall)
-    c = trace.counters
     bw_cap = res.get("ddr_gbps")
-    if bw_cap and len(c[c["name"] == "ddr_gbps"]):
-        bw = trace.counter("ddr_gbps")
+    bw = trace.counter("ddr_gbps") if bw_cap else None
+    if bw_cap and len(bw):
         util["memory_bandwidth"] = min(1.0, time_weighted_mean(
             bw["t"], bw["value"], t0, t1) / bw_cap)
     budget = res.get("budget_gib")
-    if budget and len(c[c["name"] == "budget_used_gib"]):
-        b = trace.counter("budget_used_gib")
+    b = trace.counter("budget_used_gib") if budget else None
+    if budget and len(b):
         util["memory_budget"] = min(1.0, time_weighted_mean(
             b["t"], b["value"], t0, t1) / budget)
 
     waits = {}
+    duration = s["end"] - s["start"]
     for st in ("queue", "gpu_queue", "mutex_wait", "barrier_wait"):
-        w = s[s["stage"] == st]
-        if len(w):
-            waits[st] = float((w["end"] - w["start"]).mean())
+        if st in masks:
+            waits[st] = float(duration[masks[st]].mean())
     evidence = {"utilization": {k: round(v, 4) for k, v in util.items()},
                 "mean_wait_s": {k: round(v, 3) for k, v in waits.items()}}
     slow = s["slowdown"].dropna()
@@ -253,9 +283,13 @@ def bottleneck(trace) -> dict:
     return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
 
 
+_WORKER_LANE = re.compile(r"^gpu\d+\.w\d+(\.cpu)?$")
+
+
 def _worker_lane_mask(spans) -> "pd.Series":
     """Return the rows on a GPU worker's lanes (``gpu<g>.w<w>`` and its ``.cpu`` lane)."""
-    return spans["lane"].astype(str).str.match(r"^gpu\d+\.w\d+(\.cpu)?$")
+    lanes = spans["lane"]
+    return lanes.isin([v for v in lanes.unique() if _WORKER_LANE.match(str(v))])
 
 
 def gpu_prove_per_proof(spans) -> "pd.Series":
@@ -271,8 +305,8 @@ def gpu_prove_per_proof(spans) -> "pd.Series":
     sub = spans[mask & (spans["proof"] >= 0)]
     if sub.empty:
         return pd.Series(dtype=float)
-    held = sub.groupby(["proof", "partition"]).agg(a=("start", "min"), b=("end", "max"))
-    return (held["b"] - held["a"]).groupby(level=0).sum()
+    proof, a, b = _first_last(sub)
+    return pd.Series(b - a, index=pd.Index(proof, name="proof")).groupby(level=0).sum()
 
 
 def _worker_occupancy(spans, wall: float) -> float | None:
@@ -285,10 +319,31 @@ def _worker_occupancy(spans, wall: float) -> float | None:
     if not mask.any():
         return None
     sub = spans[mask]
-    base = sub["lane"].astype(str).str.replace(r"\.cpu$", "", regex=True)
-    occ = [union_length(g["start"].to_numpy(), g["end"].to_numpy()) / wall
-           for _, g in sub.groupby(base)]
+    lanes = sub["lane"]
+    worker = lanes.map({v: re.sub(r"\.cpu$", "", str(v)) for v in lanes.unique()}).to_numpy()
+    start, end = sub["start"].to_numpy(), sub["end"].to_numpy()
+    occ = [union_length(start[worker == w], end[worker == w]) / wall
+           for w in sorted(set(worker))]
     return min(1.0, float(np.mean(occ)))
+
+
+def throughput(trace, window=None) -> dict:
+    """Return the summary's ``seconds_per_proof`` and ``oom`` alone (cheap: no analysis).
+
+    What a timeline's title needs before the full summary is computed; the
+    summary's own fields come from here, so the two always agree.
+    """
+    t0, t1, proofs = window if window is not None else _window(trace)
+    completed = int((proofs["status"] == "ok").sum()) if len(proofs) else 0
+    wall = max(t1 - t0, 0.0)
+    failure = trace.meta.get("failure") or {}
+    return {
+        # A run that failed (e.g. out of memory) has no throughput: the proofs it
+        # finished before failing would flatter it.
+        "seconds_per_proof": (round(wall / completed, 4)
+                              if completed and not trace.failed else None),
+        "oom": bool(trace.failed and failure.get("reason") == "oom"),
+    }
 
 
 def summarize(trace) -> dict:
@@ -298,29 +353,24 @@ def summarize(trace) -> dict:
     completed = int(len(ok))
     failed = int(len(proofs) - completed)
     wall = max(t1 - t0, 0.0)
+    quick = throughput(trace, (t0, t1, proofs))
     lat = (ok["completed"] - ok["submitted"]).dropna() if completed else pd.Series(dtype=float)
     prove = (ok["completed"] - ok["started"]).dropna() if completed else pd.Series(dtype=float)
     s = trace.spans
-    stage_s = {}
-    for st in STAGES:
-        d = s.loc[s["stage"] == st]
-        if len(d):
-            stage_s[st] = round(float((d["end"] - d["start"]).mean()), 4)
+    masks = _stage_masks(s)
+    duration = s["end"] - s["start"]
+    stage_s = {st: round(float(duration[m].mean()), 4) for st, m in masks.items()}
     rss = trace.counter("rss_gib")
-    verdict = bottleneck(trace)
+    verdict = _bottleneck(trace, (t0, t1, proofs), masks)
     # the GPU's busy fraction is the bottleneck's GPU utilization (same window, same rounding)
     gpu_busy = verdict["evidence"]["utilization"].get("gpu") if wall > 0 else None
     failure = trace.meta.get("failure") or {}
-    oom = bool(trace.failed and failure.get("reason") == "oom")
     out = {
         "source": trace.source,
         "proofs": completed,
         "failed": failed,
         "wall_s": round(wall, 4),
-        # A run that failed (e.g. out of memory) has no throughput: the proofs it
-        # finished before failing would flatter it.
-        "seconds_per_proof": (round(wall / completed, 4)
-                              if completed and not trace.failed else None),
+        "seconds_per_proof": quick["seconds_per_proof"],
         "proof_latency_s_mean": round(float(lat.mean()), 4) if len(lat) else None,
         "prove_s_mean": round(float(prove.mean()), 4) if len(prove) else None,
         "gpu_prove_s_mean": _round_or_none(gpu_prove_per_proof(
@@ -329,7 +379,7 @@ def summarize(trace) -> dict:
         "gpu_busy_fraction": gpu_busy,
         "stage_s": stage_s,
         "bottleneck": verdict,
-        "oom": oom,
+        "oom": quick["oom"],
         "run_failed": trace.failed,
         "failure_reason": failure.get("reason"),
     }

@@ -4,7 +4,8 @@
 compare), :class:`MixedExplorer` the same with a mixed workload's controls
 and latency figure; :func:`register_source` plugs in another way of getting a trace
 (the live executor, parsed daemon logs) next to the built-in simulator;
-:func:`model_overlay` puts the model's prediction beside a measured trace.
+:func:`model_overlay` puts the model's prediction beside a measured trace;
+:class:`FigurePane` holds the explorers' plotly figures.
 """
 
 from ..errors import ConfigError
@@ -12,10 +13,10 @@ from .debounce import Debouncer
 from .explorer import Explorer
 from .mixed import MixedExplorer
 from .overlay import model_overlay
+from .pane import FigurePane
 from .sources import (cuzk_log_source, get_source, register_source, source_names,
                       unregister_source)
-from .sync import FigureSync
 
-__all__ = ["Explorer", "MixedExplorer", "Debouncer", "FigureSync", "register_source",
+__all__ = ["Explorer", "MixedExplorer", "Debouncer", "FigurePane", "register_source",
            "unregister_source", "get_source", "source_names", "cuzk_log_source",
            "model_overlay", "ConfigError"]

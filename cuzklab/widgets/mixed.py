@@ -19,8 +19,7 @@ import ipywidgets as w
 import plotly.graph_objects as go
 
 from ..plots.latency import latency
-from .explorer import Explorer
-from .sync import FigureSync
+from .explorer import FIGURES, Explorer
 
 _STYLE = {"description_width": "150px"}
 _LAYOUT = dict(width="330px")
@@ -77,12 +76,18 @@ class MixedExplorer(Explorer):
         self.workload_controls["sort_by_type"] = w.Checkbox(
             value=True, description="sort by type (fewer SRS swaps)", indent=False,
             layout=w.Layout(**_LAYOUT))
-        self.latency_figure = go.FigureWidget()
-        self._latency_sync = FigureSync(self.latency_figure)
         self.workload_note = w.HTML()
         super().__init__(*args, **kwargs)
         for widget in self.workload_controls.values():
             widget.observe(self._on_change, names="value")
+
+    @property
+    def latency_figure(self) -> go.Figure:
+        """Return the latency figure shown now, as a plotly Figure."""
+        return self.pane.figure("latency")
+
+    def _figure_names(self) -> tuple[str, ...]:
+        return (*FIGURES, "latency")
 
     @property
     def workload(self):
@@ -102,23 +107,30 @@ class MixedExplorer(Explorer):
         children = list(root.children)
         children[2:2] = [w.HTML("<b>workload</b> (PoRep: the closed loop of proofs / proofs "
                                 "in flight above)"), box, self.workload_note]
-        children.append(w.VBox([self.latency_figure]))
         root.children = tuple(children)
         return root
 
-    def _run_key(self, source, cfg):
-        """Return the kept-run key: the plain explorer's plus the workload controls."""
-        key = super()._run_key(source, cfg)
-        if key is None:
-            return None
+    def _config_key(self, cfg):
+        """Return what names a run: the plain explorer's key plus the workload controls."""
         values = {k: c.value for k, c in self.workload_controls.items()}
-        return json.dumps([key, values], sort_keys=True, default=str)
+        return json.dumps([super()._config_key(cfg), values], sort_keys=True, default=str)
+
+    def _sim_config(self, cfg):
+        """Return ``cfg`` with the workload controls' daemon keys (eviction, sort by type)."""
+        c = self.workload_controls
+        return cfg.replace(eviction_min_idle_s=float(c["eviction_min_idle_s"].value),
+                           sort_by_type=bool(c["sort_by_type"].value))
+
+    def _risk_job(self, cfg):
+        """Return ``seed -> (function, args)``: the background run with the workload."""
+        from .risk import seed_oom
+        config, profile = self._sim_config(cfg).to_dict(), self.profile
+        wl = self.workload if self.source_name == "sim" else None
+        return lambda seed: (seed_oom, (config, profile, seed, wl))
 
     def _run_source(self, source, cfg):
         from ..sim import simulate
-        c = self.workload_controls
-        cfg = cfg.replace(eviction_min_idle_s=float(c["eviction_min_idle_s"].value),
-                          sort_by_type=bool(c["sort_by_type"].value))
+        cfg = self._sim_config(cfg)
         wl = self.workload
         if wl is None:
             self.workload_note.value = ""
@@ -131,14 +143,10 @@ class MixedExplorer(Explorer):
         self.workload_note.value = ""
         return simulate(cfg, self.profile, workload=wl)
 
-    def _draw(self) -> None:
-        super()._draw()
+    def _draw_details(self) -> None:
+        super()._draw_details()
         fig = latency(self.trace)
         if self.width:
             fig.update_layout(width=self.width, height=420)
-        self._latency_sync.update([t.to_plotly_json() for t in fig.data],
-                                  fig.layout.to_plotly_json())
-
-    def _ipython_display_(self):
-        self._latency_sync.publish()
-        super()._ipython_display_()
+        self.pane.show("latency", [t.to_plotly_json() for t in fig.data],
+                       fig.layout.to_plotly_json())

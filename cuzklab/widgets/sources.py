@@ -35,6 +35,9 @@ def _simulate(config, profile=None):
 
 #: Same configuration, profile and seed, same trace: the explorer may keep the run.
 _simulate.deterministic = True
+#: The configuration's seed is a seed of the simulator: the explorer runs the next
+#: seeds in the background for the OOM risk.
+_simulate.seeded = True
 
 
 def live_config(config):

@@ -51,13 +51,25 @@ def _wait_change(page, selector: str, old: str, what: str) -> str:
 # synthesis lane of the timeline, and that lane's name.
 _FIRST_SYNTH_MIDDLE = """() => {
   const gd = document.querySelector('.cuzklab-explorer .js-plotly-plot');
-  const rect = gd._fullData.find(t => t.name === 'synth' && t.fill === 'toself');
-  const xs = rect.x, ys = rect.y;
+  const shape = gd._fullLayout.shapes.find(s => s.name === 'synth');
+  // the first rectangle of the stage's path: M x0,y0 H x1 V y1 H x0 Z
+  const [x0, y0, x1, y1] = shape.path.match(/^M([^,]+),([^H]+)H([^V]+)V([^H]+)H/)
+    .slice(1).map(Number);
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-  const lane = (ys[0] + ys[2]) / 2;
+  const lane = (y0 + y1) / 2;
   const box = gd.querySelector('.nsewdrag').getBoundingClientRect();
-  return [box.left + xa.l2p((xs[0] + xs[1]) / 2), box.top + ya.l2p(lane),
+  return [box.left + xa.l2p((x0 + x1) / 2), box.top + ya.l2p(lane),
           gd._fullLayout.yaxis.ticktext[Math.round(lane)]];
+}"""
+
+
+# The timeline's stages: drawn (a path on the page) and hoverable, by name.
+_STAGES_SHOWN = """() => {
+  const gd = document.querySelector('.cuzklab-explorer .js-plotly-plot');
+  const drawn = new Set([...gd.querySelectorAll('.shapelayer path[data-index]')]
+    .map(p => gd._fullLayout.shapes[+p.getAttribute('data-index')].name));
+  const hover = gd._fullData.filter(t => t.visible === true).map(t => t.name);
+  return [[...drawn].sort(), hover.sort()];
 }"""
 
 
@@ -87,6 +99,10 @@ def test_explorer_in_jupyterlab(lab):
             assert "s/proof" in head0 and "lock=split_async" in title0
             assert "10 proofs" in title0
             explorer = page.locator(".cuzklab-explorer").first
+            # The OOM risk: seeds 1 and 2 run in the background, then the line says so.
+            page.wait_for_function(
+                "() => /OOM risk \\d+%: \\d of 3 seeds \\(seeds 0-2\\) ran out of host memory/"
+                ".test(document.querySelector('.cuzklab-oom-risk').textContent)")
             explorer.screenshot(path=str(ARTIFACTS / "explorer-1-initial.png"))
 
             # Hover the middle of the first span on the first synthesis lane:
@@ -99,12 +115,25 @@ def test_explorer_in_jupyterlab(lab):
             assert f"synth on {lane}" in hover and "proof" in hover and "partition" in hover
             page.mouse.move(5, 5)
 
+            # A click on a stage in the legend hides its rectangles and its hover; a
+            # second click shows them again.
+            drawn, hoverable = page.evaluate(_STAGES_SHOWN)
+            assert "synth" in drawn and "synth" in hoverable
+            legend = page.locator(".cuzklab-explorer .js-plotly-plot").first.locator(
+                ".legend .traces", has_text="synth").first
+            legend.locator(".legendtoggle").click()
+            page.wait_for_function(f"() => !({_STAGES_SHOWN})()[0].includes('synth')")
+            hidden, hover_hidden = page.evaluate(_STAGES_SHOWN)
+            assert set(drawn) - set(hidden) == {"synth"} and "synth" not in hover_hidden
+            legend.locator(".legendtoggle").click()
+            page.wait_for_function(f"() => ({_STAGES_SHOWN})()[0].includes('synth')")
+
             # The lock strategy: a dropdown.
             page.select_option(".cuzklab-control-lock select", "interlock")
             title1 = _wait_change(page, TIMELINE_TITLE, title0, "timeline title")
-            head1 = _text(page, HEADLINE)
             assert "lock=interlock" in title1
-            assert head1 != head0, "headline did not change with the lock strategy"
+            # the timeline is sent first; the headline follows once the summary is in
+            head1 = _wait_change(page, HEADLINE, head0, "headline with the lock strategy")
             explorer.screenshot(path=str(ARTIFACTS / "explorer-2-interlock.png"))
 
             # Pin this run: the next ones are compared with it.
@@ -124,10 +153,17 @@ def test_explorer_in_jupyterlab(lab):
                 "([sel, old]) => { const e = document.querySelector(sel);"
                 " return e && e.textContent.trim() !== old.trim(); }",
                 arg=[HEADLINE, head1])
-            head2 = _text(page, HEADLINE)
-            assert head2 != head1, "headline did not change with partition workers"
             page.wait_for_function(
                 "() => document.querySelectorAll('.cuzklab-explorer .js-plotly-plot').length >= 3")
+            # The keyboard steps make two updates; the comparison's current headline
+            # follows the panel's headline: wait until both show the same s/proof.
+            page.wait_for_function(
+                "([a, b]) => { const s = sel => ((document.querySelector(sel) || {}).textContent"
+                " || '').match(/([0-9.]+) s\\/proof/); const x = s(a), y = s(b);"
+                " return x && y && x[1] === y[1]; }",
+                arg=[HEADLINE, ".cuzklab-current-headline"])
+            head2 = _text(page, HEADLINE)
+            assert head2 != head1, "headline did not change with partition workers"
             pinned = _text(page, ".cuzklab-pinned-headline")
             current = _text(page, ".cuzklab-current-headline")
             assert _spp(pinned) == _spp(head1) and _spp(current) == _spp(head2)

@@ -42,3 +42,16 @@ def test_stack_validates():
         stack([])
     with pytest.raises(TypeError, match="plotly Figures"):
         stack([{"data": []}])
+
+
+def test_shapes_follow_their_figure_onto_its_axes_and_legend():
+    from cuzklab.plots import timeline
+
+    a = pipeline_trace(proofs=2, partitions=2)
+    tl = timeline(a, mode="rect")
+    fig = stack([breakdown(a), tl])
+    assert len(fig.layout.shapes) == len(tl.layout.shapes) > 0
+    hover_axes = {(t.xaxis, t.yaxis) for t in fig.data if t.type == "scatter"}
+    assert {(sh.xref, sh.yref) for sh in fig.layout.shapes} == hover_axes != {("x", "y")}
+    assert {sh.legend for sh in fig.layout.shapes} == {"legend2"}
+    assert [sh.path for sh in fig.layout.shapes] == [sh.path for sh in tl.layout.shapes]

@@ -1,5 +1,7 @@
 """The partition timeline: every span drawn once, on its lane, at its time."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -104,30 +106,42 @@ def test_simulated_run_draws_every_lane():
     assert set(fig.layout.yaxis.categoryarray) == set(tr.spans["lane"])
 
 
+def _rects(path):
+    """Return the rectangles of a rect-mode shape's path: rows of (x0, y0, x1, y1)."""
+    rows = re.findall(r"M([-\d.e+]+),([-\d.e+]+)H([-\d.e+]+)V([-\d.e+]+)H([-\d.e+]+)Z",
+                      path)
+    assert "".join(f"M{a},{b}H{c}V{d}H{e}Z" for a, b, c, d, e in rows) == path
+    out = np.array(rows, dtype=float)
+    assert (out[:, 4] == out[:, 0]).all()      # closed back at its start
+    return out[:, :4]
+
+
 def test_rect_mode_draws_every_span_as_a_rectangle_on_its_lane():
     tr = simulate(proofs=3, concurrency=3)
     fig = timeline(tr, mode="rect")
-    rects, hovers = fig.data[:len(STAGES)], fig.data[len(STAGES):]
-    assert [t.name for t in rects] == list(STAGES) == [t.name for t in hovers]
-    # One filled path a stage: no markers, no line pieces, no hover of its own.
-    assert all(t.type == "scatter" and t.fill == "toself" and t.mode == "none"
-               and t.hoverinfo == "skip" for t in rects)
+    # One path a stage that ran, in the layout: no trace draws a rectangle.
+    shapes = fig.layout.shapes
+    ran = [st for st in STAGES if (tr.spans["stage"] == st).any()]
+    assert [sh.name for sh in shapes] == ran
+    assert all(sh.type == "path" and sh.xref == "x" and sh.yref == "y" and sh.showlegend
+               and sh.legendgroup == sh.name and sh.fillrule == "nonzero" for sh in shapes)
+    assert [t.name for t in fig.data] == list(STAGES)
+    assert all(t.mode == "none" and t.showlegend is False for t in fig.data)
     lanes = list(fig.layout.yaxis.ticktext)
     assert set(lanes) == set(tr.spans["lane"]) and list(fig.layout.yaxis.tickvals) == \
         list(range(len(lanes)))
     assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]    # first lane on top
-    assert sum(len(t.x) // 5 for t in rects) == len(tr.spans)
-    for t in rects:
-        s = tr.spans[tr.spans["stage"] == t.name]
-        assert t.showlegend == bool(len(s))
-        x, y = np.asarray(t.x, dtype=float), np.asarray(t.y, dtype=float)
-        start, end = s["start"].to_numpy(), s["end"].to_numpy()
-        for k, edge in enumerate((start, end, end, start)):        # the four corners
-            np.testing.assert_allclose(x[k::5], edge)
-        assert np.isnan(x[4::5]).all() and np.isnan(y[4::5]).all()  # a gap between spans
+    drawn = 0
+    for sh in shapes:
+        s = tr.spans[tr.spans["stage"] == sh.name]
+        rects = _rects(sh.path)
+        drawn += len(rects)
+        np.testing.assert_allclose(rects[:, 0], s["start"].to_numpy(), rtol=1e-8)
+        np.testing.assert_allclose(rects[:, 2], s["end"].to_numpy(), rtol=1e-8)
         pos = np.array([lanes.index(v) for v in s["lane"]], dtype=float)
-        np.testing.assert_allclose((y[0::5] + y[2::5]) / 2, pos, atol=1e-6)
-        assert (y[2::5] - y[0::5] > 0.5).all() and (y[2::5] - y[0::5] < 1).all()
+        np.testing.assert_allclose((rects[:, 1] + rects[:, 3]) / 2, pos, atol=1e-6)
+        assert (rects[:, 3] - rects[:, 1] > 0.5).all() and (rects[:, 3] - rects[:, 1] < 1).all()
+    assert drawn == len(tr.spans)
 
 
 def test_rect_mode_hover_finds_every_span_along_its_length():
@@ -135,7 +149,7 @@ def test_rect_mode_hover_finds_every_span_along_its_length():
     fig = timeline(tr, mode="rect")
     lanes = list(fig.layout.yaxis.ticktext)
     step = tr.duration / HOVER_POINTS_ACROSS
-    for t in fig.data[len(STAGES):]:
+    for t in fig.data:
         s = tr.spans[tr.spans["stage"] == t.name].reset_index(drop=True)
         assert t.mode == "none" and t.hoveron == "points" and t.showlegend is False
         assert "on %{text}" in t.hovertemplate and f"<b>{t.name}</b>" in t.hovertemplate

@@ -1,5 +1,7 @@
 """The explorer's callbacks, driven directly: set a control, the figures follow."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -16,16 +18,16 @@ def ex():
 
 
 def _timeline_spans(ex):
-    # the explorer draws each span as a rectangle of one filled path a stage:
-    # four corners and a gap
-    data = [t for t in ex.figures["timeline"].data if t.fill == "toself"]
-    assert len(data) == len(ex.figures["timeline"].data) // 2     # and a hover layer each
-    assert all(t.type == "scatter" and t.mode == "none" for t in data)
-    return sum(len(t.x) // 5 for t in data)
+    # the explorer draws each span as a rectangle, one path a stage (a layout
+    # shape), and hovers over an invisible trace a stage
+    fig = ex.figures["timeline"]
+    assert all(t.type == "scatter" and t.mode == "none" for t in fig.data)
+    assert all(sh.type == "path" for sh in fig.layout.shapes)
+    return sum(sh.path.count("Z") for sh in fig.layout.shapes)
 
 
-def _starts(t):
-    return np.asarray(t.x, dtype=float)[0::5].copy()
+def _starts(path):
+    return np.array(re.findall(r"M([-\d.e+]+),", path), dtype=float)
 
 
 def test_first_draw(ex):
@@ -43,20 +45,20 @@ def test_first_draw(ex):
     assert any("Host memory" in t for t in titles) and any("Utilization" in t for t in titles)
 
 
-def test_lock_change_redraws_in_place(ex):
+def test_lock_change_redraws_each_figure_once(ex):
     fw = ex.figures["timeline"]
-    first = fw.data[0]
     before_head, before_title = ex.headline.value, fw.layout.title.text
-    before_starts = {t.name: _starts(t) for t in fw.data if t.fill == "toself"}
+    before_starts = {sh.name: _starts(sh.path) for sh in fw.layout.shapes}
+    sent = dict(ex.pane.sent)
     ex.controls["lock"].value = "interlock"
     assert ex.updates == 2
     assert ex.trace.meta["config"]["lock"] == "interlock"
+    fw = ex.figures["timeline"]
     assert "lock=interlock" in fw.layout.title.text != before_title
     assert ex.headline.value != before_head
-    assert fw.data[0] is first                      # updated in place, not rebuilt
-    assert ex._syncs["timeline"].patches >= 1
-    assert any(not np.array_equal(_starts(t), before_starts[t.name]) for t in fw.data
-               if t.fill == "toself")
+    assert {k: v - sent[k] for k, v in ex.pane.sent.items()} == {"timeline": 1, "details": 1}
+    assert any(not np.array_equal(_starts(sh.path), before_starts.get(sh.name))
+               for sh in fw.layout.shapes)
     assert _timeline_spans(ex) == len(ex.trace.spans)
 
 
@@ -108,7 +110,7 @@ def test_pin_and_compare(ex):
     ex.pin()
     assert ex.compare_box.layout.display == "flex"
     ex.controls["lock"].value = "interlock"
-    fig = ex._compare_fig
+    fig = ex.compare_figure
     spp = next(t for t in fig.data if t.name == "s/proof")
     assert list(spp.x) == ["pinned", "current"]
     assert spp.y[0] == pytest.approx(ex.pinned_summary["seconds_per_proof"])
@@ -116,10 +118,12 @@ def test_pin_and_compare(ex):
     assert "lock split_async → interlock" in ex._diff.value
     assert "pinned" in ex._heads[0].value and "current" in ex._heads[1].value
     assert any("Pinned:" in a.text for a in fig.layout.annotations)
-    pinned_segments = sum(len(t.x) // 5 for t in fig.data
-                          if t.type == "scatter" and t.fill == "toself" and t.name in
-                          set(ex.pinned.spans["stage"]))
-    assert pinned_segments == len(ex.pinned.spans)
+    pinned = [sh for sh in fig.layout.shapes if sh.type == "path"]
+    assert {sh.name for sh in pinned} == set(ex.pinned.spans["stage"])
+    assert sum(sh.path.count("Z") for sh in pinned) == len(ex.pinned.spans)
+    # the pinned timeline's rectangles sit on its own (renumbered) axes
+    hover = {t.yaxis for t in fig.data if t.type == "scatter" and t.hoveron == "points"}
+    assert {sh.yref for sh in pinned} == hover and hover != {"y"}
     ex.unpin()
     assert ex.pinned is None and ex.compare_box.layout.display == "none"
 
@@ -217,3 +221,42 @@ def test_kept_runs_are_bounded_and_can_be_turned_off():
         unregister_source("counted")
     with pytest.raises(ValueError, match="cache_size must be an integer >= 0"):
         Explorer(SMALL, cache_size=-1)
+
+
+# Near its memory limit: whether this run goes out of memory depends on the seed.
+RISKY = PipelineConfig(proofs=3, concurrency=3, partition_workers=6, memory_gib=209)
+
+
+def test_the_oom_risk_is_the_share_of_seeds_that_ran_out_of_memory():
+    from cuzklab.sim import simulate
+    from cuzklab.widgets.risk import ran_out_of_memory
+
+    ex = Explorer(RISKY, debounce_s=0, oom_seeds=3)
+    assert ex.risk.layout.display != "none"
+    ooms = [ran_out_of_memory(simulate(RISKY.replace(seed=s))) for s in range(3)]
+    k = sum(ooms)
+    assert ex.wait_risk(timeout=300) == pytest.approx(k / 3)
+    assert ex.summary["oom_seeds"] == 3 and ex.summary["oom_risk"] == pytest.approx(k / 3)
+    assert f"OOM risk {k / 3:.0%}: {k} of 3 seeds (seeds 0-2) ran out of host memory" \
+        in ex.risk.value
+    if k:   # the headline says it too, beside the verdict of the seed drawn
+        assert f"OOM risk {k / 3:.0%}: {k} of 3 seeds ran out of host memory" in ex.headline.value
+    # one seed: the run drawn decides, and nothing runs in the background
+    ex.controls["oom_seeds"].value = 1
+    assert ex.oom_risk == float(ooms[0]) and "of 1 seed (seed 0)" in ex.risk.value
+    # with memory to spare no seed runs out
+    ex.controls["oom_seeds"].value = 2
+    ex.set(memory_gib=754)
+    assert ex.wait_risk(timeout=300) == 0.0 and "0 of 2 seeds" in ex.risk.value
+    with pytest.raises(ValueError, match="oom_seeds must be an integer from 1 to 20"):
+        Explorer(SMALL, oom_seeds=0)
+
+
+def test_a_source_without_seeds_shows_no_oom_risk():
+    register_source("unseeded", _counting_source([], deterministic=True))
+    try:
+        ex = Explorer(SMALL, source="unseeded", debounce_s=0)
+        assert ex.risk.layout.display == "none" and ex.wait_risk() is None
+        assert "oom_risk" not in ex.summary
+    finally:
+        unregister_source("unseeded")

@@ -65,3 +65,18 @@ def test_kept_runs_are_kept_per_workload(ex):
     ex.set_workload(window_post_per_hour=12.0)
     assert "(kept)" in ex.status.value
     assert set(ex.summary["kinds"]) == {"porep-c2", "window-post", "winning-post"}
+
+
+def test_the_oom_risk_runs_the_seeds_with_the_workload(monkeypatch):
+    from cuzklab.widgets import risk
+
+    jobs = []
+    real = risk._WORKER.submit
+    monkeypatch.setattr(risk._WORKER, "submit", lambda fn, *a: jobs.append(a) or real(fn, *a))
+    ex = MixedExplorer(SMALL, debounce_s=0, oom_seeds=2,
+                       workload={"duration_s": 400.0, "winning_post_per_hour": 60.0,
+                                 "eviction_min_idle_s": 30.0})
+    assert ex.wait_risk(timeout=300) == 0.0 and ex.summary["oom_seeds"] == 2
+    config, _profile, seed, workload = jobs[-1]
+    assert seed == 1 and workload == ex.workload
+    assert config["eviction_min_idle_s"] == ex.workload_controls["eviction_min_idle_s"].value
