@@ -23,7 +23,7 @@ queue wake-ups, Python between stages.
 An untimed run of one partition comes first (``--no-warmup`` skips it): on a
 fresh host it compiles the GPU kernels of the size, outside every point.
 Points are run in order until ``--budget-s`` seconds have passed; the rest
-are listed as skipped (so one device call of bounded length always returns
+are listed as skipped (so one run of bounded length always returns
 a table). Writes JSON with the device, the sizes and every figure, after
 every point (``complete`` is false until the grid is done).
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cuzklab's MSM and NTT beside sppark's, size by size, from one device run.
+"""cuzklab's MSM and NTT beside sppark's, size by size, from one run on the GPU host.
 
     python benchmarks/compare_sppark.py --msm msm.json --ntt ntt.json \\
         --sppark-msm sppark_msm.jsonl --sppark-ntt sppark_ntt.jsonl [--versions VERSIONS] \\
