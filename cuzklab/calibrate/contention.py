@@ -25,7 +25,7 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
     import simpy
 
     from ..model.profile import Profile
-    from ..sim.machine import Machine
+    from ..sim.machine import Machine, busy_of
     prof = Profile.load(profile)
     node, syn = prof["node"], prof["synth"]
     cores = int(node["cores"])
@@ -37,8 +37,7 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
             env = simpy.Environment()
             m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
                         pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
-                        pool_weight=weight, busy_slowdown=node.get("busy_slowdown", 0.0),
-                        busy_knee=node.get("busy_knee", 2.0))
+                        pool_weight=weight, **busy_of(node))
             for _ in range(int(s)):
                 m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
                       bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])

@@ -24,7 +24,7 @@ from ..model.config import PipelineConfig
 from ..model.profile import Profile
 from ..trace import Trace, TraceBuilder
 from ..trace.lanes import Lanes
-from .machine import Machine
+from .machine import Machine, busy_of
 from .memory import BudgetGate, Deallocator, HostMemory
 
 GIB = 2**30
@@ -115,8 +115,7 @@ class DaemonModel:
                                on_rates=self._on_rates,
                                group_threads=({"matvec": self.matvec_threads}
                                               if self.matvec_group else None),
-                               busy_slowdown=node.get("busy_slowdown", 0.0),
-                               busy_knee=node.get("busy_knee", 2.0))
+                               **busy_of(node))
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
                                  window_s=mem["reclaim_window_s"],

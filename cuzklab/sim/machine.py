@@ -95,6 +95,15 @@ def waterfill(total: float, caps: list[float], weights: list[float] | None = Non
     return out
 
 
+#: A profile's ``[node]`` keys of the busy-machine slowdown, with their values when absent (off).
+BUSY_KEYS = {"busy_slowdown": 0.0, "busy_knee": 2.0}
+
+
+def busy_of(node: dict) -> dict:
+    """Return the busy-machine arguments of :class:`Machine` from a profile's ``[node]`` table."""
+    return {k: node.get(k, default) for k, default in BUSY_KEYS.items()}
+
+
 class Machine:
     """Processor sharing of cores and memory bandwidth among running CPU jobs."""
 
