@@ -333,12 +333,16 @@ def test_measurements_file_must_hold_live_measurements(cli_error, tmp_path):
               "--measurements", "no such file")
 
 
-def test_the_model_follows_the_witness_work_of_each_row(live_profile):
+def test_the_model_follows_the_witness_work_of_each_row(live_profile, tmp_path):
+    import re as _re
     from cuzklab.calibrate.compare import profile_at_witness_work
     path, res = live_profile
-    prof = Profile.load(path)
+    assert Profile.load(path).get("calibration", "witness_s_per_work") == pytest.approx(
+        res["calibration"]["witness_s_per_work"], rel=1e-5)
+    # the transform itself on the shipped H200 profile (its slope and witness share are
+    # measured at 2^20, well above the noise of a 2^4 calibration on a busy machine)
+    prof = Profile.load("porep-live-h200")
     slope = prof.get("calibration", "witness_s_per_work")
-    assert slope == pytest.approx(res["calibration"]["witness_s_per_work"], rel=1e-5)
     assert profile_at_witness_work(prof, 1.0)["synth"] == prof["synth"]
     at0 = profile_at_witness_work(prof, 0.0)
     at3 = profile_at_witness_work(prof, 3.0)
@@ -352,9 +356,13 @@ def test_the_model_follows_the_witness_work_of_each_row(live_profile):
     assert (1 - at3["synth"]["witness_fraction"]) * at3["synth"]["work_core_s"] == \
         pytest.approx(mv, rel=1e-3)
     # one witness work per row: the rows record it, and the model of each row follows it
+    # (the 2^4 profile with a slope well above its timing noise)
+    fixed = tmp_path / "calib-slope.toml"
+    fixed.write_text(_re.sub(r"(?m)^witness_s_per_work = [^ ]+",
+                             "witness_s_per_work = 0.001", path.read_text()))
     base = dict(proofs=1, concurrency=1, partitions=2, gpu_threads=2, partition_workers=2)
     cfgs = [PipelineConfig(**base), PipelineConfig(**base)]
-    out = compare(cfgs, profile=path, log2_constraints=K, witness_work=[0.0, 3.0])
+    out = compare(cfgs, profile=fixed, log2_constraints=K, witness_work=[0.0, 3.0])
     a, b = out["rows"]
     assert (a["witness_work"], b["witness_work"]) == (0.0, 3.0)
     assert a["model"]["stage_s"]["synth"] < b["model"]["stage_s"]["synth"]
