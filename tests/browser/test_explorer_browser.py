@@ -77,6 +77,22 @@ def _spp(text: str) -> str:
     return re.search(r"([0-9.]+) s/proof", text).group(1)
 
 
+def _settled(page, headline: str, follower: str, quiet_s: float = 1.0) -> str:
+    """Return the headline once it and ``follower`` show the same s/proof for ``quiet_s``."""
+    deadline = time.monotonic() + STEP_TIMEOUT_MS / 1000
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        a, b = _text(page, headline), _text(page, follower)
+        m, n = re.search(r"([0-9.]+) s/proof", a), re.search(r"([0-9.]+) s/proof", b)
+        now = (a, b) if m and n and m.group(1) == n.group(1) else None
+        if now != last:
+            last, since = now, time.monotonic()
+        elif now is not None and time.monotonic() - since >= quiet_s:
+            return a
+        time.sleep(0.1)
+    raise AssertionError(f"{headline} and {follower} did not settle on one s/proof: {last}")
+
+
 
 
 def test_explorer_in_jupyterlab(lab):
@@ -155,14 +171,9 @@ def test_explorer_in_jupyterlab(lab):
                 arg=[HEADLINE, head1])
             page.wait_for_function(
                 "() => document.querySelectorAll('.cuzklab-explorer .js-plotly-plot').length >= 3")
-            # The keyboard steps make two updates; the comparison's current headline
-            # follows the panel's headline: wait until both show the same s/proof.
-            page.wait_for_function(
-                "([a, b]) => { const s = sel => ((document.querySelector(sel) || {}).textContent"
-                " || '').match(/([0-9.]+) s\\/proof/); const x = s(a), y = s(b);"
-                " return x && y && x[1] === y[1]; }",
-                arg=[HEADLINE, ".cuzklab-current-headline"])
-            head2 = _text(page, HEADLINE)
+            # The keyboard steps make several updates, and the comparison's current
+            # headline follows the panel's: wait until the last update has landed in both.
+            head2 = _settled(page, HEADLINE, ".cuzklab-current-headline")
             assert head2 != head1, "headline did not change with partition workers"
             pinned = _text(page, ".cuzklab-pinned-headline")
             current = _text(page, ".cuzklab-current-headline")
