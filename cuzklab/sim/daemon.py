@@ -278,7 +278,11 @@ class DaemonModel:
 
         With ``synth.matvec_pool`` set the two steps are two jobs: the witness on
         one thread (w of the work), then the MatVec (the rest) on the MatVec pool
-        (:func:`matvec_threads`), which the MatVecs of concurrent syntheses share.
+        (:func:`matvec_threads`), which the MatVecs of concurrent syntheses share:
+        its serial share (``matvec_serial``: allocation, first touch, the call's own
+        code) on one thread first, then the rest on the pool, gathering from the
+        partition's witness and writing its a, b, c (its working set in the shared
+        last-level cache: ``node.llc_mib``, ``synth.matvec_miss_penalty``).
         Without it the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """
@@ -310,22 +314,30 @@ class DaemonModel:
                   pressure_k=s.get("pressure_sensitivity", 0.0))
         two = self.matvec_threads and s.get("matvec_pool") and w > 0
         if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
-            steps = [(w * work, 1.0, "", 0.0, w), ((1 - w) * work, self.matvec_threads,
-                                                    self.matvec_group, w, 1 - w)]
+            # (its serial part first: allocation, first touch, the call's own code)
+            ser = s.get("matvec_serial", 0.0)
+            mv = (1 - w) * work
+            steps = [(w * work, 1.0, "", 0.0, w)]
+            if ser > 0:
+                steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
+            steps.append(((1 - ser) * mv, self.matvec_threads, self.matvec_group,
+                          w + (1 - w) * ser, (1 - w) * (1 - ser)))
         elif abc_at_start or scratch_matvec:  # the MatVec's start is an event of its own
             steps = [(w * work, s["max_threads"], "", 0.0, w),
                      ((1 - w) * work, s["max_threads"], "", w, 1 - w)]
         else:
             steps = [(work, s["max_threads"], "", 0.0, 1.0)]
         start = self.env.now
-        for step_work, cap, group, done_before, share in steps:
-            if done_before > 0:  # the MatVec starts: its witness copy, a/b/c zero-filled
+        matvec_kw = dict(ws_gib=total, miss_penalty=s.get("matvec_miss_penalty", 0.0))
+        for i, (step_work, cap, group, done_before, share) in enumerate(steps):
+            if done_before > 0 and i == 1:  # the MatVec starts: its witness copy, a/b/c
                 if scratch_matvec:
                     self.memory.alloc(scratch, what)
                 if touched(done_before) > held:
                     self.memory.alloc(touched(done_before) - held, what)
                     held = touched(done_before)
-            ev = self.machine.run("synth", step_work, cap=cap, group=group, **kw)
+            ev = self.machine.run("synth", step_work, cap=cap, group=group, **kw,
+                                  **(matvec_kw if group else {}))
             step = work / s["max_threads"] / 4
             while not ev.triggered:
                 yield self.env.any_of([ev, self.env.timeout(step)])
@@ -453,10 +465,23 @@ class DaemonModel:
         return t0, env.now, (env.now - t0) / solo if solo > 0 else 1.0
 
     def _gpu_stage(self, p, k, g, lane, stage, seconds):
-        """Run a GPU stage: the longer of its compute and its host-memory reads."""
+        """Run a GPU stage: the longer of its compute and its host-memory reads.
+
+        With ``gpu.host_share`` h > 0, h of the stage's time is work of the host
+        thread that drives it (launches, waits, the caller's own code): a
+        one-thread CPU job after the device's share, which slows as the host's
+        cores are shared.
+        """
         env, prof = self.env, p.prof or self.prof
         t0 = env.now
         compute = seconds * self._jit()
+        host = prof["gpu"].get("host_share", 0.0)
+        if host > 0:
+            yield env.timeout((1.0 - host) * compute)
+            yield self.machine.run("single", host * compute, cap=1)
+            self.tb.span(p.proof, k, stage, lane, t0, env.now, gpu=g, bytes=math.nan,
+                         slowdown=(env.now - t0) / compute if compute > 0 else 1.0)
+            return
         host_gb = prof["gpu"].get(f"{stage}_host_gib", 0.0) * GIB / 1e9
         if host_gb > 0:
             dma = self.machine.run("dma", host_gb, cap=prof["node"]["pcie_gbps"], mem_bound=1.0)

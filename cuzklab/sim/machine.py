@@ -27,6 +27,19 @@ n threads busy every thread runs at ``1 / (1 + busy_slowdown x min(1, (n - 1)
 job's own solo run, so a solo time measured on a pool of 16 threads keeps its
 meaning. ``busy_slowdown = 0`` (the default) turns it off.
 
+Jobs that gather at random from large arrays (the MatVec: every row reads
+witness values scattered over the partition's aux vector and writes a, b, c)
+share the last-level cache: a job with a working set of ``ws_gib`` runs at
+``(1 + p x miss_alone) / (1 + p x miss_now)`` of its rate, where ``miss`` is
+the share of the running working sets that does not fit in the cache
+(``1 - llc / sum(ws)``, 0 when they fit), ``miss_alone`` that share for the
+job alone and ``p`` (``miss_penalty``) how much slower its work runs when all
+of it misses. Relative to the job alone, as the busy slowdown is, so a job
+whose working set never fits (cuzk's 4 GiB witness against a 100 MiB cache)
+does not change: the mechanism only acts where the working sets of the
+running jobs fit alone and stop fitting together. ``llc_gib = 0`` (the
+default) turns it off.
+
 Memory pressure (reclaim, page faults and TLB misses when RSS nears RAM)
 slows each job by ``1 + k x pressure``, with ``k`` the stage's sensitivity and
 pressure from :meth:`cuzklab.sim.memory.HostMemory.pressure` (0 to 1: the RSS
@@ -57,6 +70,8 @@ class Job:
     event: simpy.Event
     pressure_k: float = 0.0     # slowdown per unit of memory pressure
     group: str = ""             # a pool of threads this job shares with its group ("" none)
+    ws_gib: float = 0.0         # the working set it gathers from (GiB; 0: none)
+    miss_penalty: float = 0.0   # its slowdown - 1 when all of that working set misses the cache
     order: int = 0
     start: float = 0.0
     remaining: float = 0.0
@@ -97,11 +112,20 @@ def waterfill(total: float, caps: list[float], weights: list[float] | None = Non
 
 #: A profile's ``[node]`` keys of the busy-machine slowdown, with their values when absent (off).
 BUSY_KEYS = {"busy_slowdown": 0.0, "busy_knee": 2.0}
+#: A profile's ``[node]`` key of the shared last-level cache (MiB; absent or 0: off).
+LLC_KEY = "llc_mib"
 
 
 def busy_of(node: dict) -> dict:
-    """Return the busy-machine arguments of :class:`Machine` from a profile's ``[node]`` table."""
-    return {k: node.get(k, default) for k, default in BUSY_KEYS.items()}
+    """Return the busy-machine and shared-cache arguments of :class:`Machine` from a ``[node]`` table."""
+    out = {k: node.get(k, default) for k, default in BUSY_KEYS.items()}
+    out["llc_gib"] = node.get(LLC_KEY, 0.0) / 1024
+    return out
+
+
+def miss_share(ws_gib: float, llc_gib: float) -> float:
+    """Return the share of a working set of ``ws_gib`` that misses a cache of ``llc_gib``."""
+    return max(0.0, 1.0 - llc_gib / ws_gib) if ws_gib > 0 and llc_gib > 0 else 0.0
 
 
 class Machine:
@@ -111,8 +135,9 @@ class Machine:
                  synthesis_threads: int, pool_threads: int, age_priority: float,
                  pool_weight: float = 1.0, on_rates=None,
                  group_threads: dict[str, float] | None = None,
-                 busy_slowdown: float = 0.0, busy_knee: float = 2.0):
+                 busy_slowdown: float = 0.0, busy_knee: float = 2.0, llc_gib: float = 0.0):
         self.env = env
+        self.llc_gib = max(0.0, float(llc_gib))
         self.busy_slowdown = float(busy_slowdown)
         self.busy_knee = max(2.0, float(busy_knee))
         self.cores = float(cores)
@@ -134,11 +159,14 @@ class Machine:
     # -- public ----------------------------------------------------------------
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
             mem_bound: float = 0.0, pressure_k: float = 0.0,
-            solo_rate: float | None = None, group: str = "") -> simpy.Event:
+            solo_rate: float | None = None, group: str = "", ws_gib: float = 0.0,
+            miss_penalty: float = 0.0) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown).
 
         ``group``: a synthesis job that shares the pool ``group_threads[group]``
-        with the other running jobs of its group.
+        with the other running jobs of its group. ``ws_gib`` and ``miss_penalty``:
+        the working set it gathers from at random and its slowdown - 1 when all of
+        it misses the last-level cache (the machine's ``llc_gib``).
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -149,8 +177,8 @@ class Machine:
         solo = solo_rate if solo_rate is not None else self.solo_rate(kind, cap)
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
-                  pressure_k=pressure_k, group=group,
-                  order=next(self._order), start=self.env.now, remaining=max(work, 1e-12))
+                  pressure_k=pressure_k, group=group, ws_gib=max(0.0, float(ws_gib)),
+                  miss_penalty=max(0.0, float(miss_penalty)), order=next(self._order), start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
         self._by_event[id(ev)] = job
@@ -265,6 +293,9 @@ class Machine:
         shares = demands if sum(demands) <= self.ddr_gbps else waterfill(self.ddr_gbps, demands)
         self.bandwidth_used = sum(shares)
         busy = self.busy_speed(total_threads) if self.busy_slowdown > 0 else 1.0
+        ws_total = (sum(j.ws_gib for j in jobs if j.ws_gib > 0 and j.threads > 0)
+                    if self.llc_gib > 0 else 0.0)
+        miss_now = miss_share(ws_total, self.llc_gib)
         for j, a in zip(jobs, shares):
             j.share = a
             slow = 1.0 + j.pressure_k * self.pressure
@@ -277,6 +308,10 @@ class Machine:
                 speed = 1.0
             if busy != 1.0:  # relative to the busy threads of the job's own solo run
                 speed *= busy / self.busy_speed(j.solo_rate)
+            if miss_now > 0 and j.miss_penalty > 0 and j.ws_gib > 0:  # relative to it alone
+                speed *= ((1.0 + j.miss_penalty * miss_share(j.ws_gib, self.llc_gib))
+                          / (1.0 + j.miss_penalty * max(miss_now, miss_share(j.ws_gib,
+                                                                             self.llc_gib))))
             j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:

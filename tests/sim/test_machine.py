@@ -137,3 +137,29 @@ def test_busy_slowdown_moves_a_simulation_and_is_checked():
         prof.replace(node={"busy_slowdown": -1})
     with pytest.raises(ProfileError, match="busy_knee"):
         prof.replace(node={"busy_knee": "4"})
+
+
+def test_working_sets_that_stop_fitting_in_the_cache_slow_their_jobs():
+    # cache 1 GiB; each job gathers from 0.4 GiB and runs 2x slower when all of it misses
+    kw = dict(cap=1, ws_gib=0.4, miss_penalty=1.0)
+    (s, e, _), = _run_jobs([(0, "synth", 1.0, kw)], cores=8, llc_gib=1.0)
+    assert e - s == pytest.approx(1.0)  # alone it fits
+    for s, e, _ in _run_jobs([(0, "synth", 1.0, kw)] * 2, cores=8, llc_gib=1.0):
+        assert e - s == pytest.approx(1.0)  # 0.8 GiB together: still fits
+    # four: 1.6 GiB, 37.5 % misses -> 1.375x
+    for s, e, slow in _run_jobs([(0, "synth", 1.0, kw)] * 4, cores=8, llc_gib=1.0):
+        assert e - s == pytest.approx(1.375) and slow == pytest.approx(1.375)
+    # relative to the job alone: a working set that never fits does not change
+    big = dict(cap=1, ws_gib=40.0, miss_penalty=1.0)
+    alone = _run_jobs([(0, "synth", 1.0, big)], cores=8, llc_gib=1.0)[0]
+    four = _run_jobs([(0, "synth", 1.0, big)] * 4, cores=8, llc_gib=1.0)
+    assert all(e - s == pytest.approx(1.0, rel=0.02) for s, e, _ in four)  # 97.5 % -> 99.4 %
+    assert alone[1] - alone[0] == pytest.approx(1.0)
+    # off without a cache size, and jobs without a working set are not touched
+    for s, e, _ in _run_jobs([(0, "synth", 1.0, kw)] * 4, cores=8):
+        assert e - s == pytest.approx(1.0)
+    res = _run_jobs([(0, "synth", 1.0, kw)] * 4 + [(0, "synth", 1.0, dict(cap=1))],
+                    cores=8, llc_gib=1.0)
+    durations = sorted(e - s for s, e, _ in res)
+    assert durations[0] == pytest.approx(1.0)
+    assert durations[1:] == pytest.approx([1.375] * 4)
