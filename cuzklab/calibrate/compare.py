@@ -109,6 +109,25 @@ def _rss_start(trace):
     return round(float(rss.sort_values("t")["value"].iloc[0]), 4) if len(rss) else None
 
 
+def at_live_start(profile, rss_start_gib):
+    """Return ``profile`` with its idle memory set to a live run's RSS at its start.
+
+    A process's RSS before a run (the interpreter, the libraries, the circuit,
+    the key: ``memory.runtime_gib`` + the key) is not what the model predicts,
+    and it moves between processes (by a quarter of a GiB between the
+    calibration's process and the compared rows' own on the H200 host); so each
+    row's model starts from its own live run's start, and the peak it predicts
+    is that start plus what the pipeline holds. The profile is returned as it
+    is when ``rss_start_gib`` is None.
+    """
+    if rss_start_gib is None:
+        return profile
+    mem = profile["memory"]
+    runtime = max(0.0, float(rss_start_gib) - mem["srs_gib"] - mem["pce_gib"])
+    out = profile.replace(memory={"runtime_gib": round(runtime, 6)})
+    return dataclasses.replace(out, name=profile.name)
+
+
 def row_errors(model: dict, live: dict) -> dict:
     """Return the model's errors against the measurement for one row."""
     err = {m: _rel(model[m], live[m]) for m in METRICS}
@@ -172,6 +191,9 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
                  verify: bool = False) -> list[dict]:
     """Return one row per configuration: the model, the live run, the errors, fitted or not.
 
+    Each row runs live first; its model starts from the live run's RSS at its
+    start (:func:`at_live_start`).
+
     ``witness_work``: one number for every row, or a list with one per
     configuration (the model side then uses :func:`profile_at_witness_work`).
     ``verify``: pairing-check every partition proof of the live runs after them.
@@ -190,11 +212,13 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     models = {w: profile_at_witness_work(prof, w) for w in sorted(set(works))}
     rows = []
     for i, (cfg, w) in enumerate(zip(configs, works)):
-        sim = simulate(cfg, models[w])
         live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
                         progress=False, verify=verify, witness_work=w)
-        ms, ls = side(sim.summary()), side(live.summary())
-        ms["rss_start_gib"], ls["rss_start_gib"] = _rss_start(sim), _rss_start(live)
+        ls = side(live.summary())
+        ls["rss_start_gib"] = _rss_start(live)
+        sim = simulate(cfg, at_live_start(models[w], ls["rss_start_gib"]))
+        ms = side(sim.summary())
+        ms["rss_start_gib"] = _rss_start(sim)
         extra = live_summary(live)
         ls["overhead_fraction"] = extra.get("overhead_fraction")
         if verify:
@@ -226,10 +250,11 @@ def remodel(result: dict, profile) -> dict:
     for r in result["rows"]:
         cfg = PipelineConfig.from_dict(r["config"])
         w = r.get("witness_work", result.get("witness_work", 1.0))
-        sim = simulate(cfg, profile_at_witness_work(prof, w))
+        ls = r["live"]
+        sim = simulate(cfg, at_live_start(profile_at_witness_work(prof, w),
+                                          ls.get("rss_start_gib")))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
-        ls = r["live"]
         rows.append({"config": cfg.to_dict(), "witness_work": w,
                      "fitted": is_fitted(cfg, fitted), "model": ms,
                      "live": ls, "error": row_errors(ms, ls)})

@@ -99,6 +99,10 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
             if f"{stage}_slowdown" in r:
                 row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
                 row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
+        if "gpu_region_s" in r:  # measured only (the model's GPU region does not share the CPU)
+            row["gpu_region_live_s"] = round(r["gpu_region_s"], 5)
+            if "gpu_region_slowdown" in r:
+                row["gpu_region_live_x"] = round(r["gpu_region_slowdown"], 4)
         rows.append(row)
     return rows
 
@@ -245,3 +249,150 @@ def fit_synth_sharing(profile, capacity: dict) -> dict:
                 if d == 0:
                     break  # how memory-bound does not matter without a demand
     return best
+
+
+def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: float,
+                 ws_gib: float = 0.0, llc_gib: float = 0.0, miss_penalty: float = 0.0,
+                 busy_slowdown: float = 0.0, busy_knee: float = 2.0) -> dict:
+    """Return the model's MatVec seconds (one-thread work 1) for the two MatVec curves.
+
+    ``scaling``: one MatVec alone on a pool of t threads, for each t of ``threads``;
+    ``at_once``: the mean seconds of k MatVecs started together on one pool of
+    ``pool_threads``, for each k of ``counts``. A MatVec is the daemon model's
+    two steps: its serial share on one thread, then the rest on the pool with its
+    working set in the shared cache.
+    """
+    import simpy
+
+    from ..sim.machine import Machine
+
+    def run(k: int, t: int) -> float:
+        env = simpy.Environment()
+        m = Machine(env, cores=cores, ddr_gbps=1e9, synthesis_threads=cores, pool_threads=cores,
+                    age_priority=1.0, group_threads={"matvec": float(t)},
+                    busy_slowdown=busy_slowdown, busy_knee=busy_knee, llc_gib=llc_gib)
+        durs = []
+
+        def one():
+            t0 = env.now
+            if serial > 0:
+                yield m.run("synth", serial, cap=1.0)
+            yield m.run("synth", 1.0 - serial, cap=float(t), group="matvec", ws_gib=ws_gib,
+                        miss_penalty=miss_penalty)
+            durs.append(env.now - t0)
+
+        for _ in range(k):
+            env.process(one())
+        env.run()
+        return sum(durs) / len(durs)
+
+    return {"scaling": [run(1, t) for t in threads],
+            "at_once": [run(k, pool_threads) for k in counts]}
+
+
+#: The serial shares and cache-miss penalties :func:`fit_matvec` tries.
+MATVEC_SERIALS = tuple(round(0.005 * i, 3) for i in range(0, 101))
+MISS_PENALTIES = tuple(round(0.05 * i, 2) for i in range(0, 121))
+
+
+def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
+               busy_slowdown: float = 0.0, busy_knee: float = 2.0) -> dict:
+    """Return the MatVec's serial share and cache-miss penalty that best explain ``matvecs``.
+
+    ``matvecs`` is :func:`~cuzklab.calibrate.measure.measure_matvecs`'s result.
+    The serial share is fitted first, on the scaling curve alone (one MatVec on
+    1..N threads: with nothing beside it, its working set is its own); then, with
+    it, the miss penalty on the at-once curve (k MatVecs on one shared pool),
+    where the working sets of the k add up in the cache. Each by the smallest rms
+    log error of the times relative to the curve's first point.
+    """
+    scaling = matvecs["scaling"]
+    at_once = [r for r in matvecs["at_once"]]
+    threads = [r["threads"] for r in scaling]
+    counts = [r["matvecs"] for r in at_once]
+    pool = int(matvecs["pool_threads"])
+    meas_s = [r["matvec_s"] / scaling[0]["matvec_s"] for r in scaling]
+    alone = matvecs["alone_on_pool_s"]
+    meas_k = [r["mean_s"] / alone for r in at_once]
+    busy = {"busy_slowdown": busy_slowdown, "busy_knee": busy_knee}
+
+    def rms(model, meas, skip):
+        pairs = list(zip(model, meas))[skip:]
+        return math.sqrt(sum(math.log(m / x) ** 2 for m, x in pairs) / max(1, len(pairs)))
+
+    best_s = None
+    for ser in MATVEC_SERIALS:
+        mod = matvec_times(cores=cores, threads=threads, counts=[], pool_threads=pool,
+                           serial=ser, **busy)["scaling"]
+        err = rms([x / mod[0] for x in mod], meas_s, 1)
+        if best_s is None or err < best_s[0] - 1e-12:
+            best_s = (err, ser)
+    ser = best_s[1]
+    alone_model = matvec_times(cores=cores, threads=[pool], counts=[], pool_threads=pool,
+                               serial=ser, ws_gib=ws_gib, llc_gib=llc_gib, **busy)["scaling"][0]
+    best_p = None
+    for pen in (MISS_PENALTIES if llc_gib > 0 and ws_gib > 0 else (0.0,)):
+        mod = matvec_times(cores=cores, threads=[], counts=counts, pool_threads=pool,
+                           serial=ser, ws_gib=ws_gib, llc_gib=llc_gib, miss_penalty=pen,
+                           **busy)["at_once"]
+        err = rms([x / alone_model for x in mod], meas_k, 1)
+        if best_p is None or err < best_p[0] - 1e-12:
+            best_p = (err, pen, mod)
+    model_k = [x / alone_model for x in best_p[2]]
+    return {"matvec_serial": ser, "scaling_rms_log_error": best_s[0],
+            "matvec_miss_penalty": best_p[1], "at_once_rms_log_error": best_p[0],
+            "ws_gib": ws_gib, "llc_gib": llc_gib,
+            "at_once": [{"matvecs": k, "measured_x": round(x, 4), "model_x": round(m, 4)}
+                        for k, x, m in zip(counts, meas_k, model_k)]}
+
+
+def gpu_region_slowdown(host_share: float, *, cores: int, load_threads: int,
+                        pool_weight: float = 1.0) -> float:
+    """Return the model's GPU region slowdown beside ``load_threads`` one-thread CPU jobs.
+
+    The region is ``1 - host_share`` of device time, which nothing on the host
+    slows, and ``host_share`` of work on its host thread (a one-thread job that
+    gets its share of the cores, as the daemon model runs it).
+    """
+    import simpy
+
+    from ..sim.machine import Machine
+    if host_share <= 0:
+        return 1.0
+    env = simpy.Environment()
+    # the load's threads are all runnable at once (more of them than cores): the OS
+    # shares the cores among all of them and the region's thread
+    m = Machine(env, cores=cores, ddr_gbps=1e9, synthesis_threads=max(cores, int(load_threads)),
+                pool_threads=cores, age_priority=1.0, pool_weight=pool_weight)
+    for _ in range(int(load_threads)):
+        m.run("synth", 1e12, cap=1.0)
+    ev = m.run("single", host_share, cap=1)
+    env.run(until=ev)
+    start, end, _ = ev.value
+    return (1.0 - host_share) + (end - start)
+
+
+def fit_gpu_host_share(measured: dict, *, cores: int, pool_weight: float = 1.0) -> dict:
+    """Return the host share of the GPU region that best explains ``measured``.
+
+    ``measured`` is :func:`~cuzklab.calibrate.measure.measure_gpu_host`'s result:
+    the region alone and beside a load of one-thread CPU jobs. Bisection on the
+    share (the model's slowdown rises with it).
+    """
+    target = float(measured["slowdown"])
+    lo, hi = 0.0, 1.0
+    kw = dict(cores=cores, load_threads=measured["load_threads"], pool_weight=pool_weight)
+    if target <= 1.0:
+        return {"host_share": 0.0, "model_slowdown": 1.0, "measured_slowdown": target}
+    if gpu_region_slowdown(hi, **kw) <= target:
+        return {"host_share": 1.0, "model_slowdown": gpu_region_slowdown(hi, **kw),
+                "measured_slowdown": target}
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if gpu_region_slowdown(mid, **kw) < target:
+            lo = mid
+        else:
+            hi = mid
+    share = round(0.5 * (lo + hi), 4)
+    return {"host_share": share, "model_slowdown": round(gpu_region_slowdown(share, **kw), 4),
+            "measured_slowdown": round(target, 4)}

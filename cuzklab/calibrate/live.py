@@ -20,6 +20,14 @@ table):
   other witness works (:func:`cuzklab.calibrate.compare.profile_at_witness_work`);
 * the contention curve fits ``node.cpu_pool_weight``, the one parameter of
   the model's core sharing (:mod:`cuzklab.calibrate.contention`);
+* the MatVec alone on 1..N threads fits its serial share
+  (``synth.matvec_serial``), and k MatVecs on one shared pool, with the host's
+  last-level cache (``node.llc_mib``), how much slower it runs when the
+  working sets of the running MatVecs no longer fit there
+  (``synth.matvec_miss_penalty``);
+* one partition's GPU region alone and beside twice as many busy threads as
+  cores fits the share of each GPU stage that is its host thread's work
+  (``gpu.host_share``, GPU backend only);
 * ``synth.matvec_pool = "rayon"`` makes the model's synthesis two steps,
   the witness (``witness_fraction`` of the one-thread work, on one thread),
   then the MatVec on the pool the live executor gives it: one pool of
@@ -101,7 +109,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 #: The steps of :func:`measure_live`, in order (what its ``progress`` callback is told).
 STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
          "solo, synthesis on every core", "the witness slope", "memory bandwidth",
-         "syntheses at once", "the contention points")
+         "syntheses at once", "MatVecs at once", "the GPU region beside a full host",
+         "the contention points")
 
 
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
@@ -114,8 +123,9 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     """
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
-    from .measure import (host_cores, measure_bandwidth, measure_contention, measure_cores,
-                          measure_solo, measure_witness_slope)
+    from .measure import (host_cores, llc_mib, measure_bandwidth, measure_contention,
+                          measure_cores, measure_gpu_host, measure_matvecs, measure_solo,
+                          measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -156,7 +166,7 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
            "witness_work": witness_work,
            "sizes": {"constraints": int(work.num_constraints), "abc_bytes": int(work.abc_bytes),
                      "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
-           "vram_gib": _vram_gib(backend),
+           "vram_gib": _vram_gib(backend), "llc_mib": llc_mib(),
            "solo_1_thread": solo(1), "solo_all_threads": solo(cores)}
     tell()
     out["witness_slope"] = measure_witness_slope(log2_constraints, backend=backend,
@@ -166,6 +176,15 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     tell()
     out["cores_curve"] = measure_cores(log2_constraints, backend=backend,
                                        witness_work=witness_work)
+    tell()
+    out["matvecs"] = measure_matvecs(log2_constraints, pool_threads=cores, backend=backend,
+                                     repeat=repeat)
+    tell()
+    if backend == "gpu":
+        try:
+            out["gpu_host"] = measure_gpu_host(log2_constraints, backend=backend)
+        except Exception as exc:  # noqa: BLE001 - recorded; the profile is made without it
+            out["gpu_host_failed"] = f"{type(exc).__name__}: {exc}"
     tell()
     out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
                                            backend=backend, repeat=repeat,
@@ -184,7 +203,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     ``derived_by`` beside the measuring one.
     """
     from ..model.profile import Profile
-    from .contention import fit_pool_weight, fit_synth_sharing
+    from .contention import fit_gpu_host_share, fit_matvec, fit_pool_weight, fit_synth_sharing
     check_name(name)
     try:
         mach, cores, pool = meas["machine"], int(meas["cores"]), int(meas["pool"])
@@ -198,6 +217,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                           "is missing or wrong") from None
     base = Profile.load("porep-32g")
     probe = base.replace(node={"ddr_gbps": max(1.0, bw["gbps_all_threads"])})
+    capacity = rebase_capacity(capacity, one["stage_s"]["synth"])
     sharing = fit_synth_sharing(probe, capacity)
     eff_cores = int(sharing["cores"])
     slow = ", ".join(f"{r['syntheses']}: x{r['slowdown']:.2f}" for r in capacity["rows"])
@@ -317,6 +337,26 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         Entry("handoff_s", 0.0, "assumed", "the live hand-off is a lock release"),
         Entry("jitter", 0.0, "assumed", "the model runs on the medians"),
     ]
+    matvec = None
+    if meas.get("matvecs") and float(meas.get("llc_mib") or 0) > 0:
+        mv, llc = meas["matvecs"], float(meas["llc_mib"])
+        matvec = fit_matvec(mv, cores=eff_cores, ws_gib=part_gib, llc_gib=llc / 1024,
+                            busy_slowdown=sharing["busy_slowdown"], busy_knee=sharing["busy_knee"])
+        speedups = ", ".join(f"{r['threads']}: x{r['speedup']:.2f}" for r in mv["scaling"])
+        at_once = ", ".join(f"{r['matvecs']}: x{r['slowdown']:.2f}" for r in mv["at_once"])
+        node.insert(3, Entry("llc_mib", llc, "measured",
+                             "the host's last-level cache, as its kernel reports it"))
+        synth += [
+            Entry("matvec_serial", matvec["matvec_serial"], "fit",
+                  f"the MatVec's share that runs on one thread, from its speed-up alone on a "
+                  f"pool of t threads (witness work 0; {speedups}; rms log error "
+                  f"{matvec['scaling_rms_log_error']:.3f})"),
+            Entry("matvec_miss_penalty", matvec["matvec_miss_penalty"], "fit",
+                  f"the MatVec's slowdown - 1 when its working set (witness and a, b, c: "
+                  f"{part_gib * 1024:.0f} MiB) misses the cache, from k MatVecs started "
+                  f"together on one pool of {mv['pool_threads']} against one alone "
+                  f"({at_once}; rms log error {matvec['at_once_rms_log_error']:.3f})"),
+        ]
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}
     _fill_from(base, tables)
@@ -329,6 +369,15 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                                f"a pool thread's share of a core against a synthesis thread's, "
                                f"from prep_msm and b_g2_msm beside {counts[1:]} syntheses "
                                f"(rms log error {rms:.3f})")
+    host = None
+    if meas.get("gpu_host"):
+        gh = meas["gpu_host"]
+        host = fit_gpu_host_share(gh, cores=eff_cores, pool_weight=weight)
+        tables["gpu"].append(Entry(
+            "host_share", host["host_share"], "fit",
+            f"the share of each GPU stage that is its host thread's work, from one partition's "
+            f"kernels alone ({gh['solo_s'] * 1e3:.1f} ms) and beside {gh['load_threads']} busy "
+            f"threads ({gh['loaded_s'] * 1e3:.1f} ms, x{gh['slowdown']:.2f})"))
     fitted_on = [one["config"], every["config"]]
     date = meas["date"]
     calibration = {
@@ -353,9 +402,28 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     text = profile_text(name, f"calibrated live on {where} at 2^{log2_constraints}", header,
                         [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
                                "12 (split API, early a/b/c free)")], tables, calibration)
-    derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms}
+    derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms, "matvec": matvec,
+               "gpu_host": host}
     return {"text": text, "measurements": {**meas, "derived": derived},
             "calibration": calibration}
+
+
+def rebase_capacity(capacity: dict, solo_s: float) -> dict:
+    """Return the k-syntheses-at-once curve with each slowdown taken against ``solo_s``.
+
+    The model runs a synthesis's one-thread work (``synth.work_core_s``, the solo
+    run's synthesis) slower by the busy-machine factor fitted on this curve, so the
+    curve's slowdowns must be against that same solo time, not against the curve's
+    own one-synthesis baseline, timed minutes apart in another loop (on the H200
+    host the two differed by 9 %, which the fit then counted twice).
+    """
+    if not solo_s or solo_s <= 0:
+        return capacity
+    rows = [{**r, "slowdown": r["mean_s"] / solo_s,
+             "capacity_cores": r["syntheses"] * solo_s / r["mean_s"]}
+            for r in capacity["rows"]]
+    return {**capacity, "rows": rows, "solo_synth_s": solo_s,
+            "curve_solo_synth_s": capacity.get("solo_synth_s")}
 
 
 # When cuzk's synthesis touches its memory, not the live executor's: the live executor

@@ -130,6 +130,30 @@ def measure_bandwidth(threads: int | None = None, *, mib_per_thread: int = 64,
             "gbps_all_threads": round(one(threads), 2), "mib_per_thread": mib_per_thread}
 
 
+def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:
+    """Return the size of this host's last-level cache in MiB, as the kernel reports it (0: unknown).
+
+    The largest cache of the highest level CPU 0 sees (``index*/level`` and
+    ``index*/size``, e.g. ``307200K``); on a virtual machine it is what the
+    hypervisor tells the guest.
+    """
+    import glob
+    best = (0, 0.0)
+    for d in glob.glob(os.path.join(root, "index*")):
+        try:
+            level = int(open(os.path.join(d, "level")).read().strip())
+            text = open(os.path.join(d, "size")).read().strip().upper()
+        except (OSError, ValueError):
+            continue
+        unit = {"K": 1 / 1024, "M": 1.0, "G": 1024.0}.get(text[-1:], None)
+        try:
+            size = float(text[:-1]) * unit if unit else float(text) / 2**20
+        except ValueError:
+            continue
+        best = max(best, (level, size))
+    return round(best[1], 3)
+
+
 def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                        backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
                        seed: int = 0) -> dict:
@@ -138,6 +162,9 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     Each loaded synthesis runs the live executor's synthesis on one thread (its
     MatVec on one thread too), in a loop over other partitions' inputs. prep_msm
     and b_g2_msm each run once untimed first, so no point pays for a first call.
+    On the GPU backend each point also times one partition's GPU region (its
+    kernels from device-resident inputs, ``gpu_region_s``): the host side that
+    drives the kernels shares the CPU with the syntheses.
     """
     from ..live import workload
     from ..live import work as W
@@ -151,6 +178,9 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     # untimed: b_g2_msm's first call starts its pool of pool_threads and touches the
     # bases, which no point of the curve should pay for (the first point is 0 syntheses)
     W.b_g2(po, work, StageClock(), pool_threads)
+    region = _gpu_region(work, out, po) if backend == "gpu" else None
+    if region is not None:
+        region()  # untimed: the kernels' first launch
 
     def timed(fn) -> float:
         xs = []
@@ -178,18 +208,45 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
         prep = timed(lambda: W.prep(out, StageClock()))
         g2 = timed(lambda: W.b_g2(po, work, StageClock(), pool_threads))
+        row = {"syntheses": s, "prep_msm_s": prep, "b_g2_msm_s": g2}
+        if region is not None:
+            row["gpu_region_s"] = timed(region)
         stop.set()
         for t in ts:
             t.join()
-        rows.append({"syntheses": s, "prep_msm_s": prep, "b_g2_msm_s": g2})
+        rows.append(row)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
         if base:
-            r["prep_msm_slowdown"] = r["prep_msm_s"] / base["prep_msm_s"]
-            r["b_g2_msm_slowdown"] = r["b_g2_msm_s"] / base["b_g2_msm_s"]
+            for key in ("prep_msm", "b_g2_msm", "gpu_region"):
+                if f"{key}_s" in r and base.get(f"{key}_s"):
+                    r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "rows": rows}
+
+
+def _gpu_region(work, out, po):
+    """Return a call that runs one partition's kernels (ntt_h, batch_add, tail_msm) and waits.
+
+    Its a, b, c and the prep output are on the device already (no upload), so the
+    call times what the host does to drive the kernels plus the kernels themselves.
+    """
+    from ..backend import xp
+    from ..live import work as W
+    from ..stages import StageClock
+    cp = xp("gpu")
+    pk = work.key_on("gpu")
+    dev_out = W.with_abc(out, out.a.to("gpu"), out.b.to("gpu"), out.c.to("gpu"))
+    dev_prep = W.device_prep(po, "gpu")
+
+    def region():
+        clock = StageClock()
+        W.kernels_ntt_h(dev_out, pk, "gpu", clock)
+        W.kernels_batch_add(dev_prep, pk, "gpu", clock)
+        W.kernels_tail_msm(dev_prep, pk, "gpu", clock)
+        cp.cuda.Device().synchronize()
+    return region
 
 
 def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
@@ -272,3 +329,133 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
     full = rows[-1]
     return {"logical_cores": cores, "solo_synth_s": solo, "rows": rows,
             "effective_cores": full["capacity_cores"]}
+
+
+def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = "cpu",
+                    thread_counts=None, counts=None, repeat: int = 3, seed: int = 0) -> dict:
+    """Return how the MatVec scales on a pool and how MatVecs on one shared pool slow each other.
+
+    The syntheses run at witness work 0, so each is almost all MatVec; each
+    call's MatVec seconds are its own (``SynthOutput.matvec_s``, the witness
+    step left out). Two curves:
+
+    * ``scaling``: one MatVec alone on a pool of t threads, for each t of
+      ``thread_counts`` (medians of ``repeat``), with its speed-up on one thread;
+    * ``at_once``: k MatVecs started together on ONE pool of ``pool_threads``
+      threads (the live executor's shared MatVec pool, cuzk's rayon pool), for
+      each k of ``counts``: their mean seconds over one MatVec alone on that pool.
+
+    A MatVec that scaled perfectly would take 1/t of its one-thread time on t
+    threads, and k at once would take k times one alone; what the two curves show
+    beyond that (its serial part, the memory it streams and gathers) is what
+    :func:`~cuzklab.calibrate.contention.fit_matvec` explains.
+    """
+    from ..live import workload
+    from ..live import work as W
+    from ..native.pool import new_pool
+    from ..stages import StageClock
+    pool_threads = int(pool_threads)
+    if pool_threads < 1:
+        raise ConfigError("pool_threads", f"must be an integer >= 1, got {pool_threads!r}")
+    threads = sorted({int(t) for t in (thread_counts or (1, 2, 4, 8, pool_threads))
+                      if 1 <= int(t) <= pool_threads} | {1, pool_threads})
+    ks = sorted({int(k) for k in (counts or (1, 2, 4, 8, 12)) if int(k) >= 1} | {1})
+    work = workload(log2_constraints, seed, backend, 0.0)
+    pools = {t: new_pool(t, f"calibrate-matvec-{t}") for t in threads}
+    try:
+        def matvec(t: int, part: int) -> float:
+            return W.synthesize(work, 3, part, StageClock(), t, pools[t]).matvec_s
+
+        scaling = []
+        for t in threads:
+            matvec(t, 0)  # untimed: starts the pool's threads and touches the program's tables
+            s = float(statistics.median(matvec(t, 1 + i) for i in range(repeat)))
+            scaling.append({"threads": t, "matvec_s": s})
+        one = scaling[0]["matvec_s"]
+        for r in scaling:
+            r["speedup"] = one / r["matvec_s"] if r["matvec_s"] > 0 else 0.0
+        alone = next(r["matvec_s"] for r in scaling if r["threads"] == pool_threads)
+        at_once = []
+        for k in ks:
+            means = []
+            for rep in range(repeat if k == 1 else max(1, repeat // 2)):
+                barrier = threading.Barrier(k)
+                durs = [0.0] * k
+
+                def one_of(i, rep=rep, barrier=barrier, durs=durs):
+                    barrier.wait()
+                    durs[i] = matvec(pool_threads, 10 + 50 * rep + i)
+
+                ts = [threading.Thread(target=one_of, args=(i,), daemon=True) for i in range(k)]
+                for th in ts:
+                    th.start()
+                for th in ts:
+                    th.join()
+                means.append(statistics.fmean(durs))
+            mean = float(statistics.median(means))
+            at_once.append({"matvecs": k, "mean_s": mean, "slowdown": mean / alone if alone else 0.0})
+    finally:
+        for p in pools.values():
+            p.shutdown(wait=True)
+    return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
+            "repeat": repeat, "one_thread_s": one, "alone_on_pool_s": alone,
+            "scaling": scaling, "at_once": at_once}
+
+
+def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_threads: int = 0,
+                     repeat: int = 5, seed: int = 0, region=None) -> dict:
+    """Return one partition's GPU region alone and beside a load that oversubscribes the cores.
+
+    The region (ntt_h, batch_add, tail_msm from device-resident inputs) is driven
+    by one host thread that issues the launches and waits. ``load_threads``
+    (default: twice the cores) native threads run chains of Fr products that
+    need no memory and release the GIL, so the region's thread gets only its
+    share of a core: how much longer the region takes then is the host's share
+    of it (:func:`~cuzklab.calibrate.contention.fit_gpu_host_share`).
+    Medians of ``repeat``; only on the GPU backend. ``region``: a call to time
+    instead of the partition's kernels (a test's stand-in).
+    """
+    from ..live import workload
+    from ..live import work as W
+    from ..native.bench import CHAIN_SEED
+    from ..native.build import library
+    from ..native.pool import ptr
+    from ..stages import StageClock
+    if region is None and backend != "gpu":
+        raise ConfigError("backend", f"the GPU region's host share needs backend 'gpu', got {backend!r}")
+    n_load = int(load_threads) or 2 * host_cores()
+    if region is None:
+        work = workload(log2_constraints, seed, backend, 0.0)
+        out = W.synthesize(work, 0, 0, StageClock(), 1)
+        region = _gpu_region(work, out, W.prep(out, StageClock()))
+    region()  # untimed: the first launch
+
+    def timed() -> float:
+        xs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            region()
+            xs.append(time.perf_counter() - t)
+        return float(statistics.median(xs))
+
+    solo = timed()
+    lib = library()
+    stop = threading.Event()
+
+    def burn():
+        while not stop.is_set():
+            lib.fr_chain(ptr(CHAIN_SEED), 20000)  # ~1 ms a call, GIL released
+
+    ts = [threading.Thread(target=burn, daemon=True) for _ in range(n_load)]
+    for th in ts:
+        th.start()
+    try:
+        time.sleep(0.05)
+        loaded = timed()
+    finally:
+        stop.set()
+        for th in ts:
+            th.join()
+    return {"log2_constraints": log2_constraints, "load_threads": n_load, "cores": host_cores(),
+            "solo_s": solo, "loaded_s": loaded, "slowdown": loaded / solo if solo else 0.0,
+            "repeat": repeat}

@@ -409,3 +409,130 @@ def test_the_h200_comparison_is_judged_again_with_its_contention_curve(tmp_path,
                   for r in before["contention"]["rows"]]
     assert again["contention"]["profile"] == "porep-live-h200"
     assert again["contention"]["target"] == judged["contention"]["target"]
+
+
+def _matvec_measurement(serial, penalty, *, ws_gib, llc_gib, noise=1.0):
+    """What measure_matvecs would report of a MatVec that behaves as the model says."""
+    from cuzklab.calibrate.contention import matvec_times
+    threads, counts = [1, 2, 4, 8, 16], [1, 2, 4, 8, 12]
+    t = matvec_times(cores=16, threads=threads, counts=counts, pool_threads=16, serial=serial,
+                     ws_gib=ws_gib, llc_gib=llc_gib, miss_penalty=penalty)
+    one = 0.4  # seconds of one-thread MatVec
+    scaling = [{"threads": n, "matvec_s": one * x, "speedup": t["scaling"][0] / x}
+               for n, x in zip(threads, t["scaling"])]
+    alone = one * t["scaling"][-1]
+    at_once = [{"matvecs": k, "mean_s": one * x * (noise if k == 1 else 1.0),
+                "slowdown": one * x / alone} for k, x in zip(counts, t["at_once"])]
+    return {"pool_threads": 16, "one_thread_s": one, "alone_on_pool_s": alone,
+            "scaling": scaling, "at_once": at_once}
+
+
+def test_the_matvec_fit_recovers_its_serial_share_and_cache_penalty():
+    from cuzklab.calibrate.contention import fit_matvec
+    meas = _matvec_measurement(0.08, 1.2, ws_gib=0.125, llc_gib=0.3, noise=1.3)
+    fit = fit_matvec(meas, cores=16, ws_gib=0.125, llc_gib=0.3)
+    assert fit["matvec_serial"] == pytest.approx(0.08)
+    assert fit["matvec_miss_penalty"] == pytest.approx(1.2)
+    assert fit["scaling_rms_log_error"] < 1e-6 and fit["at_once_rms_log_error"] < 1e-6
+    # no cache size: no penalty is fitted, whatever the curve
+    assert fit_matvec(meas, cores=16, ws_gib=0.125, llc_gib=0.0)["matvec_miss_penalty"] == 0.0
+
+
+def test_the_matvec_keys_move_a_live_run_model_and_are_checked():
+    from cuzklab.errors import ProfileError
+    from cuzklab.sim import simulate
+    prof = Profile.load("porep-live-h200")
+    base = prof.replace(node={"llc_mib": 300.0},
+                        synth={"matvec_serial": 0.0, "matvec_miss_penalty": 0.0,
+                               "witness_fraction": 0.15})
+    cfg = PipelineConfig(proofs=3, concurrency=3, partitions=4, partition_workers=12,
+                         gpu_threads=16, memory_gib=754.0)
+
+    def synth_s(p):
+        return simulate(cfg, p).summary()["stage_s"]["synth"]
+    s0 = synth_s(base)
+    assert synth_s(base.replace(synth={"matvec_serial": 0.1})) > 1.02 * s0
+    slow = base.replace(synth={"matvec_miss_penalty": 2.0})
+    assert synth_s(slow) > 1.05 * s0
+    # the penalty needs the cache size: without it (or with a cache that holds them all) off
+    assert synth_s(slow.replace(node={"llc_mib": 0.0})) == pytest.approx(s0)
+    assert synth_s(slow.replace(node={"llc_mib": 1e5})) == pytest.approx(s0)
+    for table, key, bad in (("synth", "matvec_serial", 1.0), ("synth", "matvec_miss_penalty", -1),
+                            ("node", "llc_mib", "300"), ("gpu", "host_share", 1.5)):
+        with pytest.raises(ProfileError, match=key):
+            base.replace(**{table: {key: bad}})
+
+
+def test_the_gpu_host_share_slows_gpu_stages_beside_busy_cores():
+    from cuzklab.calibrate.contention import fit_gpu_host_share, gpu_region_slowdown
+    from cuzklab.sim import simulate
+    # the fit inverts the model's slowdown beside a load of busy threads
+    made = gpu_region_slowdown(0.3, cores=16, load_threads=32, pool_weight=0.8)
+    assert made > 1.2
+    fit = fit_gpu_host_share({"slowdown": made, "load_threads": 32}, cores=16, pool_weight=0.8)
+    assert fit["host_share"] == pytest.approx(0.3, abs=1e-3)
+    assert fit_gpu_host_share({"slowdown": 0.97, "load_threads": 32}, cores=16)["host_share"] == 0
+    # in the daemon model: the kernels of a CPU-bound run take longer, alone they do not
+    prof = Profile.load("porep-live-h200")
+    loaded = PipelineConfig(proofs=3, concurrency=3, partitions=4, partition_workers=12,
+                            gpu_threads=16, memory_gib=754.0)
+    alone = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=1,
+                           gpu_threads=16, memory_gib=754.0, lock="monolithic")
+    for cfg, lo, hi in ((loaded, 1.1, 10.0), (alone, 0.999, 1.05)):
+        a = simulate(cfg, prof).summary()["stage_s"]["ntt_h"]
+        b = simulate(cfg, prof.replace(gpu={"host_share": 0.5})).summary()["stage_s"]["ntt_h"]
+        assert lo * a <= b <= hi * a, cfg  # alone: only the busy-machine slowdown beside prep
+
+
+def test_the_gpu_host_measurement_times_a_region_alone_and_beside_busy_threads():
+    from cuzklab.calibrate.measure import measure_gpu_host
+    from cuzklab.errors import ConfigError
+
+    def region():  # a stand-in that holds its thread, as a Python launch loop does
+        sum(i * i for i in range(20000))
+    m = measure_gpu_host(4, backend="cpu", load_threads=4, repeat=3, region=region)
+    assert m["load_threads"] == 4 and m["solo_s"] > 0 and m["loaded_s"] > 0
+    assert m["slowdown"] == pytest.approx(m["loaded_s"] / m["solo_s"])
+    with pytest.raises(ConfigError, match="backend"):
+        measure_gpu_host(4, backend="cpu")
+
+
+def test_live_calibration_measures_the_matvecs_and_the_cache(live_profile):
+    path, res = live_profile
+    meas = res["measurements"]
+    mv = meas["matvecs"]
+    assert [r["threads"] for r in mv["scaling"]][0] == 1 and mv["scaling"][0]["speedup"] == 1.0
+    assert [r["matvecs"] for r in mv["at_once"]][:2] == [1, 2]
+    assert all(r["mean_s"] > 0 for r in mv["at_once"])
+    assert "llc_mib" in meas
+    prof = Profile.load(path)
+    if meas["llc_mib"] > 0:  # where the kernel reports a cache, the profile has the mechanism
+        assert prof["node"]["llc_mib"] == meas["llc_mib"]
+        assert 0 <= prof["synth"]["matvec_serial"] < 1 and prof["synth"]["matvec_miss_penalty"] >= 0
+
+
+def test_the_syntheses_at_once_are_judged_against_the_solo_runs_synthesis():
+    from cuzklab.calibrate.live import rebase_capacity
+    cap = {"logical_cores": 4, "solo_synth_s": 2.0,
+           "rows": [{"syntheses": 1, "mean_s": 2.0, "slowdown": 1.0, "capacity_cores": 1.0},
+                    {"syntheses": 4, "mean_s": 2.4, "slowdown": 1.2, "capacity_cores": 3.33}]}
+    out = rebase_capacity(cap, 2.2)
+    assert [r["slowdown"] for r in out["rows"]] == pytest.approx([2.0 / 2.2, 2.4 / 2.2])
+    assert out["solo_synth_s"] == 2.2 and out["curve_solo_synth_s"] == 2.0
+    assert cap["rows"][1]["slowdown"] == 1.2  # the measurement itself is kept
+
+
+def test_each_rows_model_starts_from_its_live_runs_memory():
+    from cuzklab.calibrate.compare import at_live_start
+    from cuzklab.sim import simulate
+    prof = Profile.load("porep-live-h200")
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=2, partition_workers=2,
+                         gpu_threads=16, memory_gib=754.0)
+    moved = at_live_start(prof, 1.5)
+    mem = moved["memory"]
+    assert mem["runtime_gib"] + mem["srs_gib"] + mem["pce_gib"] == pytest.approx(1.5)
+    a, b = simulate(cfg, prof).summary(), simulate(cfg, moved).summary()
+    assert b["peak_rss_gib"] - a["peak_rss_gib"] == pytest.approx(
+        1.5 - (prof["memory"]["runtime_gib"] + prof["memory"]["srs_gib"]), abs=2e-3)
+    assert b["seconds_per_proof"] == pytest.approx(a["seconds_per_proof"])
+    assert at_live_start(prof, None) is prof
