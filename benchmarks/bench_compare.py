@@ -4,7 +4,7 @@
     python benchmarks/bench_compare.py --profile NAME --log2-constraints 20 --backend gpu \\
         [--locks interlock,split_async] [--gw 1,2] [--places 4:1,8:0.25,12:0 | --pw 2,4,8] \\
         [--proofs 3] [--partitions 4] [--gpu-threads 16] [--contention 0,1,2,4,8,12] \\
-        [--repeat 3] [--verify] [--budget-s 400] --json out.json
+        [--repeat 3] [--verify] [--traces DIR] [--budget-s 400] --json out.json
     python benchmarks/bench_compare.py --quick --profile NAME   # CPU stand-ins at 2^6
 
 Each grid point (lock x gw x place) is simulated on the profile and run live
@@ -20,6 +20,8 @@ on are marked ``fitted``; the verdict (targets: s/proof within 10 %, peak RSS
 within 15 %, the same bottleneck) counts only the others. Then the contention
 curve (prep_msm and b_g2_msm beside 0..N syntheses, on the ``--gpu-threads``
 pool, medians of ``--repeat``) is measured with the model's curve beside it.
+``--traces DIR`` keeps each row's two traces there as Parquet
+(``ROW-live.parquet`` and ``ROW-model.parquet``, ROW as ``split_async-gw1-pw12-w0``).
 """
 
 from __future__ import annotations
@@ -71,9 +73,24 @@ def _one_row(a) -> int:
     spec = json.loads(a.row)
     row = compare_rows([PipelineConfig.from_dict(spec["config"])], profile=a.profile,
                        log2_constraints=a.log2_constraints, backend=a.backend,
-                       witness_work=spec["witness_work"], verify=a.verify)[0]
+                       witness_work=spec["witness_work"], verify=a.verify,
+                       keep_traces=bool(a.traces))[0]
+    _save_traces(a, row)
     write_text(a.row_out, json.dumps(row, indent=1, default=str))
     return 0
+
+
+def _save_traces(a, row) -> None:
+    """Write a row's two traces under ``--traces`` (and drop them from the row)."""
+    traces = row.pop("traces", None)
+    if not (a.traces and traces):
+        return
+    c = row["config"]
+    name = (f"{c['lock']}-gw{c['gpu_workers_per_device']}-pw{c['partition_workers']}-"
+            f"w{row['witness_work']:g}")
+    pathlib.Path(a.traces).mkdir(parents=True, exist_ok=True)
+    for side, trace in traces.items():
+        trace.save(pathlib.Path(a.traces) / f"{name}-{side}.parquet")
 
 
 def _isolated(a, cfg, w, timeout_s):
@@ -88,6 +105,8 @@ def _isolated(a, cfg, w, timeout_s):
                json.dumps({"config": cfg.to_dict(), "witness_work": w}), "--row-out", out]
         if a.verify:
             cmd.append("--verify")
+        if a.traces:
+            cmd += ["--traces", a.traces]
         try:
             proc = subprocess.run(cmd, timeout=timeout_s, capture_output=True, text=True)
         except subprocess.TimeoutExpired:
@@ -132,6 +151,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--verify", action="store_true", help="pairing-check every partition proof")
     ap.add_argument("--in-process", action="store_true", help="run every row in this process")
+    ap.add_argument("--traces", default=None, metavar="DIR",
+                    help="keep each row's live and model traces in DIR as Parquet")
     ap.add_argument("--budget-s", type=float, default=400.0,
                     help="start no new grid point after this many seconds")
     ap.add_argument("--quick", action="store_true", help="CPU stand-ins at 2^6, pw 1-2, gw 1")
@@ -171,7 +192,9 @@ def main(argv=None) -> int:
                              gpu_threads=a.gpu_threads, memory_gib=754.0)
         if a.in_process:
             row = compare_rows([cfg], profile=prof, log2_constraints=a.log2_constraints,
-                               backend=a.backend, witness_work=w, verify=a.verify)[0]
+                               backend=a.backend, witness_work=w, verify=a.verify,
+                               keep_traces=bool(a.traces))[0]
+            _save_traces(a, row)
         else:
             row, why = _isolated(a, cfg, w, max(30.0, left + 60.0))
             if row is None:

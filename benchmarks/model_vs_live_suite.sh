@@ -7,9 +7,11 @@
 #      places pw:W that put a run synthesis-bound or bound by the CPU stages around the
 #      GPU), every row in a process of its own (VERIFY=--verify pairing-checks every
 #      partition proof too);
-#      then the contention curve (0..12 syntheses) with the model's beside it;
+#      then the contention curve (0..12 syntheses) with the model's beside it; each row's
+#      live and model traces land in traces/ as Parquet;
 #   3. live runs at a small size (2^16) with the witness work off, split_async and
-#      interlock at gw 2 and 1, where the GPU region's share is largest;
+#      interlock at gw 2 and 1, where the GPU region's share is largest (SMALL_VERIFY=" "
+#      pairing-checks their proofs);
 #   4. the thread scaling of the native CPU stages beside the host's compute ceiling and a
 #      probe of which CPUs share a core, then again with the pools pinned one per core;
 #   5. the live executor's GPU tests.
@@ -59,12 +61,13 @@ want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-230}" "$PY" -m cuzklab cal
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
 want compare && step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
-    --repeat 3 ${VERIFY:-} --budget-s $((${LIMIT_CMP:-240} - 45)) --json "$R/compare-$TAG.json"
+    --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s $((${LIMIT_CMP:-240} - 45)) \
+    --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
     want small || break
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \
         --backend "$BACKEND" --witness-work 0 --pw 12 --gw 2,1 --locks split_async,interlock \
-        --proofs 8 --no-verify --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
+        --proofs 8 ${SMALL_VERIFY:---no-verify} --gpu-threads "$POOL" --budget-s $((${LIMIT_SMALL:-45} - 12)) \
         --json "$R/live-${k}-w0-$TAG.json"
 done
 want stages && step "cpu-stages-$TAG" "${LIMIT_STAGES:-45}" "$PY" benchmarks/bench_cpu_stages.py --log2 "$K" \
