@@ -476,19 +476,16 @@ class DaemonModel:
         t0 = env.now
         compute = seconds * self._jit()
         host = prof["gpu"].get("host_share", 0.0)
-        if host > 0:
-            yield env.timeout((1.0 - host) * compute)
-            yield self.machine.run("single", host * compute, cap=1)
-            self.tb.span(p.proof, k, stage, lane, t0, env.now, gpu=g, bytes=math.nan,
-                         slowdown=(env.now - t0) / compute if compute > 0 else 1.0)
-            return
         host_gb = prof["gpu"].get(f"{stage}_host_gib", 0.0) * GIB / 1e9
+        device = env.timeout((1.0 - host) * compute)
         if host_gb > 0:
             dma = self.machine.run("dma", host_gb, cap=prof["node"]["pcie_gbps"], mem_bound=1.0)
-            yield env.all_of([env.timeout(compute), dma])
+            yield env.all_of([device, dma])
         else:
-            yield env.timeout(compute)
-        solo = max(compute, host_gb / prof["node"]["pcie_gbps"])
+            yield device
+        if host > 0:
+            yield self.machine.run("single", host * compute, cap=1)
+        solo = max((1.0 - host) * compute, host_gb / prof["node"]["pcie_gbps"]) + host * compute
         self.tb.span(p.proof, k, stage, lane, t0, env.now, gpu=g,
                      bytes=host_gb * 1e9 if host_gb else math.nan,
                      slowdown=(env.now - t0) / solo if solo > 0 else 1.0)
