@@ -2,10 +2,11 @@
 """GPU NTT plans timed side by side on one device, and where the time of a call goes.
 
     python benchmarks/tune_ntt.py [--sizes 16-24] [--low 8,10] [--tile 8,9,10] [--cols 0,1,2]
-        [--ept 2,4] [--radix2 0,1] [--variant ntt|coset_intt] [--repeats R] [--json out.json]
+        [--upper 9] [--ept 2,4] [--radix2 0,1] [--variant ntt|coset_intt] [--repeats R] [--json out.json]
 
 For every size, every plan (last-pass bits ``--low``, tile bits ``--tile``
-of the other passes, rows per block of the last pass ``--cols``), every
+of the other passes, their most bits ``--upper``, rows per block of the
+last pass ``--cols``), every
 ``gpu.ELEMS_PER_THREAD`` (``--ept``) and both in-tile stage kinds
 (``--radix2``: 1 for one radix-2 stage per sync, 0 for radix-4 units; see
 ``gpu.RADIX2_MAX_LOG2``) runs ``gpu.dif_inplace`` over the same
@@ -33,6 +34,10 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
+
+
+#: Shared memory one block may opt in to on an H100/H200 (227 KiB).
+SMEM_MAX = 227 * 1024
 
 
 def _ints(text: str) -> list[int]:
@@ -93,6 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--low", default="8,10", help="bits of the last pass")
     ap.add_argument("--tile", default="8,9,10", help="log2 elements per tile of the other passes")
     ap.add_argument("--cols", default="0,1,2", help="log2 rows per block of the last pass")
+    ap.add_argument("--upper", default="9", help="most bits of a pass other than the last (plan.UPPER_BITS)")
     ap.add_argument("--ept", default="2,4", help="elements per thread (gpu.ELEMS_PER_THREAD)")
     ap.add_argument("--radix2", default="0,1", help="1: radix-2 in-tile stages, 0: radix-4 units")
     ap.add_argument("--variant", choices=["ntt", "coset_intt"], default="ntt")
@@ -100,8 +106,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="tune_ntt.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     try:
-        sizes, lows, tiles, colss, epts, r2s = (_ints(t) for t in (args.sizes, args.low, args.tile,
-                                                                     args.cols, args.ept, args.radix2))
+        sizes, lows, tiles, colss, epts, r2s, uppers = (
+            _ints(t) for t in (args.sizes, args.low, args.tile, args.cols, args.ept, args.radix2, args.upper))
     except ValueError as exc:
         ap.error(f"sizes and plan settings are comma-separated ints or ranges: {exc}")
     if args.repeats < 1 or not sizes or any(k < 2 or k > 27 for k in sizes):
@@ -121,7 +127,7 @@ def main(argv=None) -> int:
               "default_ept": gpu.ELEMS_PER_THREAD, "default_radix2_max_log2": gpu.RADIX2_MAX_LOG2,
               "sizes": []}
     default_ept, default_r2 = gpu.ELEMS_PER_THREAD, gpu.RADIX2_MAX_LOG2
-    print(f"{'log2':>4} {'low':>4} {'tile':>4} {'cols':>4} {'ept':>4} {'r2':>3} {'median ms':>10} {'same':>5}")
+    print(f"{'log2':>4} {'low':>4} {'tile':>4} {'up':>4} {'cols':>4} {'ept':>4} {'r2':>3} {'median ms':>10} {'same':>5}")
     for k in sizes:
         a = random_input(k, "gpu", seed=k)
         x = cp.empty_like(a.limbs)
@@ -152,13 +158,20 @@ def main(argv=None) -> int:
         gshow = f"{graph * 1e3:.3f} ms" if isinstance(graph, float) else graph
         print(f"{k:>4} default {entry['default_median_s'] * 1e3:.3f} ms, host issue {host_s * 1e6:.0f} us, "
               f"graph replay {gshow}, entries {good}/{total}", flush=True)
-        for low, tile, cols, ept, r2 in itertools.product(lows, tiles, colss, epts, r2s):
-            if low > k:
+        seen = set()
+        for low, tile, upper, cols, ept, r2 in itertools.product(lows, tiles, uppers, colss, epts, r2s):
+            if low > k or upper > tile:
                 continue
-            passes = plan_passes(k, low_bits=low, tile_bits=tile)
-            row = {"low": low, "tile": tile, "cols": cols, "ept": ept, "radix2": bool(r2),
+            passes = plan_passes(k, low_bits=low, tile_bits=tile, upper_bits=upper)
+            plan_id = (tuple(passes), min(cols, k - passes[-1].b), ept, r2)
+            tiles_el = [p.tile for p in passes[:-1]] + [passes[-1].tile << plan_id[1]]
+            smem = max((t + (1 << p.b) // 2) * 32 for t, p in zip(tiles_el, passes))
+            if plan_id in seen or smem > SMEM_MAX:  # the same launches again, or too large a tile
+                continue
+            seen.add(plan_id)
+            row = {"low": low, "tile": tile, "upper": upper, "cols": cols, "ept": ept, "radix2": bool(r2),
                    "passes": [[p.lo, p.b, p.c] for p in passes]}
-            tag = f"{k:>4} {low:>4} {tile:>4} {cols:>4} {ept:>4} {r2:>3}"
+            tag = f"{k:>4} {low:>4} {tile:>4} {upper:>4} {cols:>4} {ept:>4} {r2:>3}"
             try:
                 gpu.ELEMS_PER_THREAD = ept
                 gpu.RADIX2_MAX_LOG2 = 27 if r2 else 0
@@ -177,8 +190,8 @@ def main(argv=None) -> int:
         ok = [r for r in entry["plans"] if r.get("same")]
         if ok:
             best = min(ok, key=lambda r: r["median_s"])
-            entry["best"] = {key: best[key] for key in ("low", "tile", "cols", "ept", "radix2", "median_s")}
-            print(f"{k:>4} best: low {best['low']} tile {best['tile']} cols {best['cols']} "
+            entry["best"] = {key: best[key] for key in ("low", "tile", "upper", "cols", "ept", "radix2", "median_s")}
+            print(f"{k:>4} best: low {best['low']} tile {best['tile']} upper {best['upper']} cols {best['cols']} "
                   f"ept {best['ept']} radix2 {best['radix2']}: {best['median_s'] * 1e3:.3f} ms", flush=True)
         report["sizes"].append(entry)
         del a, x, want

@@ -166,8 +166,13 @@ GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 
 #: default: from sweeps on an H200, 2^16 best at c = 12 (6.5 ms; 13: 6.7),
 #: 2^18 at 13 (9.3 ms; 14: 10.9), 2^20 at 16 (15.0 ms; 15: 19.5, 17: 19.4,
 #: 13: 20.2), 2^22 at 16 (51.2 ms; 15: 58.1), 2^24 at 16 (179-182 ms; 17:
-#: 193, 15: 209). With c = 16 the 128 bits fill exactly 8 windows.
-GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16}
+#: 193, 15: 209). With c = 16 the 128 bits fill exactly 8 windows. With the
+#: batch-affine rounds (5 of 256 pairs a thread; benchmarks/tune_msm.py
+#: --windows 19, ``benchmarks/results/msm-window26-h200.json``): 2^26 at
+#: c = 19 (7 windows) 504.1 ms against 521.7 at 16 (the rounds 394.2 against
+#: 435.2 ms; the sort 69.1 against 47.4, the reduction 5.2 against 1.4);
+#: 2^24 even (138.9 against 138.4 ms), so it stays at 16.
+GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16, 26: 19}
 #: GPU window sizes for G2 (no GLV): its additions and its bucket reduction
 #: both cost ~3x G1's, and the reduction is latency-bound, so smaller windows
 #: pay. Sweeps on an H200 (benchmarks/tune_msm.py --group g2 --windows

@@ -281,16 +281,32 @@ ACCUMULATE = {"g1": "chunks", "g2": "pieces"}
 #: (169.1 with 32, 203.3 with 16; 5 rounds of 32: 168.3); 2^22 46.5 -> 44.5
 #: (3 rounds of 32); 2^20 13.9 -> 13.8 (32) and 14.0 (64): no gain there. G2
 #: 2^20 (c = 15): 66.5 ms without, 45.9 with 2 rounds and 43.3 with 3 (32).
-AFFINE_ROUNDS = {"g1": 3, "g2": 3}
+#: A later run (``benchmarks/results/msm-affine2-h200.json``, 256 pairs a
+#: thread): G1 2^24 147.9 / 144.7 / 144.1 ms with 3 / 4 / 5 rounds (the
+#: accumulation of the runs left 20.7 / 10.4 / 5.2 ms, the rounds 104.2 /
+#: 111.8 / 115.1), against 151.8 with 3 rounds of 64; 2^26 543.3 ms with 5
+#: rounds of 256 (684.9 with 3 of 32 in the first run); 2^22 within 1 ms
+#: either way (40.0-41.1 ms for 3 or 4 rounds of 128 or 256, 40.9 before).
+AFFINE_ROUNDS = {"g1": 5, "g2": 3}
 #: Pairs per thread of a round (the batch of one inversion), per group. The
 #: rounds at G1 2^24 took 163.6 / 130.3 / 113.0 ms with 16 / 32 / 64 pairs,
 #: i.e. 97 ms + 1066 ms divided by the pairs a thread: against the Fp
 #: multiply's 21.9 G/s, an inversion takes the time of ~100 multiplications
 #: and an addition of ~9, its memory traffic included (a mixed XYZZ addition
-#: of the same run: ~12.5).
-#: A round of fewer than 2^14 times this many pairs gives each thread fewer (at
-#: least 16), so that it still fills the device.
-AFFINE_BATCH = {"g1": 64, "g2": 32}
+#: of the same run: ~12.5). The later run took the fit further: 3 rounds at
+#: 2^24 in 105.7 ms with 128 pairs and 104.2 with 256 (the fit: 105.3,
+#: 101.2), against 113.4 with 64 in the same run; at 2^22 29.8 / 29.1 / 29.0
+#: ms with 64 / 128 / 256.
+#: A round of fewer than AFFINE_MIN_THREADS times this many pairs gives each
+#: thread fewer (at least 16), so that it still fills the device.
+AFFINE_BATCH = {"g1": 256, "g2": 32}
+#: Threads a round keeps at least, while its batches stay above 16 pairs (see
+#: AFFINE_BATCH): the later, smaller rounds trade a larger share of
+#: inversions for threads to fill the device (an H200 holds 132 x 384
+#: threads of the G1 kernel at once). At G1 2^20 with 3 rounds (64 pairs)
+#: 2^17 gave rounds of 8.64 ms against 8.52 with 2^14 in the first run:
+#: no gain measured, so the value stays.
+AFFINE_MIN_THREADS = 1 << 14
 #: Fewest sorted entries (points x windows) for which the rounds run, per
 #: group: G1 from 2^22 points with GLV (2^26 entries; at 2^20, 2^24 entries,
 #: they gained nothing), G2 from 2^20 points (17 windows: 1.8 x 2^24).
@@ -314,8 +330,8 @@ def affine_plan(group: str, entries: int, *, shared: bool = False) -> int:
 
 
 def affine_batch(group: str, pairs: int) -> int:
-    """Return the pairs per thread of a round of ``pairs`` pairs (see AFFINE_BATCH)."""
-    return max(1, min(int(AFFINE_BATCH[group]), max(16, pairs >> 14)))
+    """Return the pairs per thread of a round of ``pairs`` pairs (see AFFINE_BATCH, AFFINE_MIN_THREADS)."""
+    return max(1, min(int(AFFINE_BATCH[group]), max(16, pairs // max(1, int(AFFINE_MIN_THREADS)))))
 
 
 def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts):

@@ -196,6 +196,12 @@ def test_batch_per_round(monkeypatch):
     assert gpu.affine_batch("g2", 1 << 27) == 32
     monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
     assert gpu.affine_batch("g1", 1 << 27) == 2
+    # a round keeps at least AFFINE_MIN_THREADS threads while its batches stay above 16 pairs
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 256, "g2": 32})
+    monkeypatch.setattr(gpu, "AFFINE_MIN_THREADS", 1 << 16)
+    assert gpu.affine_batch("g1", 1 << 25) == 256
+    assert gpu.affine_batch("g1", 1 << 22) == 64
+    assert gpu.affine_batch("g1", 1 << 19) == 16
 
 
 @pytest.mark.parametrize("glv", [False, True])
