@@ -125,6 +125,51 @@ def test_matvec_native_equals_twin(program):
                                            domain_vectors(r1, w1)))
 
 
+def _random_ell(rng, rows, width, nvars):
+    """A random ELL matrix: slots with zero, one and random coefficients."""
+    from cuzklab.groth16.r1cs import SparseMatrix
+    cols = rng.integers(0, max(1, nvars), size=(width, rows)).astype(np.int64)
+    return SparseMatrix(cols, Fr.from_mont_limbs(_random_scalars(rng, width * rows, 0.3, 0.3),
+                                                 check=False), rows)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2, 37, 5001])
+def test_matvecs_into_equals_the_twin_for_one_to_three_matrices(rows, monkeypatch):
+    import cuzklab.native.synthesis as NS
+    from cuzklab.groth16.matvec import matvec
+    monkeypatch.setattr(NS, "MIN_ROWS", 16)         # several ranges even at these sizes
+    rng = np.random.default_rng(rows)
+    ni, na = 3, 200
+    inputs, aux = _random_scalars(rng, ni, 0.3, 0.3), _random_scalars(rng, na, 0.3, 0.3)
+    z = concat([Fr.from_mont_limbs(inputs, check=False), Fr.from_mont_limbs(aux, check=False)])
+    mats = [_random_ell(rng, rows, w, ni + na) for w in (3, 1, 2)]
+    want = [matvec(m, z).limbs for m in mats]
+    for k in (1, 2, 3):
+        for threads in (1, 2, 3, 8):
+            outs = [np.full((rows + 2, 8), 7, dtype=np.uint32) for _ in range(k)]
+            NS.matvecs_into([(m.cols, m.coeffs.limbs) for m in mats[:k]], rows, inputs, aux,
+                            outs, threads=threads)
+            for o, w in zip(outs, want):
+                assert np.array_equal(o[:rows], w)
+                assert (o[rows:] == 7).all()         # nothing past the rows is written
+
+
+def test_matvecs_into_checks_its_arguments():
+    from cuzklab.native.synthesis import matvecs_into
+    rng = np.random.default_rng(1)
+    m = _random_ell(rng, 10, 2, 5)
+    z = _random_scalars(rng, 5)
+    pair = (m.cols, m.coeffs.limbs)
+    with pytest.raises(ValueError, match="as many outputs"):
+        matvecs_into([pair], 10, z[:1], z[1:], [])
+    with pytest.raises(ValueError, match="at most 3"):
+        matvecs_into([pair] * 4, 10, z[:1], z[1:], [np.empty((10, 8), np.uint32)] * 4)
+    with pytest.raises(ValueError, match="n >= rows"):
+        matvecs_into([pair], 10, z[:1], z[1:], [np.empty((9, 8), np.uint32)])
+    with pytest.raises(ValueError, match="ELL layout"):
+        matvecs_into([pair], 11, z[:1], z[1:], [np.empty((11, 8), np.uint32)])
+
+
 def _same_split(x, y):
     assert (x.zeros, x.ones, x.tail, x.split) == (y.zeros, y.ones, y.tail, y.split)
     assert np.array_equal(x.ones_idx, y.ones_idx) and np.array_equal(x.tail_idx, y.tail_idx)
