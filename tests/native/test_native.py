@@ -259,6 +259,20 @@ def test_offsets_place_each_range_in_each_query():
     assert at.flags["C_CONTIGUOUS"]
 
 
+def test_serial_s_counts_the_time_no_native_call_runs():
+    import cuzklab.native.split as S
+    from cuzklab.native.bench import serial_s
+    rng = np.random.default_rng(4)
+    inputs, aux = _random_scalars(rng, 3), _random_scalars(rng, 5000)
+    masks = {"l": (None, None)}
+
+    def fn():
+        time.sleep(0.02)
+        S.split_queries(inputs, aux, masks, threads=2)
+    assert 0.02 <= serial_s(fn, S, 3) < 0.5
+    assert S.library is build.library                # restored
+
+
 def test_synthesize_splits_its_time_and_matches_synth(program):
     inputs = program.inputs_for(6)
     out = synthesize(program, inputs, threads=2)
