@@ -7,7 +7,10 @@ each thread count, the median of ``--repeat`` runs of: ``synthesize`` (the
 witness program on one thread, the MatVec on the pool; its split), the
 MatVec alone, ``prep_msm`` (per scalar of the three queries), and the G2 MSM
 of the B tail (per point), after one untimed call of each. Speed-up and
-efficiency are against one thread.
+efficiency are against one thread. prep_msm's serial part is measured too
+(``serial_ms``, median of at least 5 calls): the time within a call when no
+native call of it runs on any thread (Python, allocations, the handoffs to
+and from the pool; ``cuzklab.native.bench.serial_s``).
 ``--twin`` also times the NumPy twin of b_g2_msm at one thread. cuzk's
 published figures are printed beside them. Figures from a shared machine
 are disturbed by its other users.
@@ -32,7 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.native.bench import CUZK, ceiling, host, median_s, partition, sibling_probe  # noqa: E402
+from cuzklab.native.bench import (CUZK, ceiling, host, median_s, partition, serial_s,  # noqa: E402
+                                   sibling_probe)
 
 
 def _ints(text: str) -> list[int]:
@@ -44,6 +48,7 @@ def _ints(text: str) -> list[int]:
 
 def run(log2: int, threads: list[int], repeat: int, witness_work: float, twin: bool) -> dict:
     """Return the figures (JSON-able) of every stage at every thread count."""
+    import cuzklab.native.split as native_split
     from cuzklab.native.msm_g2 import g2_msm
     from cuzklab.stages import b_g2_msm, prep_msm, synthesize
     from cuzklab.stages.synth import native_domain_vectors
@@ -65,12 +70,15 @@ def run(log2: int, threads: list[int], repeat: int, witness_work: float, twin: b
         wit = sorted(o.witness_s for o in outs)[len(outs) // 2]
         mv = median_s(lambda: native_domain_vectors(prog.r1cs, w, threads=t), repeat)
         prep = median_s(lambda: prep_msm(part.synth, threads=t), repeat)
+        prep_serial = serial_s(lambda: prep_msm(part.synth, threads=t), native_split,
+                               max(5, repeat))
         g2 = median_s(lambda: g2_msm(part.g2_bases, po.b.tail_scalars, threads=t), repeat)
         rows.append({"threads": t, "synth_s": synth_s, "witness_s": wit, "matvec_s": mv,
                      "synth_us_per_constraint": synth_s / n * 1e6,
                      "witness_share": wit / synth_s if synth_s else 0.0,
                      "matvec_us_per_constraint": mv / n * 1e6,
                      "prep_msm_s": prep, "prep_msm_ns_per_scalar": prep / scalars * 1e9,
+                     "prep_msm_serial_s": prep_serial,
                      "b_g2_msm_s": g2, "b_g2_us_per_point": g2 / max(1, tail) * 1e6})
     base = rows[0]
     for r in rows:
@@ -101,8 +109,8 @@ def table(res: dict) -> str:
     lines = [f"# CPU stages at 2^{res['log2_domain']} ({res['constraints']} constraints, "
              f"{res['scalars']} prep_msm scalars, B tail {res['b_g2_tail']} points) on "
              f"{res['host']['cpu']} ({res['host']['cores']} cores)",
-             "threads  synth_s  us/constr  witness%  matvec_s (eff)   prep_s (eff) ns/scalar   "
-             "b_g2_s (eff) us/point"]
+             "threads  synth_s  us/constr  witness%  matvec_s (eff)   prep_s (eff) ns/scalar  "
+             "serial_ms   b_g2_s (eff) us/point"]
     ceil = {c["threads"]: c["efficiency"] for c in res.get("ceiling", [])}
     if ceil:
         lines[-1] += "   ceiling (eff)"
@@ -110,7 +118,8 @@ def table(res: dict) -> str:
         lines.append(f"{r['threads']:>7}  {r['synth_s']:7.3f}  {r['synth_us_per_constraint']:9.3f}  "
                      f"{100 * r['witness_share']:7.1f}  {r['matvec_s']:8.3f} ({r['matvec_efficiency']:.2f})"
                      f"  {r['prep_msm_s']:7.4f} ({r['prep_msm_efficiency']:.2f}) "
-                     f"{r['prep_msm_ns_per_scalar']:8.2f}  {r['b_g2_msm_s']:7.4f} "
+                     f"{r['prep_msm_ns_per_scalar']:8.2f}  {1e3 * r['prep_msm_serial_s']:9.3f}  "
+                     f"{r['b_g2_msm_s']:7.4f} "
                      f"({r['b_g2_msm_efficiency']:.2f}) {r['b_g2_us_per_point']:8.2f}"
                      + (f"   {ceil[r['threads']]:.2f}" if r["threads"] in ceil else ""))
     if res.get("pinned_cpus"):

@@ -10,6 +10,7 @@ then held on the host as the key's bases are).
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from dataclasses import dataclass
 
@@ -64,6 +65,56 @@ def median_s(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+class _NativeSpans:
+    """A stand-in for the native library that records when each of its calls ran (any thread)."""
+
+    def __init__(self, lib):
+        self._lib = lib
+        self.spans: list[tuple[float, float]] = []
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name):
+        fn = getattr(self._lib, name)
+
+        def call(*args):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                t1 = time.perf_counter()
+                with self._lock:
+                    self.spans.append((t0, t1))
+        return call
+
+
+def serial_s(fn, module, repeat: int) -> float:
+    """Return the median seconds of ``fn()`` during which no native call of ``module`` runs on any thread.
+
+    ``module``: the module whose ``library()`` the calls go through (e.g.
+    :mod:`cuzklab.native.split`); it is patched for the duration. The rest of
+    the call is its serial part: Python, allocations, and the handoffs to and
+    from the pool.
+    """
+    real = module.library
+    spans = _NativeSpans(real())
+    module.library = lambda: spans
+    out = []
+    try:
+        for _ in range(repeat):
+            spans.spans.clear()
+            t0 = time.perf_counter()
+            fn()
+            t1 = time.perf_counter()
+            cur, gap = t0, 0.0
+            for a, b in sorted(spans.spans):
+                gap += max(0.0, a - cur)
+                cur = max(cur, b)
+            out.append(gap + max(0.0, t1 - cur))
+    finally:
+        module.library = real
+    return statistics.median(out)
 
 
 def host() -> dict:

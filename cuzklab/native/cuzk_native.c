@@ -370,45 +370,102 @@ void g2_combine(const u64 *sums, int windows, int parts, int c, u64 *out)
 
 /* ------------------------------------------------------------ prep_msm */
 
-static inline int fr_code(const u64 *v)
-{
-    if (is_zero_n(v, 4)) return 0;
-    if (eq_n(v, FR_ONE, 4)) return 1;
-    return 2;
-}
+/* prep_msm sees the assignment as one index space: the inputs [0, ni), then the aux
+ * values [ni, ni + na). Query q (q < nq <= 3) selects value i of segment s (0: inputs,
+ * 1: aux) when masks[2 q + s] is NULL or masks[2 q + s][i - start of s] is non-zero. */
+#define PREP_QUERIES 3
 
-/* codes[i] = 0 / 1 / 2 (zero, one, other) for i in [lo, hi); counts[3 m + code] for
- * each selection mask m (NULL selects everything). */
-void fr_classify(const u64 *v, int64_t lo, int64_t hi, uint8_t *codes, const uint8_t *m0,
-                 const uint8_t *m1, const uint8_t *m2, int64_t *counts)
+/* codes[i] for i in [lo, hi): bits 0-1 the value's code, 0 / 1 / 2 (zero, one, other), bit
+ * 2 + q set when query q selects it; counts[3 q + k]: the values of code k query q selects.
+ * Branch-free, since a value's code is random (zeros and ones are ~45 % each in a PoRep
+ * witness): the counts come from a histogram of the 32 possible codes (four of them, so
+ * that equal codes in a row do not wait on each other's increments). The masks hold 0 or
+ * 1; a NULL one reads a constant 1 (an absent query's a constant 0) through an index mask
+ * of 0. */
+void fr_classify(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_t hi,
+                 int nq, const uint8_t *const *masks, uint8_t *codes, int64_t *counts)
 {
-    int64_t c[9] = {0};
-    for (int64_t i = lo; i < hi; i++) {
-        int k = fr_code(v + 4 * i);
-        codes[i] = (uint8_t)k;
-        if (!m0 || m0[i]) c[k]++;
-        if (!m1 || m1[i]) c[3 + k]++;
-        if (!m2 || m2[i]) c[6 + k]++;
-    }
-    for (int j = 0; j < 9; j++) counts[j] = c[j];
-}
-
-/* For the selected i in [lo, hi) (query positions from pos on): ones go to ones_idx when
- * split, every other non-zero to tail_idx and tail_vals. */
-void fr_gather(const u64 *v, const uint8_t *codes, const uint8_t *mask, int64_t lo, int64_t hi,
-               int split, int64_t pos, int64_t *ones_idx, int64_t ones_at, int64_t *tail_idx,
-               u64 *tail_vals, int64_t tail_at)
-{
-    for (int64_t i = lo; i < hi; i++) {
-        if (mask && !mask[i]) continue;
-        int k = codes[i];
-        if (k == 1 && split) ones_idx[ones_at++] = pos;
-        else if (k != 0) {
-            tail_idx[tail_at] = pos;
-            memcpy(tail_vals + 4 * tail_at, v + 4 * i, 32);
-            tail_at++;
+    static const uint8_t all = 1, none = 0;
+    int64_t hist[4][32] = {{0}};
+    for (int s = 0; s < 2; s++) {
+        int64_t start = s ? ni : 0;
+        int64_t a = lo > start ? lo : start, b = s ? hi : (hi < ni ? hi : ni);
+        const u64 *v = s ? aux : inputs;
+        const uint8_t *m[PREP_QUERIES];
+        int64_t wrap[PREP_QUERIES];
+        for (int q = 0; q < PREP_QUERIES; q++) {
+            const uint8_t *mq = q < nq ? masks[2 * q + s] : &none;
+            m[q] = mq ? mq : &all;
+            wrap[q] = (q < nq && mq) ? -1 : 0;
         }
-        pos++;
+        for (int64_t i = a; i < b; i++) {
+            int64_t j = i - start;
+            const u64 *x = v + 4 * j;
+            int64_t z = is_zero_n(x, 4), o = eq_n(x, FR_ONE, 4);
+            unsigned code = (unsigned)(2 - 2 * z - o);
+            code |= (unsigned)m[0][j & wrap[0]] << 2;
+            code |= (unsigned)m[1][j & wrap[1]] << 3;
+            code |= (unsigned)m[2][j & wrap[2]] << 4;
+            codes[i] = (uint8_t)code;
+            hist[i & 3][code]++;
+        }
+    }
+    for (int j = 0; j < 9; j++) counts[j] = 0;
+    for (int c = 0; c < 32; c++) {
+        int64_t h = hist[0][c] + hist[1][c] + hist[2][c] + hist[3][c];
+        for (int q = 0; q < PREP_QUERIES; q++)
+            if ((c >> (2 + q)) & 1) counts[3 * q + (c & 3)] += h;
+    }
+}
+
+/* a where the mask m is all ones, b where it is 0: a select the compiler keeps branch-free. */
+#define PICK(m, a, b) ((((uintptr_t)(a)) & (m)) | (((uintptr_t)(b)) & ~(m)))
+
+/* Every query's share of [lo, hi) in one pass over the codes. at[3 q + 0..2]: the query
+ * position of the first value of the range query q selects, and where its ones and its
+ * tail start in that query's outputs; outs[3 q + 0..2]: ones_idx (int64), tail_idx (int64),
+ * tail_vals (4 limbs). A selected one goes to ones_idx when split[q], every other selected
+ * non-zero to the tail. The ones are written branch-free (a value that is not one of the
+ * query's writes a scratch slot instead): zeros and ones are each ~45 % of the values, at
+ * random, so a branch on them would be mispredicted often; the tail (~10 %) takes a branch. */
+void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_t hi,
+               const uint8_t *codes, int nq, const int32_t *split, const int64_t *at,
+               void *const *outs)
+{
+    int64_t pos[PREP_QUERIES], oa[PREP_QUERIES], ta[PREP_QUERIES], sink_idx = 0;
+    int64_t *ones[PREP_QUERIES], *tidx[PREP_QUERIES];
+    u64 *tval[PREP_QUERIES];
+    unsigned sp[PREP_QUERIES];
+    for (int q = 0; q < PREP_QUERIES; q++) {
+        int on = q < nq;
+        pos[q] = on ? at[3 * q] : 0;
+        oa[q] = on ? at[3 * q + 1] : 0;
+        ta[q] = on ? at[3 * q + 2] : 0;
+        ones[q] = on ? (int64_t *)outs[3 * q] : &sink_idx;
+        tidx[q] = on ? (int64_t *)outs[3 * q + 1] : NULL;
+        tval[q] = on ? (u64 *)outs[3 * q + 2] : NULL;
+        sp[q] = on && split[q];
+    }
+    for (int64_t i = lo; i < hi; i++) {
+        unsigned c = codes[i];
+        unsigned k = c & 3;
+        const u64 *x = i < ni ? inputs + 4 * i : aux + 4 * (i - ni);
+        UNROLL
+        for (int q = 0; q < PREP_QUERIES; q++) {
+            unsigned s = (c >> (2 + q)) & 1;
+            unsigned one = s & (k == 1) & sp[q];
+            unsigned tail = s & (k != 0) & !one;
+            uintptr_t mo = -(uintptr_t)one;
+            int64_t *od = (int64_t *)PICK(mo, ones[q] + oa[q], &sink_idx);
+            *od = pos[q];
+            oa[q] += one;
+            if (tail) {
+                tidx[q][ta[q]] = pos[q];
+                memcpy(tval[q] + 4 * ta[q], x, 32);
+                ta[q]++;
+            }
+            pos[q] += s;
+        }
     }
 }
 
@@ -419,9 +476,10 @@ static inline const u64 *zvar(int64_t var, const u64 *inputs, int64_t ni, const 
     return var < ni ? inputs + 4 * var : aux + 4 * (var - ni);
 }
 
-/* out[i] = sum_k coeffs[k rows + i] z[cols[k rows + i]] for rows [lo, hi). */
-void fr_matvec(const int64_t *cols, const u64 *coeffs, int width, int64_t rows, int64_t lo,
-               int64_t hi, const u64 *inputs, int64_t ni, const u64 *aux, u64 *out)
+/* out[i] = sum_k coeffs[k rows + i] z[cols[k rows + i]] for rows [lo, hi) of one matrix. */
+static void matvec_rows(const int64_t *cols, const u64 *coeffs, int width, int64_t rows,
+                        int64_t lo, int64_t hi, const u64 *inputs, int64_t ni, const u64 *aux,
+                        u64 *out)
 {
     for (int64_t i = lo; i < hi; i++) {
         u64 acc[4] = {0, 0, 0, 0}, t[4];
@@ -432,6 +490,24 @@ void fr_matvec(const int64_t *cols, const u64 *coeffs, int width, int64_t rows, 
             fr_add(acc, acc, t);
         }
         memcpy(out + 4 * i, acc, 32);
+    }
+}
+
+/* Rows [lo, hi) of nm matrices at once (A, B and C): outs[j] = M_j z, M_j in ELL layout
+ * (cols[j] and coeffs[j], widths[j] entries a row, rows rows). A block of rows is done for
+ * every matrix before the next block: the rows of A, B and C of one constraint read the
+ * same few variables (a gate's operands and output), and the lines a block of A reads
+ * (about a MiB for 4,096 rows) are still in the core's L2 when B and C read them; one call
+ * covers the three products, so the MatVec is one round of tasks on the pool. */
+#define MATVEC_BLOCK 4096
+void fr_matvec(int nm, const int64_t *const *cols, const u64 *const *coeffs,
+               const int32_t *widths, int64_t rows, int64_t lo, int64_t hi,
+               const u64 *inputs, int64_t ni, const u64 *aux, u64 *const *outs)
+{
+    for (int64_t b0 = lo; b0 < hi; b0 += MATVEC_BLOCK) {
+        int64_t b1 = hi - b0 > MATVEC_BLOCK ? b0 + MATVEC_BLOCK : hi;
+        for (int j = 0; j < nm; j++)
+            matvec_rows(cols[j], coeffs[j], widths[j], rows, b0, b1, inputs, ni, aux, outs[j]);
     }
 }
 

@@ -1,24 +1,69 @@
 """prep_msm's classify-and-gather in native code on a pool of threads.
 
 Each query (L, A, B) is a selection of the assignment: the inputs under one
-mask, then the aux values under another (no mask: all of them). One native
-pass per range of the inputs and of the aux values writes a 0 / 1 / other code
-per value and counts, per query, the zeros, ones and others among the values
-it selects; prefix sums of those counts give every range its place in each
-query's output; a second pass writes the indices of the ones, those of the
-tail and the tail scalars. The split rule is SupraSeal's (see
-:mod:`cuzklab.stages.prep_msm`); the output equals the NumPy twin's.
+mask, then the aux values under another (no mask: all of them). The inputs
+and the aux values are one index space, cut into one range per thread. Two
+native passes, each one task per thread:
+
+1. classify: a code per value (0 / 1 / other, and which queries select it)
+   and, per query, the zeros, ones and others the range selects;
+2. gather: one pass over the codes that writes every query's indices of the
+   ones, indices of the tail and tail scalars for the range.
+
+Between them, on the calling thread, only NumPy's prefix sums of a
+(ranges, 3, 3) array of counts (each range's place in each query's outputs)
+and the outputs' allocation: they are allocated empty, and their pages are
+first touched by the thread that writes them. The split rule is SupraSeal's
+(see :mod:`cuzklab.stages.prep_msm`); the output equals the NumPy twin's.
 """
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from .build import library
-from .pool import check_threads, chunks_for, ptr, run_tasks
+from .pool import check_threads, ranges, run_tasks
 
 #: Fewest values per native call; below it the pool only adds overhead.
 MIN_CHUNK = 1 << 15
+
+#: Most queries one call splits (the codes hold a selection bit per query).
+MAX_QUERIES = 3
+
+
+def _mask_bytes(mask, n: int, what: str) -> np.ndarray | None:
+    """Return ``mask`` as a contiguous uint8 array of length n (a view of a bool array), or None."""
+    if mask is None:
+        return None
+    m = np.asarray(mask)
+    if m.shape != (n,):
+        raise ValueError(f"{what}: expected a mask of shape ({n},), got {m.shape}")
+    if m.dtype != np.bool_:                     # the native code reads 0 / 1 bytes
+        m = m != 0
+    return np.ascontiguousarray(m).view(np.uint8)
+
+
+def offsets(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (split, totals, at) from per-range counts (ranges, queries, 3: zeros, ones, others).
+
+    ``split[q]``: SupraSeal's rule (the tail at most half of the points);
+    ``totals[q]``: (zeros, ones, tail) of the query's outputs; ``at[k, q]``:
+    range k's (position, first one, first tail entry) in query q's outputs.
+    """
+    c = counts
+    tot = c.sum(axis=0)                                   # (queries, 3)
+    split = ~(2 * tot[:, 2] > tot.sum(axis=1))
+    per = np.empty_like(c)
+    per[:, :, 0] = c.sum(axis=2)
+    per[:, :, 1] = c[:, :, 1] * split
+    per[:, :, 2] = c[:, :, 2] + c[:, :, 1] * ~split
+    at = np.ascontiguousarray(np.cumsum(per, axis=0))
+    at -= per
+    totals = per.sum(axis=0)
+    totals[:, 0] = tot[:, 0]
+    return split, totals, at
 
 
 def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: int = 1) -> dict:
@@ -29,52 +74,45 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
     the query's scalars (None: all); at most three queries.
     """
     threads = check_threads(threads)
-    if len(masks) > 3:
-        raise ValueError(f"at most three queries, got {len(masks)}")
+    if len(masks) > MAX_QUERIES:
+        raise ValueError(f"at most {MAX_QUERIES} queries, got {len(masks)}")
     lib = library()
+    inputs, aux = np.ascontiguousarray(inputs), np.ascontiguousarray(aux)
+    ni, na = inputs.shape[0], aux.shape[0]
     queries = list(masks)
-    segments = []
-    for seg, vals in enumerate((inputs, aux)):
-        vals = np.ascontiguousarray(vals)
-        sel = [None if masks[q][seg] is None else np.ascontiguousarray(masks[q][seg], dtype=np.uint8)
-               for q in queries]
-        sel += [None] * (3 - len(sel))
-        codes = np.empty(vals.shape[0], dtype=np.uint8)
-        cuts = chunks_for(vals.shape[0], threads, MIN_CHUNK)
-        counts = np.zeros((max(1, len(cuts)), 9), dtype=np.int64)
+    nq = len(queries)
+    keep = []                                   # the mask arrays outlive the native calls
+    mask_ptrs = (ctypes.c_void_p * (2 * MAX_QUERIES))()
+    for q, name in enumerate(queries):
+        for s, (m, n) in enumerate(zip(masks[name], (ni, na))):
+            m = _mask_bytes(m, n, f"masks[{name!r}][{s}]")
+            if m is not None:
+                keep.append(m)
+                mask_ptrs[2 * q + s] = m.ctypes.data
+    n = ni + na
+    cuts = ranges(n, min(threads, max(1, n // MIN_CHUNK)))
+    codes = np.empty(n, dtype=np.uint8)
+    counts = np.empty((len(cuts), MAX_QUERIES, 3), dtype=np.int64)
+    pin, pax, pcodes, pcounts = (inputs.ctypes.data, aux.ctypes.data, codes.ctypes.data,
+                                 counts.ctypes.data)
+    step = counts.strides[0]
+    run_tasks(lambda lo, hi, pc: lib.fr_classify(pin, ni, pax, lo, hi, nq, mask_ptrs, pcodes, pc),
+              [(lo, hi, pcounts + k * step) for k, (lo, hi) in enumerate(cuts)], threads)
 
-        def classify(k, lo, hi, vals=vals, codes=codes, sel=sel, counts=counts):
-            lib.fr_classify(ptr(vals), lo, hi, ptr(codes), ptr(sel[0]), ptr(sel[1]), ptr(sel[2]),
-                            counts[k].ctypes.data)
-
-        run_tasks(classify, [(k, lo, hi) for k, (lo, hi) in enumerate(cuts)], threads)
-        segments.append((vals, codes, sel, cuts, counts[:len(cuts)].reshape(-1, 3, 3)))
+    split, totals, at = offsets(counts[:, :nq])
+    split32 = split.astype(np.int32)
+    out_ptrs = (ctypes.c_void_p * (3 * MAX_QUERIES))()
     out = {}
-    gathers = []
-    for qi, q in enumerate(queries):
-        n0 = sum(int(s[4][:, qi, 0].sum()) for s in segments)
-        n1 = sum(int(s[4][:, qi, 1].sum()) for s in segments)
-        n2 = sum(int(s[4][:, qi, 2].sum()) for s in segments)
-        n = n0 + n1 + n2
-        split = not 2 * n2 > n
-        ones_idx = np.empty(n1 if split else 0, dtype=np.int64)
-        tail = n2 if split else n1 + n2
-        tail_idx = np.empty(tail, dtype=np.int64)
-        tail_vals = np.empty((tail, 8), dtype=np.uint32)
-        pos = ones_at = tail_at = 0
-        for vals, codes, sel, cuts, counts in segments:
-            for k, (lo, hi) in enumerate(cuts):
-                c0, c1, c2 = (int(x) for x in counts[k, qi])
-                gathers.append((vals, codes, sel[qi], lo, hi, int(split), pos, ones_idx, ones_at,
-                                tail_idx, tail_vals, tail_at))
-                pos += c0 + c1 + c2
-                ones_at += c1 if split else 0
-                tail_at += c2 + (0 if split else c1)
-        out[q] = (ones_idx, tail_idx, tail_vals, n0, n1 if split else 0, split)
-
-    def gather(vals, codes, sel, lo, hi, split, pos, ones_idx, ones_at, tail_idx, tail_vals, tail_at):
-        lib.fr_gather(ptr(vals), ptr(codes), ptr(sel), lo, hi, split, pos, ptr(ones_idx), ones_at,
-                      ptr(tail_idx), ptr(tail_vals), tail_at)
-
-    run_tasks(gather, gathers, threads)
+    for q, name in enumerate(queries):
+        ones_idx = np.empty(int(totals[q, 1]), dtype=np.int64)
+        tail_idx = np.empty(int(totals[q, 2]), dtype=np.int64)
+        tail_vals = np.empty((int(totals[q, 2]), 8), dtype=np.uint32)
+        out_ptrs[3 * q: 3 * q + 3] = [ones_idx.ctypes.data, tail_idx.ctypes.data,
+                                      tail_vals.ctypes.data]
+        out[name] = (ones_idx, tail_idx, tail_vals, int(totals[q, 0]), int(totals[q, 1]),
+                     bool(split[q]))
+    psplit, pat, step = split32.ctypes.data, at.ctypes.data, at.strides[0]
+    run_tasks(lambda lo, hi, pa: lib.fr_gather(pin, ni, pax, lo, hi, pcodes, nq, psplit, pa,
+                                               out_ptrs),
+              [(lo, hi, pat + k * step) for k, (lo, hi) in enumerate(cuts)], threads)
     return out

@@ -2,12 +2,15 @@
 
 The witness gates run in order on one thread, or layer by layer on a pool
 (gates of one layer read only earlier layers). The MatVec is row-parallel:
-each range of rows is one native call that writes its slice of the output,
-which is allocated empty, so its pages are touched (and RSS grows) as the
-rows are written, as in cuzk.
+each range of rows is one native call that computes those rows of A z, B z
+and C z together and writes its slice of each output, which is allocated
+empty, so its pages are touched (and RSS grows) as the rows are written, as
+in cuzk, by the thread that computes them.
 """
 
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 
@@ -17,26 +20,57 @@ from .pool import check_threads, chunks_for, ptr, ranges, run_tasks, shared_pool
 #: Fewest rows per native MatVec call.
 MIN_ROWS = 1 << 13
 
+#: Most matrices one MatVec call computes (A, B and C).
+MAX_MATRICES = 3
+
+
+def matvecs_into(mats, rows: int, inputs: np.ndarray, aux: np.ndarray, outs, *,
+                 threads: int = 1, pool=None) -> None:
+    """Write M_j z into ``outs[j][:rows]`` ((n, 8) uint32) for each matrix (cols (w, rows), coeffs (w rows, 8)) of ``mats``.
+
+    ``mats``: (cols, coeffs) pairs in ELL layout, at most :data:`MAX_MATRICES`,
+    all with ``rows`` rows. Every task computes one range of rows of every
+    matrix; the rows are cut into a few ranges per thread of ``threads``.
+    ``pool``: the executor they run on (None: the process's shared pool of
+    ``threads`` threads). A pool shared by concurrent MatVecs is how cuzk's
+    syntheses share rayon's pool.
+    """
+    threads = check_threads(threads)
+    mats, outs = list(mats), list(outs)
+    if len(mats) != len(outs) or len(mats) > MAX_MATRICES:
+        raise ValueError(f"expected as many outputs as matrices, at most {MAX_MATRICES}; got "
+                         f"{len(mats)} matrices and {len(outs)} outputs")
+    lib = library()
+    keep = []                                   # the arrays outlive the native calls
+    for cols, coeffs in mats:
+        cols = np.ascontiguousarray(cols, dtype=np.int64)
+        coeffs = np.ascontiguousarray(coeffs)
+        if cols.ndim != 2 or cols.shape[1] != rows or coeffs.shape != (cols.size, 8):
+            raise ValueError(f"a matrix of {rows} rows in ELL layout needs cols (w, {rows}) and "
+                             f"coeffs (w {rows}, 8), got {cols.shape} and {coeffs.shape}")
+        keep.append((cols, coeffs))
+    for out in outs:
+        if out.shape[0] < rows or out.shape[1:] != (8,) or not out.flags["C_CONTIGUOUS"]:
+            raise ValueError("each output must be C-contiguous (n, 8) with n >= rows")
+    inputs, aux = np.ascontiguousarray(inputs), np.ascontiguousarray(aux)
+    nm = len(keep)
+    pcols = (ctypes.c_void_p * nm)(*[c.ctypes.data for c, _ in keep])
+    pcoeffs = (ctypes.c_void_p * nm)(*[k.ctypes.data for _, k in keep])
+    pouts = (ctypes.c_void_p * nm)(*[o.ctypes.data for o in outs])
+    widths = np.array([c.shape[0] for c, _ in keep], dtype=np.int32)
+    pw, pin, pax, ni = widths.ctypes.data, inputs.ctypes.data, aux.ctypes.data, inputs.shape[0]
+    run_tasks(lambda lo, hi: lib.fr_matvec(nm, pcols, pcoeffs, pw, rows, lo, hi, pin, ni, pax,
+                                           pouts),
+              chunks_for(rows, threads, MIN_ROWS), threads, pool)
+
 
 def matvec_into(cols: np.ndarray, coeffs: np.ndarray, rows: int, inputs: np.ndarray,
                 aux: np.ndarray, out: np.ndarray, *, threads: int = 1, pool=None) -> None:
     """Write M z into ``out[:rows]`` ((n, 8) uint32), M in ELL layout (cols (w, rows), coeffs (w rows, 8)).
 
-    The rows are cut into a few ranges per thread of ``threads``; ``pool``: the
-    executor they run on (None: the process's shared pool of ``threads`` threads).
-    A pool shared by concurrent MatVecs is how cuzk's syntheses share rayon's pool.
+    One matrix of :func:`matvecs_into`.
     """
-    threads = check_threads(threads)
-    lib = library()
-    cols = np.ascontiguousarray(cols, dtype=np.int64)
-    coeffs = np.ascontiguousarray(coeffs)
-    inputs, aux = np.ascontiguousarray(inputs), np.ascontiguousarray(aux)
-    width = int(cols.shape[0])
-    if out.shape[0] < rows or not out.flags["C_CONTIGUOUS"]:
-        raise ValueError("out must be C-contiguous with at least one row per matrix row")
-    run_tasks(lambda lo, hi: lib.fr_matvec(ptr(cols), ptr(coeffs), width, rows, lo, hi,
-                                           ptr(inputs), inputs.shape[0], ptr(aux), ptr(out)),
-              chunks_for(rows, threads, MIN_ROWS), threads, pool)
+    matvecs_into([(cols, coeffs)], rows, inputs, aux, [out], threads=threads, pool=pool)
 
 
 def eval_gates(ops: np.ndarray, args: np.ndarray, outs: np.ndarray, layers: np.ndarray,

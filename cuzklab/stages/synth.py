@@ -66,16 +66,15 @@ def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1,
 
     ``pool``: the executor the MatVec's row ranges run on (None: a shared pool of ``threads``).
     """
-    from ..native.synthesis import matvec_into
+    from ..native.synthesis import matvecs_into
     n, m, ni = r1cs.domain_size, r1cs.num_constraints, r1cs.num_inputs
     inputs = np.ascontiguousarray(witness.inputs.to("cpu").limbs)
     aux = np.ascontiguousarray(witness.aux.to("cpu").limbs)
-    out = []
-    for mat in (r1cs.a, r1cs.b, r1cs.c):
-        v = np.empty((n, 8), dtype=np.uint32)    # pages fill as the rows are written
-        matvec_into(mat.cols, mat.coeffs.limbs, m, inputs, aux, v, threads=threads, pool=pool)
+    mats = [(mat.cols, mat.coeffs.limbs) for mat in (r1cs.a, r1cs.b, r1cs.c)]
+    out = [np.empty((n, 8), dtype=np.uint32) for _ in mats]   # pages fill as the rows are written
+    matvecs_into(mats, m, inputs, aux, out, threads=threads, pool=pool)
+    for v in out:
         v[m:] = 0
-        out.append(v)
     out[0][m:m + ni] = inputs
     return tuple(Fr.from_mont_limbs(v, "cpu", check=False) for v in out)
 

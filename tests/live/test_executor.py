@@ -282,13 +282,13 @@ def test_the_matvecs_of_all_syntheses_share_one_pool_of_synthesis_threads(monkey
     """As cuzk's syntheses share rayon's pool: one pool of synthesis_threads, not one per worker."""
     import cuzklab.native.synthesis as ns
     calls = []
-    real = ns.matvec_into
+    real = ns.matvecs_into
 
     def spy(*args, threads=1, pool=None, **kw):
         calls.append((pool, threads))
         return real(*args, threads=threads, pool=pool, **kw)
 
-    monkeypatch.setattr(ns, "matvec_into", spy)
+    monkeypatch.setattr(ns, "matvecs_into", spy)
     trace = _live(_cfg(partition_workers=2, synthesis_threads=4, partitions=2))
     assert not trace.meta.get("failed")
     pools = {id(p) for p, _ in calls}

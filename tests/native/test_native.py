@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cuzklab.curve import Point, Points
-from cuzklab.field import Fp2, Fr
+from cuzklab.field import Fp2, Fr, concat
 from cuzklab.field.constants import P, R
 from cuzklab.groth16 import constraints_for_domain, porep_circuit
 from cuzklab.groth16.program import porep_program
@@ -125,6 +125,51 @@ def test_matvec_native_equals_twin(program):
                                            domain_vectors(r1, w1)))
 
 
+def _random_ell(rng, rows, width, nvars):
+    """A random ELL matrix: slots with zero, one and random coefficients."""
+    from cuzklab.groth16.r1cs import SparseMatrix
+    cols = rng.integers(0, max(1, nvars), size=(width, rows)).astype(np.int64)
+    return SparseMatrix(cols, Fr.from_mont_limbs(_random_scalars(rng, width * rows, 0.3, 0.3),
+                                                 check=False), rows)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2, 37, 5001])
+def test_matvecs_into_equals_the_twin_for_one_to_three_matrices(rows, monkeypatch):
+    import cuzklab.native.synthesis as NS
+    from cuzklab.groth16.matvec import matvec
+    monkeypatch.setattr(NS, "MIN_ROWS", 16)         # several ranges even at these sizes
+    rng = np.random.default_rng(rows)
+    ni, na = 3, 200
+    inputs, aux = _random_scalars(rng, ni, 0.3, 0.3), _random_scalars(rng, na, 0.3, 0.3)
+    z = concat([Fr.from_mont_limbs(inputs, check=False), Fr.from_mont_limbs(aux, check=False)])
+    mats = [_random_ell(rng, rows, w, ni + na) for w in (3, 1, 2)]
+    want = [matvec(m, z).limbs for m in mats]
+    for k in (1, 2, 3):
+        for threads in (1, 2, 3, 8):
+            outs = [np.full((rows + 2, 8), 7, dtype=np.uint32) for _ in range(k)]
+            NS.matvecs_into([(m.cols, m.coeffs.limbs) for m in mats[:k]], rows, inputs, aux,
+                            outs, threads=threads)
+            for o, w in zip(outs, want):
+                assert np.array_equal(o[:rows], w)
+                assert (o[rows:] == 7).all()         # nothing past the rows is written
+
+
+def test_matvecs_into_checks_its_arguments():
+    from cuzklab.native.synthesis import matvecs_into
+    rng = np.random.default_rng(1)
+    m = _random_ell(rng, 10, 2, 5)
+    z = _random_scalars(rng, 5)
+    pair = (m.cols, m.coeffs.limbs)
+    with pytest.raises(ValueError, match="as many outputs"):
+        matvecs_into([pair], 10, z[:1], z[1:], [])
+    with pytest.raises(ValueError, match="at most 3"):
+        matvecs_into([pair] * 4, 10, z[:1], z[1:], [np.empty((10, 8), np.uint32)] * 4)
+    with pytest.raises(ValueError, match="n >= rows"):
+        matvecs_into([pair], 10, z[:1], z[1:], [np.empty((9, 8), np.uint32)])
+    with pytest.raises(ValueError, match="ELL layout"):
+        matvecs_into([pair], 11, z[:1], z[1:], [np.empty((11, 8), np.uint32)])
+
+
 def _same_split(x, y):
     assert (x.zeros, x.ones, x.tail, x.split) == (y.zeros, y.ones, y.tail, y.split)
     assert np.array_equal(x.ones_idx, y.ones_idx) and np.array_equal(x.tail_idx, y.tail_idx)
@@ -146,6 +191,86 @@ def test_prep_msm_native_equals_twin(program, monkeypatch):
     assert not want.l.split
     for q in ("l", "a", "b"):
         _same_split(getattr(got, q), getattr(want, q))
+
+
+def _random_scalars(rng, n, p_zero=0.45, p_one=0.45):
+    """(n, 8) Montgomery limbs: zeros, ones and random values in the given shares."""
+    vals = Fr.random(n, rng).limbs.copy()
+    u = rng.random(n)
+    vals[u < p_zero] = 0
+    vals[(u >= p_zero) & (u < p_zero + p_one)] = Fr.ones(1).limbs[0]
+    return vals
+
+
+def _twin_split(inputs, aux, mask_in, mask_aux):
+    from cuzklab.stages.prep_msm import split_query
+    parts = [Fr.from_mont_limbs(v if m is None else v[m], check=False)
+             for v, m in ((inputs, mask_in), (aux, mask_aux))]
+    return split_query(concat(parts))
+
+
+@pytest.mark.parametrize("ni,na", [(0, 0), (1, 0), (0, 1), (1, 1), (3, 17), (5, 1001), (40, 4099)])
+def test_split_queries_equals_the_twin_on_random_values_and_edge_sizes(ni, na, monkeypatch):
+    import cuzklab.native.split as S
+    from cuzklab.stages.prep_msm import QuerySplit
+    monkeypatch.setattr(S, "MIN_CHUNK", 4)         # several ranges even at these sizes
+    rng = np.random.default_rng(ni * 7919 + na)
+    for p_zero, p_one in ((0.45, 0.45), (0.1, 0.1), (1.0, 0.0), (0.0, 1.0)):
+        inputs, aux = _random_scalars(rng, ni, p_zero, p_one), _random_scalars(rng, na, p_zero, p_one)
+        masks = {"l": (np.zeros(ni, dtype=bool), None),
+                 "a": (None, rng.random(na) < 0.99),
+                 "b": (rng.random(ni) < 0.3, rng.random(na) < 0.25)}
+        want = {q: _twin_split(inputs, aux, *m) for q, m in masks.items()}
+        for threads in (1, 2, 3, 8):
+            got = S.split_queries(inputs, aux, masks, threads=threads)
+            for q, (ones, tail_idx, vals, n0, n1, sp) in got.items():
+                _same_split(QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, check=False),
+                                       n0, n1, sp), want[q])
+                assert ones.dtype == tail_idx.dtype == np.int64 and vals.dtype == np.uint32
+
+
+def test_split_queries_takes_fewer_queries_and_masks_of_any_dtype():
+    import cuzklab.native.split as S
+    rng = np.random.default_rng(2)
+    inputs, aux = _random_scalars(rng, 7), _random_scalars(rng, 301)
+    sel = (rng.random(301) < 0.5).astype(np.uint8) * 3        # non-zero bytes that are not 1
+    got = S.split_queries(inputs, aux, {"x": (None, sel)}, threads=2)
+    want = _twin_split(inputs, aux, None, sel != 0)
+    ones, tail_idx, vals, n0, n1, sp = got["x"]
+    assert (n0, n1, sp) == (want.zeros, want.ones, want.split)
+    assert np.array_equal(ones, want.ones_idx) and np.array_equal(tail_idx, want.tail_idx)
+    assert S.split_queries(inputs, aux, {}, threads=3) == {}
+    with pytest.raises(ValueError, match="at most 3"):
+        S.split_queries(inputs, aux, dict.fromkeys("abcd", (None, None)))
+    with pytest.raises(ValueError, match="shape \\(301,\\)"):
+        S.split_queries(inputs, aux, {"x": (None, sel[:5])})
+
+
+def test_offsets_place_each_range_in_each_query():
+    from cuzklab.native.split import offsets
+    # two ranges, two queries: (zeros, ones, others) per range
+    counts = np.array([[[1, 2, 1], [0, 1, 3]],
+                       [[2, 1, 0], [1, 0, 2]]], dtype=np.int64)
+    split, totals, at = offsets(counts)
+    assert split.tolist() == [True, False]             # q1: tail 5 of 7 points is over half
+    assert totals.tolist() == [[3, 3, 1], [1, 0, 6]]
+    assert at[0].tolist() == [[0, 0, 0], [0, 0, 0]]
+    assert at[1].tolist() == [[4, 2, 1], [4, 0, 4]]
+    assert at.flags["C_CONTIGUOUS"]
+
+
+def test_serial_s_counts_the_time_no_native_call_runs():
+    import cuzklab.native.split as S
+    from cuzklab.native.bench import serial_s
+    rng = np.random.default_rng(4)
+    inputs, aux = _random_scalars(rng, 3), _random_scalars(rng, 5000)
+    masks = {"l": (None, None)}
+
+    def fn():
+        time.sleep(0.02)
+        S.split_queries(inputs, aux, masks, threads=2)
+    assert 0.02 <= serial_s(fn, S, 3) < 0.5
+    assert S.library is build.library                # restored
 
 
 def test_synthesize_splits_its_time_and_matches_synth(program):
