@@ -91,6 +91,7 @@ def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify:
         "gpus": cfg.gpus, "lock": cfg.lock, "gw": cfg.gpu_workers_per_device,
         "pw": cfg.partition_workers,
         "seconds_per_proof": _median([r["seconds_per_proof"] for r in runs]),
+        "seconds_per_proof_runs": [r["seconds_per_proof"] for r in runs],
         "wall_s": _median([r["wall_s"] for r in runs]),
         "peak_rss_gib": _median([r["peak_rss_gib"] for r in runs]),
         "gpu_busy_fraction": _median([r["gpu_busy_fraction"] for r in runs]),

@@ -409,8 +409,8 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
     The region (ntt_h, batch_add, tail_msm from device-resident inputs) is driven
     by one host thread that issues the launches and waits. ``load_threads``
     (default: twice the cores) native threads run chains of Fr products that
-    need no memory and release the GIL, so the region's thread gets only its
-    share of a core: how much longer the region takes then is the host's share
+    need no memory and hold the GIL only between calls tens of milliseconds long,
+    so the region's thread gets only its share of a core: how much longer the region takes then is the host's share
     of it (:func:`~cuzklab.calibrate.contention.fit_gpu_host_share`).
     Medians of ``repeat``; only on the GPU backend. ``region``: a call to time
     instead of the partition's kernels (a test's stand-in).
@@ -444,7 +444,9 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
 
     def burn():
         while not stop.is_set():
-            lib.fr_chain(ptr(CHAIN_SEED), 20000)  # ~1 ms a call, GIL released
+            # ~25-50 ms a call with the GIL released: the load takes the GIL a few times a
+            # second, so what it measures is the cores' share, not a queue for the GIL
+            lib.fr_chain(ptr(CHAIN_SEED), 1_000_000)
 
     ts = [threading.Thread(target=burn, daemon=True) for _ in range(n_load)]
     for th in ts:
