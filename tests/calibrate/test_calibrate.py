@@ -473,12 +473,12 @@ def test_the_gpu_host_share_slows_gpu_stages_beside_busy_cores():
     assert fit["host_share"] == pytest.approx(0.3, abs=1e-3)
     assert fit_gpu_host_share({"slowdown": 0.97, "load_threads": 32}, cores=16)["host_share"] == 0
     # in the daemon model: the kernels of a CPU-bound run take longer, alone they do not
-    prof = Profile.load("porep-live-h200")
+    prof = Profile.load("porep-live-h200").replace(gpu={"host_share": 0.0})
     loaded = PipelineConfig(proofs=3, concurrency=3, partitions=4, partition_workers=12,
                             gpu_threads=16, memory_gib=754.0)
     alone = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=1,
                            gpu_threads=16, memory_gib=754.0, lock="monolithic")
-    for cfg, lo, hi in ((loaded, 1.1, 10.0), (alone, 0.999, 1.05)):
+    for cfg, lo, hi in ((loaded, 1.03, 10.0), (alone, 0.999, 1.05)):
         a = simulate(cfg, prof).summary()["stage_s"]["ntt_h"]
         b = simulate(cfg, prof.replace(gpu={"host_share": 0.5})).summary()["stage_s"]["ntt_h"]
         assert lo * a <= b <= hi * a, cfg  # alone: only the busy-machine slowdown beside prep
