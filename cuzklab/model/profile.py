@@ -67,6 +67,7 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
 # Optional keys (absent: the mechanism is off), with the allowed range of each value.
 _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "node": {"busy_slowdown": (0, 10), "busy_knee": (2, 4096)},
+    "memory": {"request_gib": (0, 1e3)},
 }
 
 # Values the model derives from others; a profile may not set them (they would contradict).
