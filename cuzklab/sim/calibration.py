@@ -276,7 +276,7 @@ KNOWN_DEVIATIONS = {
         "(work_core_s 58) with mem_bound 0.054 on the present law: pw=1 +0.2 %, pw=2 -3.5 % "
         "(10/10), pw=5 -3.2 %, pw=7 -0.6 %, but the c=30 j=20 OOM holds in 7 of 10 seeds and the "
         "pw=12 gw=2 peak in 6 of 10. The phase 9 collapse (fitted within a pressure_start window "
-        "0.04 wide) and that peak both sit on the present speed of ten to twelve syntheses, which "
+        "0.02 wide) and that peak both sit on the present speed of ten to twelve syntheses, which "
         "any law slowing two syntheses moves."),
     "phase 12 low-memory, pw=1 gw=1: peak RSS": (
         "the model peaks at 91.7 GiB in every seed: SRS and PCE (69.7 GiB), the five proofs' "
