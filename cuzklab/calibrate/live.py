@@ -278,6 +278,8 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         Entry("budget_release_gpu_gib", abc_gib, "measured", "a, b, c released after the kernels"),
         Entry("safety_margin_gib", 5.0, "cuzk", "budget = MemTotal - 5 GiB"),
         Entry("dealloc_s", 0.0, "measured", "the live executor frees at once (no munmap thread)"),
+        Entry("request_gib", 0.0, "assumed", "the live executor builds its circuits in process: "
+              "no serialized request is copied per partition"),
         Entry("b_g2_bucket_mib_per_thread", 0.0, "assumed", "inside the scratch at these sizes"),
         Entry("pressure_start", 0.72, "assumed", "as porep-32g; live runs stay far below RAM"),
     ]

@@ -69,6 +69,7 @@ _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "node": {"busy_slowdown": (0, 10), "busy_knee": (2, 4096), "llc_mib": (0, 1e6)},
     "synth": {"matvec_serial": (0, 0.99), "matvec_miss_penalty": (0, 100)},
     "gpu": {"host_share": (0, 1)},
+    "memory": {"request_gib": (0, 1e3)},
 }
 
 # Values the model derives from others; a profile may not set them (they would contradict).

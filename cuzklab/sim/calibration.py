@@ -246,42 +246,75 @@ FURTHER_CASES: tuple[Case, ...] = (
 # Measurements the model does not reproduce, and why. They stay in their table.
 KNOWN_DEVIATIONS = {
     "phase 8 sweep c=5 j=3, pw=30": (
-        "over seeds 0-9 the model gives 54.2 s/proof (51.6-56.0) against 60.4, within ±10 % at 5 "
+        "over seeds 0-9 the model gives 54.2 s/proof (51.7-56.0) against 60.4, within ±10 % at 5 "
         "of 10 seeds (1 of 10 before syntheses held their memory as cuzk's do: thirty of them now "
         "reach ~652 GiB together at their MatVecs, and reclaim pressure slows them to ~2x their "
-        "solo time). The rest of cuzk's regression ('pw=30 causes severe CPU contention that "
-        "starves GPU preprocessing') is not established: the model shares bandwidth max-min fair "
-        "among syntheses of ~2 threads each on 96 cores."),
+        "solo time). In the model the run is two waves that barely meet the GPU: 30 syntheses "
+        "(three proofs) take ~53 s while the GPU idles, the GPU then drains 30 partitions whose "
+        "hand-offs interleave the three proofs (so none completes, and no new proof is admitted, "
+        "until ~165 s), then the last 20 syntheses run, again beside an idle GPU. So CPU work that "
+        "'starves GPU preprocessing' (cuzk's reading) has little GPU work beside it here; the "
+        "missing ~30 s would have to come from slower syntheses at 30 at once, and the model's "
+        "contention is linear in the syntheses running (bandwidth shared max-min fair among "
+        "syntheses of ~2 threads each on 96 cores). Every law tried for the pw=2 row below "
+        "(contention from the second synthesis on) makes this row faster still (53.2-53.9)."),
     "phase 12 low-memory, pw=2 gw=1": (
         "the model's mean over seeds 0-9 is 10.0 % fast (136.8 s/proof, 136.1-137.3, against 152), "
         "within ±10 % at 6 of 10 seeds: with two syntheses the run is synthesis-bound; the model's "
         "~27 s solo synthesis (fitted with pw=1 and the ten-synthesis rows; cuzk: ~29 s alone) and "
         "its bandwidth law, under which two syntheses (~248 GB/s asked of 250) do not yet slow "
         "each other, leave it fast where cuzk's sweep shows ~5 % (29.0 s a synthesis at pw=1, "
-        "30.4 s at pw=2)."),
+        "30.4 s at pw=2). Tried: (a) a synthesis that can ask the node's whole bandwidth "
+        "(synth.bw_gbps_per_thread 125, so contention starts at the second synthesis; one MatVec "
+        "alone is memory-bandwidth bound in cuzk's phase 5 notes) with mem_bound 0.0321, which "
+        "keeps ten syntheses' slowdown: pw=2 141.2 s/proof (-7.1 %, 10/10), pw=5 -5.6 %, but the "
+        "low-memory pw=12 gw=2 peak falls to 6/10 (403.5 GiB; its seeds sit at ~396 or ~411 GiB, "
+        "one finished partition more or less waiting when the fourth wave's MatVecs peak, against "
+        "a 410.3 GiB limit) and pw=30 to 2/10; (b) the same with mem_bound 0.0334: every row "
+        "passes on seeds 0-9, but the phase 9 c=30 j=20 OOM then holds in 30 of seeds 0-39 (75 %, "
+        "against 40 of 40), below the 8-of-10 rule; (c) cuzk's ~29 s solo synthesis "
+        "(work_core_s 58) with mem_bound 0.054 on the present law: pw=1 +0.2 %, pw=2 -3.5 % "
+        "(10/10), pw=5 -3.2 %, pw=7 -0.6 %, but the c=30 j=20 OOM holds in 7 of 10 seeds and the "
+        "pw=12 gw=2 peak in 6 of 10. The phase 9 collapse (fitted within a pressure_start window "
+        "0.02 wide) and that peak both sit on the present speed of ten to twelve syntheses, which "
+        "any law slowing two syntheses moves."),
     "phase 12 low-memory, pw=1 gw=1: peak RSS": (
-        "the model peaks at 89.1 GiB in every seed: SRS and PCE (69.7 GiB) and one synthesis in its "
-        "MatVec (aux 3.88 + the MatVec's copy of the witness 3.88 + a/b/c 11.65 = 19.4 GiB, the "
+        "the model peaks at 91.7 GiB in every seed: SRS and PCE (69.7 GiB), the five proofs' "
+        "requests (2.6 GiB, C1 output cloned into each partition's work item) and one synthesis in "
+        "its MatVec (aux 3.88 + the MatVec's copy of the witness 3.88 + a/b/c 11.65 = 19.4 GiB, the "
         "'~19.4 GiB' cuzk's c2-optimization-proposal-7 gives a synthesis at its SpMV). cuzk's "
-        "formula from the same sweep, '~69 + pw x 20 GiB', gives 89 as well; the measured 104 GiB "
-        "is 15 GiB, about one more partition's output, above both. With one partition worker the "
-        "previous partition's GPU work and finalize end ~20 s before the next MatVec, and nothing "
-        "else the sources describe is alive then: the cause is not established."),
+        "formula from the same sweep, '~69 + pw x 20 GiB', gives 89; the measured 104 GiB is "
+        "12 GiB, most of one more partition's output, above the model. With one partition worker "
+        "the previous partition's GPU work and finalize end ~20 s before the next MatVec. The "
+        "daemon's start was checked as a candidate: the SRS constructor (supraseal-c2 "
+        "groth16_srs.cuh) pins 44 GiB with cudaHostAlloc and copies the points from a MAP_PRIVATE "
+        "mapping of the 47 GB file in a background thread, unmapped only when the copy ends, while "
+        "the engine goes on to load the 25.7 GiB PCE from disk: between ~88 GiB (the PCE loaded "
+        "after the copy ends) and ~114 GiB (before), so 104 GiB if about 60 % of the PCE was in "
+        "when the mapping went. The sources give neither the two loads' speeds in that run nor "
+        "whether the sweep's peak was sampled from the daemon's start (its pw=2 figure, 110 GiB, "
+        "is the model's steady peak, 111), so the model does not add a start-up transient whose "
+        "size would be fitted to this one row, and the cause stays open."),
     "phase 12 low-memory, pw=10 gw=1: peak RSS": (
-        "+10.1 % (341 GiB, 340-342, against 310), within ±10 % at 1 of 10 seeds. The peak is the "
-        "last wave of ten syntheses in their MatVecs (10 x 19.4 GiB) over five finished partitions "
+        "+10.5 % (342.5 GiB, 341.3-343.2, against 310), within ±10 % at 0 of 10 seeds (1 of 10 "
+        "before the five proofs' requests, 2.6 GiB, were held). The peak is the last wave of ten "
+        "syntheses in their MatVecs (10 x 19.4 GiB) over five finished partitions "
         "still waiting for the single GPU worker: the worker turns a partition every ~4.0 s and a "
         "wave of ten takes ~36 s, so the backlog grows by about a partition a wave; cuzk's 310 GiB "
         "leaves room for three. The worker's cycle comes from the GPU set-up constants fitted on "
         "the prove= rows (gpu.in_lock_setup_s, gpu.pre_lock_s): with in_lock_setup_s = 0.60 "
         "instead of 1.17 this peak falls to 291 GiB, but the GPU-bound s/proof rows then run "
-        "12-16 % fast, so those constants cannot give both. The fitted start allocation this "
+        "12-16 % fast, so those constants cannot give both. Freeing a/b/c on the GPU worker's "
+        "thread in prove_start (as cuzk does since 98a52b33, not through the serialized dealloc "
+        "thread) moves it by less than 1 GiB, and charging that munmap (~0.7 s) to the worker's "
+        "cycle raises it to 359 GiB. The fitted start allocation this "
         "profile replaced (a fifth of the output and 4 GiB of scratch from a synthesis's start) "
         "spread the wave's memory and gave 333 GiB (+7.6 %)."),
     "phase 12 pre-fix, pw=10 j=20: peak RSS": (
         "cuzk's fix commit 98a52b33 gives 'pw=10: 38.5s/proof, 321 GiB peak RSS (was 367 GiB)'; "
-        "the model peaks at ~293 GiB before the fix and ~292 GiB after it, both at its second "
-        "wave (ten MatVecs of 19.4 GiB over the first wave's last partitions). The fix changed no "
+        "the model peaks at ~303 GiB before the fix and after it, both at its second wave (ten "
+        "MatVecs of 19.4 GiB over the first wave's last partitions, with the twenty proofs' "
+        "requests, ~10 GiB, still held). The fix changed no "
         "C++ code (only bellperson's supraseal.rs and cuzk's engine.rs and pipeline.rs) and three "
         "things: (1) prove_start clears prover.a/b/c ('~12 GiB per partition') instead of leaving "
         "them to finish_pending_proof's serialized dealloc thread; (2) the synthesis-to-GPU "
@@ -294,11 +327,12 @@ KNOWN_DEVIATIONS = {
         "prove_start's return to the finalizer's dealloc, i.e. the epilogue and ~0.7 s of munmap "
         "('~10s of munmap() overhead' for ten partitions) after a b_g2_msm that already ran beside "
         "the kernels: less than one partition at the ~3.7 s GPU cadence, in cuzk as in the model. "
-        "74 GiB would need about five partitions' a/b/c held at once or five more finished "
+        "64 GiB would need about four partitions' a/b/c held at once or four more finished "
         "partitions waiting (15.5 GiB each); the sources publish neither a dealloc time "
         "(async_dealloc_ms) nor a queue depth for these runs. cuzk's fixed daemon alone spreads "
-        "as much at pw=10 gw=2 (271 GiB at j=5, 321 GiB at j=20), which the model, peaking at its "
-        "second wave (~292 GiB in both), does not reproduce either."),
+        "as much at pw=10 gw=2 (271 GiB at j=5, 321 GiB at j=20). Of that spread the model now "
+        "holds what grows with the proofs in flight, their requests (~10 GiB at j=20 against "
+        "~2.6 at j=5: 302 against 294 GiB), not the rest."),
 }
 
 

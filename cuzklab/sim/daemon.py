@@ -41,6 +41,7 @@ class Partition:
     abc_gib: float = 0.0     # a/b/c still held
     aux_gib: float = 0.0     # aux still held
     budget_gib: float = 0.0  # budget still reserved
+    request_gib: float = 0.0  # the proof request's C1 output this partition's work item holds
     members: tuple = ()      # monolithic: the partition indices it stands for
     # A mixed workload (cuzklab.sim.mixed) sets these; the default path leaves them.
     prof: object = None      # the proof kind's profile (None: the run's profile)
@@ -100,6 +101,7 @@ class DaemonModel:
         self._left: dict[int, int] = {}
         self._proof_done: dict[int, simpy.Event] = {}
         self._queued = 0
+        self._requests: dict[int, float] = {}   # GiB of request each proof's assembler holds
         self._final_lanes = Lanes()
         mem = profile["memory"]
         self.base_gib = mem["srs_gib"] + mem["pce_gib"] + mem["runtime_gib"]
@@ -248,13 +250,34 @@ class DaemonModel:
                 self.synth_queue.put(Partition(i, -1, now, members=tuple(range(cfg.partitions))))
             else:
                 self._left[i] = cfg.partitions
+                req = self._hold_request(i, cfg.partitions, self.prof)
                 for k in range(cfg.partitions):
-                    self.synth_queue.put(Partition(i, k, now))
+                    self.synth_queue.put(Partition(i, k, now, request_gib=req))
             yield done
+            self._release_request(i)
             self.proof_rec[i]["completed"] = self.env.now
             self.done += 1
             if self.done == cfg.proofs and not self.stop.triggered:
                 self.stop.succeed()
+
+    def _hold_request(self, i: int, partitions: int, prof) -> float:
+        """A proof is dispatched: its request's C1 output is held once by the proof and once
+        by each partition's work item; return the GiB each partition holds.
+
+        cuzk's engine (Phase 7 dispatch in ``engine.rs``) clones the whole ProofRequest, C1
+        output included, into the proof's assembler state and into every partition's
+        ``PartitionWorkItem``; the item's clone moves into the ``SynthesizedJob`` and is
+        dropped when ``gpu_prove_start`` returns, the assembler's when the proof completes.
+        """
+        req = prof["memory"].get("request_gib", 0.0)
+        if req > 0:
+            self.memory.alloc(req * (partitions + 1), f"the requests of proof {i}")
+            self._requests[i] = req
+        return req
+
+    def _release_request(self, i: int) -> None:
+        """The proof completed: its assembler's copy of the request is dropped."""
+        self.memory.free(self._requests.pop(i, 0.0))
 
     def _partition_done(self, p: Partition) -> None:
         self._left[p.proof] -= 1
@@ -491,8 +514,12 @@ class DaemonModel:
                      slowdown=(env.now - t0) / solo if solo > 0 else 1.0)
 
     def _after_kernels(self, p: Partition) -> None:
-        """prove_start returned: free a/b/c early (phase 12) and release budget."""
+        """prove_start returned: drop the work item's request, free a/b/c early (phase 12),
+        release budget."""
         prof = p.prof or self.prof
+        if p.request_gib > 0:
+            self.memory.free(p.request_gib)
+            p.request_gib = 0.0
         if prof["partition"].get("free_abc_after", "finalize") == "gpu":
             self.dealloc.free(p.abc_gib)
             p.abc_gib = 0.0

@@ -342,13 +342,17 @@ class MixedModel(DaemonModel):
             kind = rec["kind"]
             seq = next(self._seq)
             rank = self.kind_facts[kind].rank
+            # only PoRep's request size is published (its C1 output, ~51 MB)
+            req = (self._hold_request(i, rec["partitions"], self.kprof[kind])
+                   if kind == "porep-c2" else 0.0)
             for k in range(rec["partitions"]):
                 p = Partition(i, k, rec["submitted"], prof=self.kprof[kind], kind=kind,
-                              prio=rank, seq=seq)
+                              prio=rank, seq=seq, request_gib=req)
                 self.synth_queue.items.append(p)
                 self._on_queued(p)
 
     def _completed(self, i: int) -> None:
+        self._release_request(i)
         self.proof_rec[i]["completed"] = self.env.now
         self.done += 1
         self._outstanding -= 1
