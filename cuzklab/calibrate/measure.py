@@ -182,15 +182,21 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     if region is not None:
         region()  # untimed: the kernels' first launch
 
-    def timed(fn) -> float:
+    def timed(fn, calls: int = 1) -> float:
         xs = []
         for _ in range(repeat):
             t = time.perf_counter()
-            fn()
-            xs.append(time.perf_counter() - t)
+            for _ in range(calls):
+                fn()
+            xs.append((time.perf_counter() - t) / calls)
         return float(statistics.median(xs))
 
     solo_synth = timed(lambda: W.synthesize(work, 0, 1, StageClock(), 1))
+    # prep_msm is a few milliseconds at these sizes: each sample is the mean of enough calls
+    # to last MIN_SAMPLE_S, so a point is not one scheduler hiccup
+    t = time.perf_counter()
+    W.prep(out, StageClock())
+    prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / max(time.perf_counter() - t, 1e-6))))
     rows = []
     for s in counts:
         stop = threading.Event()
@@ -206,7 +212,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             t.start()
         if s:
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
-        prep = timed(lambda: W.prep(out, StageClock()))
+        prep = timed(lambda: W.prep(out, StageClock()), prep_calls)
         g2 = timed(lambda: W.b_g2(po, work, StageClock(), pool_threads))
         row = {"syntheses": s, "prep_msm_s": prep, "b_g2_msm_s": g2}
         if region is not None:
@@ -223,7 +229,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                     r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "solo_synth_s": solo_synth,
-            "b_g2_tail": int(po.b.tail), "rows": rows}
+            "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
 
 
 def _gpu_region(work, out, po):
