@@ -62,12 +62,6 @@ def pareto_figure(result, *, title: str | None = None) -> go.Figure:
                             line=dict(color=color, width=2),
                             symbol="circle-open" if not inside else "circle-open-dot"),
                 text=[_hover(c) for c in pts], hovertemplate="%{text}<extra></extra>"))
-    front = result.pareto()
-    if front:
-        fig.add_trace(go.Scatter(
-            x=[c.metrics["peak_rss_gib"] for c in front], y=[_pph(c.s_per_proof) for c in front],
-            mode="lines", line=dict(color=FRONT_COLOR, width=1.5, shape="hv"),
-            name="Pareto front within the limit", hoverinfo="skip"))
     rec = result.recommended
     if rec is not None:
         m = rec.metrics
@@ -89,6 +83,15 @@ def pareto_figure(result, *, title: str | None = None) -> go.Figure:
             marker=dict(symbol="star", size=18, color=HIGHLIGHT_COLOR,
                         line=dict(color="white", width=1)),
             text=[_hover(rec)], hovertemplate="recommended: %{text}<extra></extra>", **err))
+    # The front is drawn over the star's bars: where the recommendation is the front's last
+    # step, its rise would otherwise hide under the red bar and the star look above the front.
+    front = result.pareto()
+    if front:
+        fig.add_trace(go.Scatter(
+            x=[c.metrics["peak_rss_gib"] for c in front], y=[_pph(c.s_per_proof) for c in front],
+            mode="lines+markers", line=dict(color=FRONT_COLOR, width=1.5, shape="hv"),
+            marker=dict(size=4, color=FRONT_COLOR),
+            name="Pareto front within the limit", hoverinfo="skip"))
     base = result.request.get("base_gib")
     if base:
         fig.add_vrect(x0=0, x1=base, fillcolor="#bbbbbb", opacity=0.25, line_width=0,

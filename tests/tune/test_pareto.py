@@ -33,6 +33,10 @@ def test_figure_and_page(quick_tunes):
     assert all(b >= a for a, b in zip(front.y, front.y[1:]))      # throughput only rises
     star = next(t for t in fig.data if t.name == "recommended")
     assert star.x[0] == res.recommended.metrics["peak_rss_gib"]
+    # the front (its points marked) is drawn over the star's bars, so where the
+    # recommendation is its last step the rise to it is not hidden under the red bar
+    assert names.index("Pareto front within the limit") > names.index("recommended")
+    assert "markers" in front.mode
     assert "limit 240 GiB" in fig.to_json() and "RAM 256 GiB" in fig.to_json()
     page = tune_report_html(res, fig)
     assert "cuzk daemon TOML" in page and res.recommended.knobs.label() in page
