@@ -307,7 +307,7 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
     log error of the times relative to the curve's first point.
     """
     scaling = matvecs["scaling"]
-    at_once = [r for r in matvecs["at_once"]]
+    at_once = matvecs["at_once"]
     threads = [r["threads"] for r in scaling]
     counts = [r["matvecs"] for r in at_once]
     pool = int(matvecs["pool_threads"])
@@ -384,9 +384,9 @@ def fit_gpu_host_share(measured: dict, *, cores: int, pool_weight: float = 1.0) 
     kw = dict(cores=cores, load_threads=measured["load_threads"], pool_weight=pool_weight)
     if target <= 1.0:
         return {"host_share": 0.0, "model_slowdown": 1.0, "measured_slowdown": target}
-    if gpu_region_slowdown(hi, **kw) <= target:
-        return {"host_share": 1.0, "model_slowdown": gpu_region_slowdown(hi, **kw),
-                "measured_slowdown": target}
+    most = gpu_region_slowdown(hi, **kw)
+    if most <= target:
+        return {"host_share": 1.0, "model_slowdown": most, "measured_slowdown": target}
     for _ in range(40):
         mid = 0.5 * (lo + hi)
         if gpu_region_slowdown(mid, **kw) < target:

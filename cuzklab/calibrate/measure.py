@@ -416,14 +416,15 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
     by one host thread that issues the launches and waits. ``load_threads``
     (default: twice the cores) native threads run chains of Fr products that
     need no memory and hold the GIL only between calls tens of milliseconds long,
-    so the region's thread gets only its share of a core: how much longer the region takes then is the host's share
-    of it (:func:`~cuzklab.calibrate.contention.fit_gpu_host_share`).
+    so the region's thread gets only its share of a core: how much longer the
+    region takes then is the host's share of it
+    (:func:`~cuzklab.calibrate.contention.fit_gpu_host_share`).
     Medians of ``repeat``; only on the GPU backend. ``region``: a call to time
     instead of the partition's kernels (a test's stand-in).
     """
     from ..live import workload
     from ..live import work as W
-    from ..native.bench import CHAIN_SEED
+    from ..native.bench import CHAIN_SEED, median_s
     from ..native.build import library
     from ..native.pool import ptr
     from ..stages import StageClock
@@ -435,16 +436,7 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
         out = W.synthesize(work, 0, 0, StageClock(), 1)
         region = _gpu_region(work, out, W.prep(out, StageClock()))
     region()  # untimed: the first launch
-
-    def timed() -> float:
-        xs = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            region()
-            xs.append(time.perf_counter() - t)
-        return float(statistics.median(xs))
-
-    solo = timed()
+    solo = float(median_s(region, repeat))
     lib = library()
     stop = threading.Event()
 
@@ -459,7 +451,7 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
         th.start()
     try:
         time.sleep(0.05)
-        loaded = timed()
+        loaded = float(median_s(region, repeat))
     finally:
         stop.set()
         for th in ts:

@@ -353,7 +353,7 @@ class DaemonModel:
         start = self.env.now
         matvec_kw = dict(ws_gib=total, miss_penalty=s.get("matvec_miss_penalty", 0.0))
         for i, (step_work, cap, group, done_before, share) in enumerate(steps):
-            if done_before > 0 and i == 1:  # the MatVec starts: its witness copy, a/b/c
+            if i == 1:  # the MatVec starts (step 1 of every split): its witness copy, a/b/c
                 if scratch_matvec:
                     self.memory.alloc(scratch, what)
                 if touched(done_before) > held:

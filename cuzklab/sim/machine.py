@@ -117,7 +117,7 @@ LLC_KEY = "llc_mib"
 
 
 def busy_of(node: dict) -> dict:
-    """Return the busy-machine and shared-cache arguments of :class:`Machine` from a ``[node]`` table."""
+    """Return the busy-machine and shared-cache arguments of :class:`Machine` (``[node]``)."""
     out = {k: node.get(k, default) for k, default in BUSY_KEYS.items()}
     out["llc_gib"] = node.get(LLC_KEY, 0.0) / 1024
     return out
@@ -178,7 +178,8 @@ class Machine:
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
                   pressure_k=pressure_k, group=group, ws_gib=max(0.0, float(ws_gib)),
-                  miss_penalty=max(0.0, float(miss_penalty)), order=next(self._order), start=self.env.now, remaining=max(work, 1e-12))
+                  miss_penalty=max(0.0, float(miss_penalty)), order=next(self._order),
+                  start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
         self._by_event[id(ev)] = job
@@ -309,9 +310,9 @@ class Machine:
             if busy != 1.0:  # relative to the busy threads of the job's own solo run
                 speed *= busy / self.busy_speed(j.solo_rate)
             if miss_now > 0 and j.miss_penalty > 0 and j.ws_gib > 0:  # relative to it alone
-                speed *= ((1.0 + j.miss_penalty * miss_share(j.ws_gib, self.llc_gib))
-                          / (1.0 + j.miss_penalty * max(miss_now, miss_share(j.ws_gib,
-                                                                             self.llc_gib))))
+                alone = miss_share(j.ws_gib, self.llc_gib)
+                speed *= (1.0 + j.miss_penalty * alone) / (1.0 + j.miss_penalty
+                                                           * max(miss_now, alone))
             j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:
