@@ -109,8 +109,8 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 #: The steps of :func:`measure_live`, in order (what its ``progress`` callback is told).
 STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
          "solo, synthesis on every core", "the witness slope", "memory bandwidth",
-         "syntheses at once", "MatVecs at once", "the GPU region beside a full host",
-         "the contention points")
+         "syntheses at once", "MatVecs at once", "b_g2_msm calls at once on their pool",
+         "the GPU region beside a full host", "the contention points")
 
 
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
@@ -119,13 +119,24 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     """Return every measurement ``calibrate --live`` makes on this machine (JSON-able).
 
     ``progress(i, n, what, seconds)`` is called before each of the n steps
-    (:data:`STEPS`) with the seconds spent so far.
+    (:data:`STEPS`) with the seconds spent so far. Every step runs at the live
+    executor's switch interval (:data:`cuzklab.live.sync.SWITCH_INTERVAL_S`), so
+    what it measures is what a live run sees.
     """
+    from ..live.sync import switch_interval
+    with switch_interval():
+        return _measure_live(log2_constraints, backend=backend, gpu_threads=gpu_threads,
+                             proofs=proofs, contention=contention, repeat=repeat,
+                             witness_work=witness_work, command=command, progress=progress)
+
+
+def _measure_live(log2_constraints, *, backend, gpu_threads, proofs, contention, repeat,
+                  witness_work, command, progress) -> dict:
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
-    from .measure import (host_cores, llc_mib, measure_bandwidth, measure_contention,
-                          measure_cores, measure_gpu_host, measure_matvecs, measure_solo,
-                          measure_witness_slope)
+    from .measure import (host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,
+                          measure_contention, measure_cores, measure_gpu_host, measure_matvecs,
+                          measure_solo, measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -179,6 +190,9 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     tell()
     out["matvecs"] = measure_matvecs(log2_constraints, pool_threads=cores, backend=backend,
                                      repeat=repeat)
+    tell()
+    out["b_g2_pool"] = measure_b_g2_pool(log2_constraints, pool_threads=pool, backend=backend,
+                                         repeat=repeat)
     tell()
     if backend == "gpu":
         try:
@@ -325,6 +339,18 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
               "measured", "its G2 tail bases (192 bytes each) over its solo time, per thread"),
         Entry("mem_bound", 0.5, "assumed", "acts only past ddr_gbps"),
     ]
+    bp = meas.get("b_g2_pool")
+    if bp and bp.get("pool_core_s", 0) > 0:
+        calls = ", ".join(f"{r['calls']}: {r['makespan_s']:.3g} s" for r in bp["rows"])
+        b_g2 += [
+            Entry("pool_core_s", bp["pool_core_s"], "fit",
+                  f"thread-seconds of its pool of {bp['pool_threads']} per call when the pool "
+                  f"is full: {bp['pool_threads']} x the slope of the makespan of k calls "
+                  f"started together ({calls})"),
+            Entry("serial_s", bp["serial_s"], "fit",
+                  "the makespan of one call alone minus that slope: the part of a call "
+                  "beside an idle pool"),
+        ]
     epi = [Entry("solo_s", st.get("epilogue", 0.0), "measured", f"median, {solo_cmd}")]
     gpu = [
         Entry("ntt_h_s", st["ntt_h"], "measured", f"median, {solo_cmd}"),

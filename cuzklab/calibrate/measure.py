@@ -459,3 +459,89 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
     return {"log2_constraints": log2_constraints, "load_threads": n_load, "cores": host_cores(),
             "solo_s": solo, "loaded_s": loaded, "slowdown": loaded / solo if solo else 0.0,
             "repeat": repeat}
+
+
+def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str = "cpu",
+                      counts=None, repeat: int = 3, seed: int = 0, region=None) -> dict:
+    """Return how b_g2_msm calls share their pool: k calls at once, and the GPU region beside them.
+
+    The live executor runs every b_g2_msm of a run on one persistent pool of
+    ``pool_threads`` native threads (cuzk's ``gpu_threads`` pool): concurrent
+    calls queue their (window, point range) tasks on it. One call alone leaves
+    threads idle (its digit pass and window combine on the caller's thread, the
+    last round of tasks); k calls at once keep the pool full. For each k of
+    ``counts`` (1 always included) the k calls start together; ``makespan_s`` is
+    the time until the last one ends (median of ``repeat``). The slope of the
+    makespan against k is what one more call costs a full pool:
+    ``pool_core_s`` = pool_threads x slope thread-seconds, and ``serial_s`` =
+    the makespan of one call alone minus that slope, the part of a call that
+    runs beside an idle pool.
+
+    On the GPU backend (or with a stand-in ``region``) one partition's GPU
+    region is also timed alone and while b_g2_msm calls run back to back on the
+    pool (``gpu_region_alone_s``, ``gpu_region_beside_s``): the host thread that
+    drives the kernels then competes with the pool's threads, as a GPU worker
+    does under ``split_async``.
+    """
+    from ..live import workload
+    from ..live import work as W
+    from ..native.bench import median_s
+    from ..stages import StageClock
+    pool_threads = int(pool_threads)
+    if pool_threads < 1:
+        raise ConfigError("pool_threads", f"must be an integer >= 1, got {pool_threads!r}")
+    ks = sorted({int(k) for k in (counts or (1, 4, 8)) if int(k) >= 1} | {1})
+    if len(ks) < 2:
+        raise ConfigError("counts", f"need a count above 1 for the slope, got {counts!r}")
+    work = workload(log2_constraints, seed, backend, 0.0)
+    out = W.synthesize(work, 0, 0, StageClock(), 1)
+    po = W.prep(out, StageClock())
+    W.b_g2(po, work, StageClock(), pool_threads)  # untimed: starts the pool, touches the bases
+
+    def at_once(k: int) -> float:
+        barrier = threading.Barrier(k + 1)
+        ts = [threading.Thread(target=lambda: (barrier.wait(),
+                                               W.b_g2(po, work, StageClock(), pool_threads)),
+                               daemon=True) for _ in range(k)]
+        for th in ts:
+            th.start()
+        barrier.wait()
+        t = time.perf_counter()
+        for th in ts:
+            th.join()
+        return time.perf_counter() - t
+
+    rows = [{"calls": k, "makespan_s": float(statistics.median(at_once(k) for _ in range(repeat)))}
+            for k in ks]
+    xs = np.array([r["calls"] for r in rows], dtype=float)
+    ys = np.array([r["makespan_s"] for r in rows])
+    slope = float(np.polyfit(xs, ys, 1)[0]) if len(rows) > 1 else 0.0
+    slope = max(slope, 1e-9)
+    alone = rows[0]["makespan_s"]
+    res = {"log2_constraints": log2_constraints, "pool_threads": pool_threads, "repeat": repeat,
+           "b_g2_tail": int(po.b.tail), "rows": rows, "alone_s": alone, "slope_s": slope,
+           "pool_core_s": pool_threads * min(slope, alone),
+           "serial_s": max(0.0, alone - slope)}
+    if region is None and backend == "gpu":
+        region = _gpu_region(work, out, po)
+    if region is not None:
+        region()  # untimed: the first launch
+        res["gpu_region_alone_s"] = float(median_s(region, max(repeat, 5)))
+        stop = threading.Event()
+
+        def load():
+            while not stop.is_set():
+                W.b_g2(po, work, StageClock(), pool_threads)
+
+        ts = [threading.Thread(target=load, daemon=True) for _ in range(max(2, pool_threads // 4))]
+        for th in ts:
+            th.start()
+        try:
+            time.sleep(min(0.5, 2 * alone))
+            res["gpu_region_beside_s"] = float(median_s(region, max(repeat, 5)))
+        finally:
+            stop.set()
+            for th in ts:
+                th.join()
+        res["gpu_region_slowdown"] = res["gpu_region_beside_s"] / max(res["gpu_region_alone_s"], 1e-12)
+    return res

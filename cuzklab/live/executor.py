@@ -40,7 +40,7 @@ from . import work as W
 from .devices import Device, PinnedPool
 from .memory import GIB, MemoryGuard, Sampler
 from ..trace.lanes import Lanes
-from .sync import Budget, Channel, Fifo, Stop, Stopped, acquire, result
+from .sync import Budget, Channel, Fifo, Stop, Stopped, acquire, result, switch_interval
 
 #: Stages that a test or a what-if experiment may lengthen with ``slow`` (seconds added).
 SLOWABLE = ("synth", "prep_msm", "h2d", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue")
@@ -188,7 +188,15 @@ class LiveRun:
 
     # -- the run -------------------------------------------------------------------
     def run(self) -> Trace:
-        """Run the configured workload; return its Trace (failed runs and Ctrl-C included)."""
+        """Run the configured workload; return its Trace (failed runs and Ctrl-C included).
+
+        The interpreter's switch interval is :data:`~cuzklab.live.sync.SWITCH_INTERVAL_S`
+        for the run (see there why).
+        """
+        with switch_interval():
+            return self._run()
+
+    def _run(self) -> Trace:
         cfg = self.cfg
         shared = {}
         for d in self.devices:

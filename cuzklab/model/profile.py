@@ -70,6 +70,7 @@ _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "synth": {"matvec_serial": (0, 0.99), "matvec_miss_penalty": (0, 100)},
     "gpu": {"host_share": (0, 1)},
     "memory": {"request_gib": (0, 1e3)},
+    "b_g2_msm": {"pool_core_s": (0, 1e6), "serial_s": (0, 1e5)},
 }
 
 # Values the model derives from others; a profile may not set them (they would contradict).

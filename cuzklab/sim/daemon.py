@@ -134,6 +134,8 @@ class DaemonModel:
         self.inflight = simpy.Resource(self.env, capacity=config.concurrency)
         self.mutex = [simpy.Resource(self.env, capacity=1) for _ in range(config.gpus)]
         self.mem_mutex = [simpy.Resource(self.env, capacity=1) for _ in range(config.gpus)]
+        # b_g2_msm calls whose pool time was measured on a shared pool queue for it in order
+        self.b_g2_queue = simpy.Resource(self.env, capacity=1)
         self._last_holder: list[object] = [None] * config.gpus
         self._last_bw = -1.0
 
@@ -438,9 +440,12 @@ class DaemonModel:
             t = self.pool_threads
             bucket = prof["memory"]["b_g2_bucket_mib_per_thread"] * t / 1024
             self.memory.alloc(bucket, "b_g2_msm buckets")
-            ev = self.machine.run("pool", prof.b_g2_solo_s(t) * t * self._jit(), cap=t,
-                                  bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
-                                  pressure_k=c.get("pressure_sensitivity", 0.0))
+            kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
+                      pressure_k=c.get("pressure_sensitivity", 0.0))
+            if "pool_core_s" in c:
+                ev = self.env.process(self._b_g2_queued(c, t, kw))
+            else:
+                ev = self.machine.run("pool", prof.b_g2_solo_s(t) * t * self._jit(), cap=t, **kw)
         else:
             ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1,
                                   pressure_k=prof["epilogue"]["pressure_sensitivity"])
@@ -528,6 +533,27 @@ class DaemonModel:
             rel = min(rel, p.budget_gib)
             self.budget.release(rel)
             p.budget_gib -= rel
+
+    def _b_g2_queued(self, c: dict, t: int, kw: dict):
+        """One b_g2_msm call on a shared pool whose occupancy was measured (``pool_core_s``).
+
+        Its part beside an idle pool (``serial_s``: the digit pass's hand-off, the
+        window combine on the caller's thread, the last round's stragglers) runs on
+        one core; then its tasks take the pool in turn with the other calls' (the
+        pool's queue is first in, first out, so one call's tasks run together),
+        ``pool_core_s`` thread-seconds of a full pool. Returns (start, end,
+        slowdown against the call alone).
+        """
+        start = self.env.now
+        jit = self._jit()
+        ser = c.get("serial_s", 0.0) * jit
+        if ser > 0:
+            yield self.machine.run("single", ser, cap=1, pressure_k=kw["pressure_k"])
+        with self.b_g2_queue.request() as req:
+            yield req
+            _, end, _ = yield self.machine.run("pool", c["pool_core_s"] * jit, cap=t, **kw)
+        alone = c.get("serial_s", 0.0) + c["pool_core_s"] / max(t, 1)
+        return start, end, (end - start) / max(alone, 1e-12)
 
     def _finalize(self, p: Partition, lane: str, b_g2=None):
         """b_g2_msm (or wait for the one already running: ``b_g2``), epilogue, then free

@@ -536,3 +536,68 @@ def test_each_rows_model_starts_from_its_live_runs_memory():
         1.5 - (prof["memory"]["runtime_gib"] + prof["memory"]["srs_gib"]), abs=2e-3)
     assert b["seconds_per_proof"] == pytest.approx(a["seconds_per_proof"])
     assert at_live_start(prof, None) is prof
+
+
+def test_the_b_g2_pool_measurement_gives_a_full_pools_thread_seconds_per_call():
+    from cuzklab.calibrate.measure import measure_b_g2_pool
+    from cuzklab.errors import ConfigError
+    m = measure_b_g2_pool(6, pool_threads=2, counts=(2, 4), repeat=1, region=lambda: None)
+    assert [r["calls"] for r in m["rows"]] == [1, 2, 4]
+    assert all(r["makespan_s"] > 0 for r in m["rows"])
+    assert m["rows"][-1]["makespan_s"] > m["rows"][0]["makespan_s"]  # more calls, more time
+    assert m["pool_core_s"] == pytest.approx(2 * min(m["slope_s"], m["alone_s"]))
+    assert m["serial_s"] == pytest.approx(max(0.0, m["alone_s"] - m["slope_s"]))
+    assert m["gpu_region_alone_s"] >= 0 and m["gpu_region_slowdown"] > 0
+    with pytest.raises(ConfigError, match="pool_threads"):
+        measure_b_g2_pool(6, pool_threads=0)
+    with pytest.raises(ConfigError, match="counts"):
+        measure_b_g2_pool(6, pool_threads=2, counts=(1,))
+
+
+def test_live_calibration_measures_b_g2_msm_on_its_pool(live_profile):
+    path, res = live_profile
+    bp = res["measurements"]["b_g2_pool"]
+    assert bp["pool_core_s"] > 0 and bp["serial_s"] >= 0
+    prof = Profile.load(path)
+    assert prof["b_g2_msm"]["pool_core_s"] == pytest.approx(bp["pool_core_s"], rel=1e-3)
+    raw = path.read_text()
+    assert "pool_core_s = " in raw and "# fit: thread-seconds of its pool" in raw
+
+
+def test_b_g2_calls_with_a_measured_pool_take_it_in_turn():
+    from cuzklab.errors import ProfileError
+    from cuzklab.sim import simulate
+    prof = Profile.load("porep-live-h200")
+    t = 16
+    pooled = prof.replace(b_g2_msm={"pool_core_s": 1.6, "serial_s": 0.05})
+    alone = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=1,
+                           gpu_threads=t, memory_gib=754.0, lock="monolithic")
+    tr = simulate(alone, pooled)
+    b = tr.spans[tr.spans.stage == "b_g2_msm"]
+    assert float((b.end - b.start).iloc[0]) == pytest.approx(0.05 + 1.6 / t, rel=0.05)
+    # many at once: each call's pool part waits for the calls before it (first in, first out),
+    # so the calls end one pool turn apart instead of together
+    busy = PipelineConfig(proofs=3, concurrency=3, partitions=4, partition_workers=12,
+                          gpu_threads=t, memory_gib=754.0, lock="split_async")
+    tr = simulate(busy, pooled)
+    ends = sorted(tr.spans[tr.spans.stage == "b_g2_msm"].end)
+    gaps = [b - a for a, b in zip(ends, ends[1:])]
+    assert min(gaps) > 0.5 * 1.6 / t
+    # the key moves the model; a bad value is refused, naming the key
+    slower = simulate(busy, prof.replace(b_g2_msm={"pool_core_s": 3.2, "serial_s": 0.05}))
+    assert slower.summary()["seconds_per_proof"] > 1.05 * tr.summary()["seconds_per_proof"]
+    for key, bad in (("pool_core_s", -1.0), ("serial_s", "0.1")):
+        with pytest.raises(ProfileError, match=key):
+            prof.replace(b_g2_msm={key: bad})
+
+
+def test_a_live_run_shortens_the_switch_interval_and_restores_it():
+    import sys
+    from cuzklab.live.sync import SWITCH_INTERVAL_S, switch_interval
+    before = sys.getswitchinterval()
+    with switch_interval():
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+        with switch_interval():
+            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
+    assert sys.getswitchinterval() == pytest.approx(before)
