@@ -29,16 +29,42 @@ _SPLIT = 12
 _BR_BITS = 4
 
 
+#: Build settings of ``cuda/ntt.cu`` as {name: int} -D options (see the top of
+#: that file): NTT_MAXT and NTT_MINB, the pass kernels' launch bounds (most
+#: threads per block, fewest resident blocks per SM); NTT_MIX, how many warps
+#: of every four multiply on the integer multiplier instead of the FP64 one;
+#: NTT_PAIR, the integer multiplier for the second multiply of each pair in a
+#: radix-4 unit. Results are the same under every setting.
+KERNEL_DEFINES: dict = {}
+
+
+def _defines_key() -> tuple:
+    return tuple(sorted((str(k), int(v)) for k, v in KERNEL_DEFINES.items()))
+
+
+def _max_threads() -> int:
+    """Return the most threads of a pass kernel's block (NTT_MAXT, 256 by default)."""
+    return int(KERNEL_DEFINES.get("NTT_MAXT", _THREADS))
+
+
 @functools.lru_cache(maxsize=None)
-def _module():
+def _module_for(defines: tuple):
     from ..field.cuda import load_module
-    return load_module(_SOURCE.read_text())
+    return load_module(_SOURCE.read_text(), options=tuple(f"-D{k}={v}" for k, v in defines))
+
+
+def _module():
+    return _module_for(_defines_key())
 
 
 @functools.lru_cache(maxsize=None)
+def _fn_for(defines: tuple, name: str):
+    return _module_for(defines).get_function(name)
+
+
 def _fn(name: str):
-    """Return the kernel ``name`` (cached: fetching a function costs a driver call)."""
-    return _module().get_function(name)
+    """Return the kernel ``name`` built with ``KERNEL_DEFINES`` (cached: fetching a function costs a driver call)."""
+    return _fn_for(_defines_key(), name)
 
 
 def _wrap(limbs) -> Fr:
@@ -106,7 +132,7 @@ _NULL = np.uint64(0)
 
 
 def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
-    threads = max(1, min(_THREADS, tile // ELEMS_PER_THREAD))
+    threads = max(1, min(_max_threads(), tile // ELEMS_PER_THREAD))
     shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
     if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
         kernel.max_dynamic_shared_size_bytes = shared
@@ -333,7 +359,8 @@ def _plan_key(log_n: int) -> tuple:
     """Return the module settings a transform's launches depend on (part of a graph's key)."""
     from . import plan
     return (plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
-            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD)
+            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD,
+            _defines_key())
 
 
 def clear_graphs() -> None:

@@ -19,6 +19,44 @@
 #include "cuzk_field.cuh"
 using namespace cuzk;
 
+// Build-time settings (``gpu.KERNEL_DEFINES`` passes them as -D options):
+//   NTT_MAXT, NTT_MINB: the pass kernels' launch bounds (most threads per
+//     block, fewest resident blocks per SM: the register budget);
+//   NTT_MIX: of every four warps of a block, the first NTT_MIX run their
+//     multiplies on the integer multiplier (mont_mul_cios) and the others on
+//     the FP64 one, so that warps on different pipes share an SM;
+//   NTT_PAIR: in a radix-4 unit, the second multiply of each independent
+//     pair runs on the integer multiplier (both pipes within one thread).
+// Both multipliers give bit-identical results: only the speed changes.
+#ifndef NTT_MAXT
+#define NTT_MAXT 256
+#endif
+#ifndef NTT_MINB
+#define NTT_MINB 3
+#endif
+#ifndef NTT_MIX
+#define NTT_MIX 0
+#endif
+#ifndef NTT_PAIR
+#define NTT_PAIR 0
+#endif
+
+// The multiply of the passes (see NTT_MIX).
+__device__ __forceinline__ fr_t mul(const fr_t& a, const fr_t& b)
+{
+    if constexpr (NTT_MIX > 0) {
+        if (((threadIdx.x >> 5) & 3) < NTT_MIX) return mont_mul_cios<FrTraits>(a, b);
+    }
+    return a * b;
+}
+
+// The second multiply of a pair (see NTT_PAIR).
+__device__ __forceinline__ fr_t mul2(const fr_t& a, const fr_t& b)
+{
+    if constexpr (NTT_PAIR != 0) return mont_mul_cios<FrTraits>(a, b);
+    return mul(a, b);
+}
+
 __device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int inverse)
 {
     const usize n = (usize)1 << log_n, half = n >> 1;
@@ -82,12 +120,12 @@ __device__ __forceinline__ void radix2_stage(uint4* tile, const uint4* wm, int b
         const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
         fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
         if (DIT) {
-            if (j) v = v * sh_load(wm, j << (b - 1 - t), M / 2);
+            if (j) v = mul(v, sh_load(wm, j << (b - 1 - t), M / 2));
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, u - v);
         } else {
             fr_t d = u - v;
-            if (j) d = d * sh_load(wm, j << (b - 1 - t), M / 2);
+            if (j) d = mul(d, sh_load(wm, j << (b - 1 - t), M / 2));
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, d);
         }
@@ -132,21 +170,21 @@ __device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b,
             const fr_t wb = sh_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
             if (!DIT) {
                 // at s = 1, j = 0 and wa = omega^0 = 1: skip the multiply
-                fr_t t0 = e0 + e2, t2 = (s > 1) ? (e0 - e2) * wa : e0 - e2;
-                fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
+                fr_t t0 = e0 + e2, t2 = (s > 1) ? mul(e0 - e2, wa) : e0 - e2;
+                fr_t t1 = e1 + e3, t3 = mul2(e1 - e3, wb);
                 e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
                 if (s > 1) {
                     const fr_t wc = sh_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
-                    e1 = e1 * wc; e3 = e3 * wc;
+                    e1 = mul(e1, wc); e3 = mul2(e3, wc);
                 }
             } else {
                 if (s > 1) {
                     const fr_t wc = sh_load(wm, j << (b - s), M / 2);
-                    e1 = e1 * wc; e3 = e3 * wc;
+                    e1 = mul(e1, wc); e3 = mul2(e3, wc);
                 }
                 fr_t t0 = e0 + e1, t1 = e0 - e1, t2 = e2 + e3, t3 = e2 - e3;
-                if (s > 1) t2 = t2 * wa;  // wa = 1 at s = 1
-                t3 = t3 * wb;
+                if (s > 1) t2 = mul(t2, wa);  // wa = 1 at s = 1
+                t3 = mul2(t3, wb);
                 e0 = t0 + t2; e2 = t0 - t2; e1 = t1 + t3; e3 = t1 - t3;
             }
             sh_store(tile, i0, T, e0); sh_store(tile, i1, T, e1);
@@ -169,7 +207,7 @@ __device__ __forceinline__ void load_internal_twiddles(uint4* wm, const u32* W, 
 // x^i from two tables: hi[i >> shift] * lo[i & (2^shift - 1)].
 __device__ __forceinline__ fr_t table_power(const u32* lo, const u32* hi, int shift, usize i)
 {
-    return load<FrTraits>(hi, i >> shift) * load<FrTraits>(lo, i & (((usize)1 << shift) - 1));
+    return mul(load<FrTraits>(hi, i >> shift), load<FrTraits>(lo, i & (((usize)1 << shift) - 1)));
 }
 
 // Shared layout: the tile (M * C elements, two planes), then the M/2 internal
@@ -200,11 +238,11 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
         const int mid = t >> c, col = t & (C - 1);
         const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
         fr_t v = load<FrTraits>(src, g);
-        if (!DIT && pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, g);
+        if (!DIT && pw_lo) v = mul(v, table_power(pw_lo, pw_hi, pw_shift, g));
         if (DIT && lo > 0) {
             const usize low = (ch << c) + (usize)col;
             const usize k1 = bit_reverse((usize)mid, b);
-            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
+            v = mul(v, twiddle(W, (low * k1) << ext_shift, log_n, inverse));
         }
         sh_store(tile, t, T, v);
     }
@@ -221,9 +259,9 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
         if (!DIT && lo > 0) {
             const usize low = (ch << c) + (usize)col;
             const usize k1 = bit_reverse((usize)mid, b);
-            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
+            v = mul(v, twiddle(W, (low * k1) << ext_shift, log_n, inverse));
         }
-        if (scale) v = v * sc;
+        if (scale) v = mul(v, sc);
         store<FrTraits>(dst, g, v);
     }
 }
@@ -232,7 +270,7 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
 // three resident blocks per SM (80 registers instead of the compiler's 92)
 // was 4 % faster at 2^24 and 2^27 on an H200, with no spills. radix2: see
 // tile_stages.
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
              const u32* pw_hi, int pw_shift, int log_n, int lo, int b, int c, int inverse,
              int radix2)
@@ -240,7 +278,7 @@ ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32
     ntt_pass<false>(src, dst, W, scale, pw_lo, pw_hi, pw_shift, log_n, lo, b, c, inverse, radix2);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n, int lo, int b,
              int c, int inverse, int radix2)
 {
@@ -258,7 +296,7 @@ ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n
 // scale / pw_lo, pw_hi: output k (its natural index) is multiplied by *scale,
 // or by pw_hi[k >> pw_shift] * pw_lo[k & mask] (powers with a folded factor:
 // the 1/n and coset factors of an inverse transform).
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
              const u32* pw_hi, int pw_shift, int log_n, int b, int c, int inverse, int rev_out,
              int radix2)
@@ -299,8 +337,8 @@ ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32
             nat = (bit_reverse((usize)mid, b) << H) + rrb + bit_reverse((usize)k, c);
         }
         fr_t v = sh_load(tile, (mid << c) + k, T);
-        if (pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, nat);
-        else if (scale) v = v * sc;
+        if (pw_lo) v = mul(v, table_power(pw_lo, pw_hi, pw_shift, nat));
+        else if (scale) v = mul(v, sc);
         store<FrTraits>(dst, out, v);
     }
 }
