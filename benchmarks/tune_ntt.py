@@ -108,7 +108,7 @@ def main(argv=None) -> int:
                     help="time each plan by CUDA-graph replays (kernel time) instead of events around the call")
     ap.add_argument("--kernels", default="base",
                     help="kernel builds to time, ';'-separated: 'base' (gpu.KERNEL_DEFINES as set) or "
-                         "NAME=V[,NAME=V] -D settings of cuda/ntt.cu, e.g. 'base;NTT_MIX=2;NTT_MINB=2,NTT_MIX=2'")
+                         "NAME=V[,NAME=V] -D settings of cuda/ntt.cu, e.g. 'base;NTT_TWF64=1;NTT_TWF64=1,NTT_MINB=2'")
     args = ap.parse_args(argv)
     try:
         sizes, lows, tiles, colss, epts, r2s, uppers = (

@@ -22,40 +22,20 @@ using namespace cuzk;
 // Build-time settings (``gpu.KERNEL_DEFINES`` passes them as -D options):
 //   NTT_MAXT, NTT_MINB: the pass kernels' launch bounds (most threads per
 //     block, fewest resident blocks per SM: the register budget);
-//   NTT_MIX: of every four warps of a block, the first NTT_MIX run their
-//     multiplies on the integer multiplier (mont_mul_cios) and the others on
-//     the FP64 one, so that warps on different pipes share an SM;
-//   NTT_PAIR: in a radix-4 unit, the second multiply of each independent
-//     pair runs on the integer multiplier (both pipes within one thread).
-// Both multipliers give bit-identical results: only the speed changes.
+//   NTT_TWF64: the in-tile twiddles are kept in shared memory already cut
+//     into the FP64 multiplier's limbs (fe_f64, 40 bytes each), so that the
+//     multiplies by them skip that conversion (only with the FP64 Fr
+//     multiplier; with the integer one the setting does nothing).
+// Results are the same under every setting: only the speed changes.
 #ifndef NTT_MAXT
 #define NTT_MAXT 256
 #endif
 #ifndef NTT_MINB
 #define NTT_MINB 3
 #endif
-#ifndef NTT_MIX
-#define NTT_MIX 0
+#ifndef NTT_TWF64
+#define NTT_TWF64 0
 #endif
-#ifndef NTT_PAIR
-#define NTT_PAIR 0
-#endif
-
-// The multiply of the passes (see NTT_MIX).
-__device__ __forceinline__ fr_t mul(const fr_t& a, const fr_t& b)
-{
-    if constexpr (NTT_MIX > 0) {
-        if (((threadIdx.x >> 5) & 3) < NTT_MIX) return mont_mul_cios<FrTraits>(a, b);
-    }
-    return a * b;
-}
-
-// The second multiply of a pair (see NTT_PAIR).
-__device__ __forceinline__ fr_t mul2(const fr_t& a, const fr_t& b)
-{
-    if constexpr (NTT_PAIR != 0) return mont_mul_cios<FrTraits>(a, b);
-    return mul(a, b);
-}
 
 __device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int inverse)
 {
@@ -89,6 +69,33 @@ __device__ __forceinline__ void sh_store(uint4* sh, int i, int stride, const fr_
     sh[stride + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 }
 
+// The in-tile twiddles omega_M^j, j < M/2, in shared memory: Fr elements as
+// two uint4 planes, or with NTT_TWF64 their FP64 limbs as NL double planes.
+#if NTT_TWF64 && CUZK_FR_MUL_F64
+typedef fe_f64<FrTraits> tw_t;
+constexpr int TW_NL = f64detail::shape<FrTraits>::NL;
+__device__ __forceinline__ tw_t tw_load(const uint4* wm, int j, int half)
+{
+    const double* p = reinterpret_cast<const double*>(wm);
+    tw_t r;
+#pragma unroll
+    for (int k = 0; k < TW_NL; k++) r.d[k] = p[k * half + j];
+    return r;
+}
+__device__ __forceinline__ void tw_store(uint4* wm, int j, int half, const fr_t& w)
+{
+    double* p = reinterpret_cast<double*>(wm);
+    const tw_t r = to_f64<FrTraits>(w);
+#pragma unroll
+    for (int k = 0; k < TW_NL; k++) p[k * half + j] = r.d[k];
+}
+__device__ __forceinline__ fr_t operator*(const fr_t& a, const tw_t& b) { return mont_mul_f64<FrTraits>(a, b); }
+#else
+typedef fr_t tw_t;
+__device__ __forceinline__ tw_t tw_load(const uint4* wm, int j, int half) { return sh_load(wm, j, half); }
+__device__ __forceinline__ void tw_store(uint4* wm, int j, int half, const fr_t& w) { sh_store(wm, j, half, w); }
+#endif
+
 // The radix-2 stage of span 1 (its twiddle is 1): (u, v) -> (u + v, u - v),
 // the same for DIF and DIT.
 __device__ __forceinline__ void radix2_span1(uint4* tile, int T, int M, int C, int c,
@@ -120,12 +127,12 @@ __device__ __forceinline__ void radix2_stage(uint4* tile, const uint4* wm, int b
         const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
         fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
         if (DIT) {
-            if (j) v = mul(v, sh_load(wm, j << (b - 1 - t), M / 2));
+            if (j) v = v * tw_load(wm, j << (b - 1 - t), M / 2);
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, u - v);
         } else {
             fr_t d = u - v;
-            if (j) d = mul(d, sh_load(wm, j << (b - 1 - t), M / 2));
+            if (j) d = d * tw_load(wm, j << (b - 1 - t), M / 2);
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, d);
         }
@@ -166,25 +173,25 @@ __device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b,
             const int i2 = ((m0 + 2 * h) << c) + col, i3 = ((m0 + 3 * h) << c) + col;
             fr_t e0 = sh_load(tile, i0, T), e1 = sh_load(tile, i1, T);
             fr_t e2 = sh_load(tile, i2, T), e3 = sh_load(tile, i3, T);
-            const fr_t wa = sh_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
-            const fr_t wb = sh_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
+            const tw_t wa = tw_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
+            const tw_t wb = tw_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
             if (!DIT) {
                 // at s = 1, j = 0 and wa = omega^0 = 1: skip the multiply
-                fr_t t0 = e0 + e2, t2 = (s > 1) ? mul(e0 - e2, wa) : e0 - e2;
-                fr_t t1 = e1 + e3, t3 = mul2(e1 - e3, wb);
+                fr_t t0 = e0 + e2, t2 = (s > 1) ? (e0 - e2) * wa : e0 - e2;
+                fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
                 e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
                 if (s > 1) {
-                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
-                    e1 = mul(e1, wc); e3 = mul2(e3, wc);
+                    const tw_t wc = tw_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
+                    e1 = e1 * wc; e3 = e3 * wc;
                 }
             } else {
                 if (s > 1) {
-                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);
-                    e1 = mul(e1, wc); e3 = mul2(e3, wc);
+                    const tw_t wc = tw_load(wm, j << (b - s), M / 2);
+                    e1 = e1 * wc; e3 = e3 * wc;
                 }
                 fr_t t0 = e0 + e1, t1 = e0 - e1, t2 = e2 + e3, t3 = e2 - e3;
-                if (s > 1) t2 = mul(t2, wa);  // wa = 1 at s = 1
-                t3 = mul2(t3, wb);
+                if (s > 1) t2 = t2 * wa;  // wa = 1 at s = 1
+                t3 = t3 * wb;
                 e0 = t0 + t2; e2 = t0 - t2; e1 = t1 + t3; e3 = t1 - t3;
             }
             sh_store(tile, i0, T, e0); sh_store(tile, i1, T, e1);
@@ -201,17 +208,17 @@ __device__ __forceinline__ void load_internal_twiddles(uint4* wm, const u32* W, 
 {
     const int M = 1 << b;
     for (int j = tid; j < M / 2; j += nt)
-        sh_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
+        tw_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
 }
 
 // x^i from two tables: hi[i >> shift] * lo[i & (2^shift - 1)].
 __device__ __forceinline__ fr_t table_power(const u32* lo, const u32* hi, int shift, usize i)
 {
-    return mul(load<FrTraits>(hi, i >> shift), load<FrTraits>(lo, i & (((usize)1 << shift) - 1)));
+    return load<FrTraits>(hi, i >> shift) * load<FrTraits>(lo, i & (((usize)1 << shift) - 1));
 }
 
 // Shared layout: the tile (M * C elements, two planes), then the M/2 internal
-// twiddles (two planes).
+// twiddles (two planes, or NL double planes with NTT_TWF64).
 // src, dst: the pass reads its tiles from src and writes them to the same
 // places of dst (src == dst: in place).
 // scale: optional (non-null) Montgomery element multiplied into every output.
@@ -238,11 +245,11 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
         const int mid = t >> c, col = t & (C - 1);
         const usize g = (((hi << b) + (usize)mid) << lo) + (ch << c) + (usize)col;
         fr_t v = load<FrTraits>(src, g);
-        if (!DIT && pw_lo) v = mul(v, table_power(pw_lo, pw_hi, pw_shift, g));
+        if (!DIT && pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, g);
         if (DIT && lo > 0) {
             const usize low = (ch << c) + (usize)col;
             const usize k1 = bit_reverse((usize)mid, b);
-            v = mul(v, twiddle(W, (low * k1) << ext_shift, log_n, inverse));
+            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
         }
         sh_store(tile, t, T, v);
     }
@@ -259,9 +266,9 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
         if (!DIT && lo > 0) {
             const usize low = (ch << c) + (usize)col;
             const usize k1 = bit_reverse((usize)mid, b);
-            v = mul(v, twiddle(W, (low * k1) << ext_shift, log_n, inverse));
+            v = v * twiddle(W, (low * k1) << ext_shift, log_n, inverse);
         }
-        if (scale) v = mul(v, sc);
+        if (scale) v = v * sc;
         store<FrTraits>(dst, g, v);
     }
 }
@@ -337,8 +344,8 @@ ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32
             nat = (bit_reverse((usize)mid, b) << H) + rrb + bit_reverse((usize)k, c);
         }
         fr_t v = sh_load(tile, (mid << c) + k, T);
-        if (pw_lo) v = mul(v, table_power(pw_lo, pw_hi, pw_shift, nat));
-        else if (scale) v = mul(v, sc);
+        if (pw_lo) v = v * table_power(pw_lo, pw_hi, pw_shift, nat);
+        else if (scale) v = v * sc;
         store<FrTraits>(dst, out, v);
     }
 }
