@@ -33,7 +33,9 @@ _BR_BITS = 4
 #: Build settings of ``cuda/ntt.cu`` as {name: int} -D options (see the top of
 #: that file): NTT_MAXT and NTT_MINB, the pass kernels' launch bounds (most
 #: threads per block, fewest resident blocks per SM); NTT_TWF64=1 keeps the
-#: in-tile twiddles as FP64-multiplier limbs (needs the FP64 Fr multiplier).
+#: in-tile twiddles as FP64-multiplier limbs (needs the FP64 Fr multiplier);
+#: CUZK_FR_MUL_EO=1 runs every Fr multiply on the even/odd-row integer
+#: multiplier (``field/cuda/cuzk_mont_eo.cuh``).
 #: Results are the same under every setting. The environment variable
 #: CUZKLAB_NTT_DEFINES ("NAME=V,NAME=V") adds to these at import.
 KERNEL_DEFINES: dict = {}

@@ -25,7 +25,9 @@ using namespace cuzk;
 //   NTT_TWF64: the in-tile twiddles are kept in shared memory already cut
 //     into the FP64 multiplier's limbs (fe_f64, 40 bytes each), so that the
 //     multiplies by them skip that conversion (only with the FP64 Fr
-//     multiplier; with the integer one the setting does nothing).
+//     multiplier; with an integer one the setting does nothing);
+//   CUZK_FR_MUL_EO: every Fr multiply on the even/odd-row integer
+//     multiplier (cuzk_mont_eo.cuh) instead of the module's default.
 // Results are the same under every setting: only the speed changes.
 #ifndef NTT_MAXT
 #define NTT_MAXT 256
@@ -71,7 +73,7 @@ __device__ __forceinline__ void sh_store(uint4* sh, int i, int stride, const fr_
 
 // The in-tile twiddles omega_M^j, j < M/2, in shared memory: Fr elements as
 // two uint4 planes, or with NTT_TWF64 their FP64 limbs as NL double planes.
-#if NTT_TWF64 && CUZK_FR_MUL_F64
+#if NTT_TWF64 && CUZK_FR_MUL_F64 && !CUZK_FR_MUL_EO
 typedef fe_f64<FrTraits> tw_t;
 constexpr int TW_NL = f64detail::shape<FrTraits>::NL;
 __device__ __forceinline__ tw_t tw_load(const uint4* wm, int j, int half)
