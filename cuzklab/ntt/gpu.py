@@ -35,10 +35,15 @@ _BR_BITS = 4
 #: threads per block, fewest resident blocks per SM); NTT_TWF64=1 keeps the
 #: in-tile twiddles as FP64-multiplier limbs (needs the FP64 Fr multiplier);
 #: CUZK_FR_MUL_EO=1 runs every Fr multiply on the even/odd-row integer
-#: multiplier (``field/cuda/cuzk_mont_eo.cuh``).
+#: multiplier (``field/cuda/cuzk_mont_eo.cuh``), 0 on the field module's
+#: default (``cuzklab.field.cuda.MULTIPLIERS``, the FP64 one). The default,
+#: from side-by-side builds on an H200 (``benchmarks/results/
+#: tune-ntt-kernels-h200.json``, graph replays): the even/odd multiplier,
+#: 2^24 4.85 ms against 5.06 with the FP64 one, 2^27 44.2 against 46.3,
+#: 2^22 1.20 against 1.25; at 2^16-2^18 the two are within 3 %.
 #: Results are the same under every setting. The environment variable
 #: CUZKLAB_NTT_DEFINES ("NAME=V,NAME=V") adds to these at import.
-KERNEL_DEFINES: dict = {}
+KERNEL_DEFINES: dict = {"CUZK_FR_MUL_EO": 1}
 
 
 def parse_defines(spec: str) -> dict:
