@@ -3,6 +3,13 @@
 
     python benchmarks/tune_ntt.py [--sizes 16-24] [--low 8,10] [--tile 8,9,10] [--cols 0,1,2]
         [--upper 9] [--ept 2,4] [--radix2 0,1] [--variant ntt|coset_intt] [--repeats R] [--json out.json]
+        [--kernels "base;CUZK_FR_MUL_EO=0;NTT_TWF64=1"] [--graph]
+
+``--kernels`` repeats everything per kernel build (``gpu.KERNEL_DEFINES``;
+every build's output is compared with the first build's); ``--graph`` times
+the plans by CUDA-graph replays (the kernels alone, as ``transform_inplace``
+runs sizes up to ``gpu.GRAPH_MAX_LOG2``) instead of events around the call.
+An empty ``--low ""`` times only each build's default plan.
 
 For every size, every plan (last-pass bits ``--low``, tile bits ``--tile``
 of the other passes, their most bits ``--upper``, rows per block of the
