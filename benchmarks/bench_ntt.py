@@ -8,6 +8,8 @@ times plain launches); every timed run starts from the same input, and the timed
 output is checked at sampled positions against direct evaluation of the
 polynomial (no transform kernel involved), besides a round trip and the CPU
 path at 2^12 in the same run. Exits 1 when any result is not checked equal.
+The kernel build settings (``gpu.KERNEL_DEFINES``, from CUZKLAB_NTT_DEFINES)
+are recorded in the JSON.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ def main(argv=None) -> int:
             print(f"{k:>4} {v:<11} {r['median_s'] * 1e3:10.3f} {str(r['checked']):>8}", flush=True)
         del data
     out = {"benchmark": "ntt", "device": device, "backend": args.backend, "results": results}
+    if args.backend == "gpu":
+        from cuzklab.ntt import gpu
+        out["kernel_defines"] = dict(gpu.KERNEL_DEFINES)
     if args.json:
         write_text(args.json, json.dumps(out, indent=1))
     return 0 if all(r.get("checked") for r in results) else 1

@@ -3,6 +3,13 @@
 
     python benchmarks/tune_ntt.py [--sizes 16-24] [--low 8,10] [--tile 8,9,10] [--cols 0,1,2]
         [--upper 9] [--ept 2,4] [--radix2 0,1] [--variant ntt|coset_intt] [--repeats R] [--json out.json]
+        [--kernels "base;CUZK_FR_MUL_EO=0;NTT_TWF64=1"] [--graph]
+
+``--kernels`` repeats everything per kernel build (``gpu.KERNEL_DEFINES``;
+every build's output is compared with the first build's); ``--graph`` times
+the plans by CUDA-graph replays (the kernels alone, as ``transform_inplace``
+runs sizes up to ``gpu.GRAPH_MAX_LOG2``) instead of events around the call.
+An empty ``--low ""`` times only each build's default plan.
 
 For every size, every plan (last-pass bits ``--low``, tile bits ``--tile``
 of the other passes, their most bits ``--upper``, rows per block of the
@@ -104,6 +111,11 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", choices=["ntt", "coset_intt"], default="ntt")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--json", default="tune_ntt.json", help="output JSON path ('' for none)")
+    ap.add_argument("--graph", action="store_true",
+                    help="time each plan by CUDA-graph replays (kernel time) instead of events around the call")
+    ap.add_argument("--kernels", default="base",
+                    help="kernel builds to time, ';'-separated: 'base' (gpu.KERNEL_DEFINES as set) or "
+                         "NAME=V[,NAME=V] -D settings of cuda/ntt.cu, e.g. 'base;NTT_TWF64=1;NTT_TWF64=1,NTT_MINB=2'")
     args = ap.parse_args(argv)
     try:
         sizes, lows, tiles, colss, epts, r2s, uppers = (
@@ -121,10 +133,22 @@ def main(argv=None) -> int:
     from cuzklab.ntt.plan import plan_passes
 
     inverse = coset = args.variant == "coset_intt"
+    default_defines = dict(gpu.KERNEL_DEFINES)
+    kernels = []
+    for spec in filter(None, (t.strip() for t in args.kernels.split(";"))):
+        if spec == "base":
+            kernels.append(("base", dict(default_defines)))
+            continue
+        try:
+            defs = {n.strip(): int(v) for n, v in (kv.split("=") for kv in spec.split(","))}
+        except ValueError:
+            ap.error(f"--kernels: {spec!r} is not NAME=V[,NAME=V]")
+        kernels.append((spec, {**default_defines, **defs}))
     from cuzklab.field.cuda import multipliers
     report = {"benchmark": "tune_ntt", "device": device_name("gpu"), "variant": args.variant,
               "repeats": args.repeats, "multiplier": multipliers()["fr"],
               "default_ept": gpu.ELEMS_PER_THREAD, "default_radix2_max_log2": gpu.RADIX2_MAX_LOG2,
+              "default_defines": dict(gpu.KERNEL_DEFINES), "plan_timing": "graph" if args.graph else "events",
               "sizes": []}
     default_ept, default_r2 = gpu.ELEMS_PER_THREAD, gpu.RADIX2_MAX_LOG2
     print(f"{'log2':>4} {'low':>4} {'tile':>4} {'up':>4} {'cols':>4} {'ept':>4} {'r2':>3} {'median ms':>10} {'same':>5}")
@@ -140,66 +164,91 @@ def main(argv=None) -> int:
             gpu.dif_inplace(x, k, inverse=inverse, natural_output=True, pre_powers=pre,
                             post_powers=post, scale=scale, passes=passes, last_cols=cols)
 
-        restore()
-        run()
-        want = x.copy()
-        good, total = check_entries(a, Fr.from_mont_limbs(want, check=False), inverse=inverse,
-                                    coset=coset, seed=k)
-        default_times = _events(run, args.repeats, restore)
-        restore()
-        t0 = time.perf_counter()
-        run()
-        host_s = time.perf_counter() - t0
-        cp.cuda.Device().synchronize()
-        graph = _graph_median(run, args.repeats)
-        entry = {"log2_size": k, "default_median_s": statistics.median(default_times),
-                 "default_times_s": default_times, "host_issue_s": host_s, "graph_median_s": graph,
-                 "entries_checked": good, "entries": total, "plans": []}
-        gshow = f"{graph * 1e3:.3f} ms" if isinstance(graph, float) else graph
-        print(f"{k:>4} default {entry['default_median_s'] * 1e3:.3f} ms, host issue {host_s * 1e6:.0f} us, "
-              f"graph replay {gshow}, entries {good}/{total}", flush=True)
-        seen = set()
-        for low, tile, upper, cols, ept, r2 in itertools.product(lows, tiles, uppers, colss, epts, r2s):
-            if low > k or upper > tile:
-                continue
-            passes = plan_passes(k, low_bits=low, tile_bits=tile, upper_bits=upper)
-            plan_id = (tuple(passes), min(cols, k - passes[-1].b), ept, r2)
-            tiles_el = [p.tile for p in passes[:-1]] + [passes[-1].tile << plan_id[1]]
-            smem = max((t + (1 << p.b) // 2) * 32 for t, p in zip(tiles_el, passes))
-            if plan_id in seen or smem > SMEM_MAX:  # the same launches again, or too large a tile
-                continue
-            seen.add(plan_id)
-            row = {"low": low, "tile": tile, "upper": upper, "cols": cols, "ept": ept, "radix2": bool(r2),
-                   "passes": [[p.lo, p.b, p.c] for p in passes]}
-            tag = f"{k:>4} {low:>4} {tile:>4} {upper:>4} {cols:>4} {ept:>4} {r2:>3}"
+        want = None
+        for kname, kdefs in kernels:
+            gpu.KERNEL_DEFINES = dict(kdefs)
             try:
-                gpu.ELEMS_PER_THREAD = ept
-                gpu.RADIX2_MAX_LOG2 = 27 if r2 else 0
-                times = _events(lambda: run(passes, cols), args.repeats, restore)
                 restore()
-                run(passes, cols)
-                row.update(median_s=statistics.median(times), times_s=times,
-                           same=bool(cp.array_equal(x, want)))
-                print(f"{tag} {row['median_s'] * 1e3:10.3f} {str(row['same']):>5}", flush=True)
+                run()
+                if want is None:  # the first kernel build's output, checked by direct evaluation
+                    want = x.copy()
+                    good, total = check_entries(a, Fr.from_mont_limbs(want, check=False),
+                                                inverse=inverse, coset=coset, seed=k)
+                same_default = bool(cp.array_equal(x, want))
+                default_times = _events(run, args.repeats, restore)
+                restore()
+                t0 = time.perf_counter()
+                run()
+                host_s = time.perf_counter() - t0
+                cp.cuda.Device().synchronize()
+                graph = _graph_median(run, args.repeats)
             except Exception as exc:  # noqa: BLE001 - record and go on
-                row["error"] = f"{type(exc).__name__}: {exc}"
-                print(f"{tag} failed: {row['error']}", flush=True)
-            finally:
-                gpu.ELEMS_PER_THREAD, gpu.RADIX2_MAX_LOG2 = default_ept, default_r2
-            entry["plans"].append(row)
-        ok = [r for r in entry["plans"] if r.get("same")]
-        if ok:
-            best = min(ok, key=lambda r: r["median_s"])
-            entry["best"] = {key: best[key] for key in ("low", "tile", "upper", "cols", "ept", "radix2", "median_s")}
-            print(f"{k:>4} best: low {best['low']} tile {best['tile']} upper {best['upper']} cols {best['cols']} "
-                  f"ept {best['ept']} radix2 {best['radix2']}: {best['median_s'] * 1e3:.3f} ms", flush=True)
-        report["sizes"].append(entry)
+                print(f"{k:>4} kernel {kname} failed: {type(exc).__name__}: {exc}", flush=True)
+                report["sizes"].append({"log2_size": k, "kernel": kname, "defines": dict(kdefs),
+                                        "error": f"{type(exc).__name__}: {exc}"})
+                continue
+            entry = {"log2_size": k, "kernel": kname, "defines": dict(kdefs),
+                     "default_median_s": statistics.median(default_times),
+                     "default_times_s": default_times, "default_same": same_default,
+                     "host_issue_s": host_s, "graph_median_s": graph,
+                     "entries_checked": good, "entries": total, "plans": []}
+            gshow = f"{graph * 1e3:.4f} ms" if isinstance(graph, float) else graph
+            print(f"{k:>4} kernel {kname}: default {entry['default_median_s'] * 1e3:.4f} ms, host issue "
+                  f"{host_s * 1e6:.0f} us, graph replay {gshow}, same {same_default}, entries {good}/{total}",
+                  flush=True)
+            seen = set()
+            for low, tile, upper, cols, ept, r2 in itertools.product(lows, tiles, uppers, colss, epts, r2s):
+                if low > k or upper > tile:
+                    continue
+                passes = plan_passes(k, low_bits=low, tile_bits=tile, upper_bits=upper)
+                plan_id = (tuple(passes), min(cols, k - passes[-1].b), ept, r2)
+                tiles_el = [p.tile for p in passes[:-1]] + [passes[-1].tile << plan_id[1]]
+                smem = max((t + (1 << p.b) // 2) * 32 for t, p in zip(tiles_el, passes))
+                if plan_id in seen or smem > SMEM_MAX:  # the same launches again, or too large a tile
+                    continue
+                seen.add(plan_id)
+                row = {"low": low, "tile": tile, "upper": upper, "cols": cols, "ept": ept, "radix2": bool(r2),
+                       "passes": [[p.lo, p.b, p.c] for p in passes]}
+                tag = f"{k:>4} {low:>4} {tile:>4} {upper:>4} {cols:>4} {ept:>4} {r2:>3}"
+                try:
+                    gpu.ELEMS_PER_THREAD = ept
+                    gpu.RADIX2_MAX_LOG2 = 27 if r2 else 0
+                    if args.graph:
+                        med = _graph_median(lambda: run(passes, cols), args.repeats)
+                        if not isinstance(med, float):
+                            raise RuntimeError(med)
+                        row.update(median_s=med, timing="graph")
+                    else:
+                        times = _events(lambda: run(passes, cols), args.repeats, restore)
+                        row.update(median_s=statistics.median(times), times_s=times, timing="events")
+                    restore()
+                    run(passes, cols)
+                    row.update(same=bool(cp.array_equal(x, want)))
+                    print(f"{tag} {row['median_s'] * 1e3:10.4f} {str(row['same']):>5}", flush=True)
+                except Exception as exc:  # noqa: BLE001 - record and go on
+                    row["error"] = f"{type(exc).__name__}: {exc}"
+                    print(f"{tag} failed: {row['error']}", flush=True)
+                finally:
+                    gpu.ELEMS_PER_THREAD, gpu.RADIX2_MAX_LOG2 = default_ept, default_r2
+                entry["plans"].append(row)
+            ok = [r for r in entry["plans"] if r.get("same")]
+            if ok:
+                best = min(ok, key=lambda r: r["median_s"])
+                entry["best"] = {key: best[key] for key in ("low", "tile", "upper", "cols", "ept", "radix2",
+                                                             "median_s", "passes")}
+                print(f"{k:>4} kernel {kname} best: low {best['low']} tile {best['tile']} upper {best['upper']} "
+                      f"cols {best['cols']} ept {best['ept']} radix2 {best['radix2']}: "
+                      f"{best['median_s'] * 1e3:.4f} ms", flush=True)
+            report["sizes"].append(entry)
+            if args.json:
+                write_text(args.json, json.dumps(report, indent=1))
+        gpu.KERNEL_DEFINES = dict(default_defines)
         del a, x, want
+        gpu.clear_graphs()
         cp.get_default_memory_pool().free_all_blocks()
-        if args.json:
-            write_text(args.json, json.dumps(report, indent=1))
-    bad = [s["log2_size"] for s in report["sizes"]
-           if s["entries_checked"] != s["entries"] or any(r.get("same") is False for r in s["plans"])]
+    bad = sorted({s["log2_size"] for s in report["sizes"]
+                  if "error" in s or s["entries_checked"] != s["entries"] or not s["default_same"]
+                  or any(r.get("same") is False for r in s["plans"])})
     if bad:
         print(f"results not checked equal at sizes {bad}", file=sys.stderr)
     return 1 if bad else 0

@@ -19,6 +19,7 @@ import numpy as np
 from ..backend import xp
 from ..field import Fr
 from .domain import Domain, powers
+from . import plan as _plan_module
 from .plan import plan_passes
 
 _SOURCE = Path(__file__).with_name("cuda") / "ntt.cu"
@@ -29,16 +30,71 @@ _SPLIT = 12
 _BR_BITS = 4
 
 
+#: Build settings of ``cuda/ntt.cu`` as {name: int} -D options (see the top of
+#: that file): NTT_MAXT and NTT_MINB, the pass kernels' launch bounds (most
+#: threads per block, fewest resident blocks per SM); NTT_TWF64=1 keeps the
+#: in-tile twiddles as FP64-multiplier limbs (needs the FP64 Fr multiplier);
+#: CUZK_FR_MUL_EO=1 runs every Fr multiply on the even/odd-row integer
+#: multiplier (``field/cuda/cuzk_mont_eo.cuh``), 0 on the field module's
+#: default (``cuzklab.field.cuda.MULTIPLIERS``, the FP64 one). The default,
+#: from side-by-side builds on an H200 (``benchmarks/results/
+#: tune-ntt-kernels-h200.json``, graph replays): the even/odd multiplier,
+#: 2^24 4.85 ms against 5.06 with the FP64 one, 2^27 44.2 against 46.3,
+#: 2^22 1.20 against 1.25; at 2^16-2^18 the two are within 3 %.
+#: Results are the same under every setting. The environment variable
+#: CUZKLAB_NTT_DEFINES ("NAME=V,NAME=V") adds to these at import.
+KERNEL_DEFINES: dict = {"CUZK_FR_MUL_EO": 1}
+
+
+def parse_defines(spec: str) -> dict:
+    """Return {NAME: int} from "NAME=V[,NAME=V]" (empty: {}); ValueError otherwise."""
+    out = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise ValueError(f"NTT kernel settings must be NAME=V pairs, got {part!r}")
+        out[name.strip()] = int(value)
+    return out
+
+
+def _env_defines() -> dict:
+    import os
+    try:
+        return parse_defines(os.environ.get("CUZKLAB_NTT_DEFINES", ""))
+    except ValueError as exc:
+        raise ValueError(f"CUZKLAB_NTT_DEFINES: {exc}") from None
+
+
+KERNEL_DEFINES.update(_env_defines())
+
+
+def _defines_key() -> tuple:
+    return tuple(sorted((str(k), int(v)) for k, v in KERNEL_DEFINES.items()))
+
+
+def _max_threads() -> int:
+    """Return the most threads of a pass kernel's block (NTT_MAXT, 256 by default)."""
+    return int(KERNEL_DEFINES.get("NTT_MAXT", _THREADS))
+
+
 @functools.lru_cache(maxsize=None)
-def _module():
+def _module_for(defines: tuple):
     from ..field.cuda import load_module
-    return load_module(_SOURCE.read_text())
+    return load_module(_SOURCE.read_text(), options=tuple(f"-D{k}={v}" for k, v in defines))
+
+
+def _module():
+    return _module_for(_defines_key())
 
 
 @functools.lru_cache(maxsize=None)
+def _fn_for(defines: tuple, name: str):
+    return _module_for(defines).get_function(name)
+
+
 def _fn(name: str):
-    """Return the kernel ``name`` (cached: fetching a function costs a driver call)."""
-    return _module().get_function(name)
+    """Return the kernel ``name`` built with ``KERNEL_DEFINES`` (cached: fetching a function costs a driver call)."""
+    return _fn_for(_defines_key(), name)
 
 
 def _wrap(limbs) -> Fr:
@@ -90,12 +146,14 @@ SMALL_LAST_COLS = 2
 ELEMS_PER_THREAD = 2
 #: Plans of the smallest transforms, natural-order output: log2 size ->
 #: (last-pass bits, log2 tile of the other passes, log2 rows per block of the
-#: last pass), from ``benchmarks/tune_ntt.py`` on an H200 (2^16 to 2^22, 48
-#: plans each; ``benchmarks/results/tune-ntt-h200.json``). Smaller tiles give
-#: these latency-bound sizes more blocks: 2^17 0.063 ms against 0.082 with the
-#: 2^24 plan (same run). Other sizes up to SMALL_MAX_LOG2 use SMALL_LOW_BITS
-#: and SMALL_LAST_COLS with full tiles.
-SMALL_PLANS = {16: (10, 8, 0), 17: (8, 8, 0), 18: (8, 8, 0), 19: (8, 8, 0)}
+#: last pass). Smaller tiles give these latency-bound sizes more blocks. From
+#: plan sweeps on an H200 timed by CUDA-graph replay (the kernels alone, as
+#: ``transform_inplace`` runs them up to GRAPH_MAX_LOG2;
+#: ``benchmarks/results/tune-ntt-graph-h200.json``): 2^16 as two 8-bit passes
+#: of 512-element tiles, 0.0275 ms against 0.0383 for the former 10 + 6 bits;
+#: 2^18 as 8 + 10 bits, 0.0825 against 0.0840 for 5 + 5 + 8. Other sizes up to
+#: SMALL_MAX_LOG2 use SMALL_LOW_BITS and SMALL_LAST_COLS with full tiles.
+SMALL_PLANS = {16: (8, 9, 0), 17: (8, 8, 0), 18: (10, 9, 0), 19: (8, 8, 0)}
 #: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
 #: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
 #: others two stages per sync in radix-4 units (see ``cuda/ntt.cu``). Same
@@ -106,8 +164,9 @@ _NULL = np.uint64(0)
 
 
 def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
-    threads = max(1, min(_THREADS, tile // ELEMS_PER_THREAD))
-    shared = (tile + (1 << b) // 2) * 32  # the tile, then the M/2 internal twiddles
+    threads = max(1, min(_max_threads(), tile // ELEMS_PER_THREAD))
+    # the tile, then the M/2 internal twiddles (32 bytes each, 40 as FP64 limbs)
+    shared = tile * 32 + (1 << b) // 2 * (40 if KERNEL_DEFINES.get("NTT_TWF64") else 32)
     if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
         kernel.max_dynamic_shared_size_bytes = shared
     kernel((blocks,), (threads,), args, shared_mem=shared)
@@ -301,11 +360,15 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     a scratch array of the size of ``x`` when memory allows (see
     ``dif_inplace``).
     """
-    pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
     if GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2:
+        if _replay(x, log_n, bool(inverse), bool(coset), bool(natural_output)):
+            return
+        pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
         if _graph_transform(x, log_n, bool(inverse), bool(coset), bool(natural_output),
                             (pre, post, scale)):
             return
+    else:
+        pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
     dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
                 post_powers=post, scale=scale)
 
@@ -331,9 +394,35 @@ _SEEN: collections.OrderedDict = collections.OrderedDict()
 
 def _plan_key(log_n: int) -> tuple:
     """Return the module settings a transform's launches depend on (part of a graph's key)."""
-    from . import plan
-    return (plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
-            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD)
+    p = _plan_module
+    return (p.TILE_BITS, p.LOW_BITS, p.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
+            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD,
+            tuple(KERNEL_DEFINES.items()))
+
+
+def _graph_key(x, log_n: int, inverse: bool, coset: bool, natural: bool, stream) -> tuple:
+    """Return the key of a transform's recorded graph (device, array, stream, variant, settings)."""
+    return (x.data.ptr, x.data.device_id, stream.ptr, log_n, inverse, coset, natural,
+            _plan_key(log_n))
+
+
+def _replay(x, log_n: int, inverse: bool, coset: bool, natural: bool) -> bool:
+    """Launch the recorded graph of this transform if there is one (the fast path: no table
+    look-ups); False otherwise."""
+    if not _GRAPHS or x.shape != (1 << log_n, 8) or x.dtype != np.uint32 or not x.flags.c_contiguous:
+        return False
+    stream = _cupy_stream()
+    key = _graph_key(x, log_n, inverse, coset, natural, stream)
+    entry = _GRAPHS.get(key)
+    if entry is None or entry["graph"] is None:
+        return False
+    _GRAPHS.move_to_end(key)
+    entry["graph"].launch(stream)
+    return True
+
+
+def _cupy_stream():
+    return xp("gpu").cuda.get_current_stream()
 
 
 def clear_graphs() -> None:
@@ -353,8 +442,7 @@ def _graph_transform(x, log_n: int, inverse: bool, coset: bool, natural: bool, f
     if not (x.flags.c_contiguous and x.dtype == cp.uint32 and x.shape == (1 << log_n, 8)):
         return False
     stream = cp.cuda.get_current_stream()
-    dev = cp.cuda.Device().id
-    key = (x.data.ptr, dev, stream.ptr, log_n, inverse, coset, natural, _plan_key(log_n))
+    key = _graph_key(x, log_n, inverse, coset, natural, stream)
     entry = _GRAPHS.get(key)
     if entry is not None:
         _GRAPHS.move_to_end(key)

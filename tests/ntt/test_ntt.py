@@ -343,7 +343,8 @@ class _FakeCuda:
 class _FakeArray:
     def __init__(self, ptr, n):
         import types
-        self.data, self.shape, self.dtype = types.SimpleNamespace(ptr=ptr), (n, 8), np.uint32
+        self.data = types.SimpleNamespace(ptr=ptr, device_id=0)
+        self.shape, self.dtype = (n, 8), np.uint32
         self.flags = types.SimpleNamespace(c_contiguous=True)
 
 
@@ -412,3 +413,34 @@ def test_graph_bookkeeping(monkeypatch):
     assert gpu.graph_count() == 2
     assert call(x, inverse=False, coset=False) == [("run", 1, None)]  # dropped: seen once more
     gpu.clear_graphs()
+
+
+def test_kernel_settings_parse():
+    from cuzklab.ntt import gpu
+    assert gpu.parse_defines("") == {}
+    assert gpu.parse_defines("NTT_TWF64=1, NTT_MINB=2") == {"NTT_TWF64": 1, "NTT_MINB": 2}
+    for bad in ("NTT_TWF64", "=1", "NTT_TWF64=x", "1A=2"):
+        with pytest.raises(ValueError):
+            gpu.parse_defines(bad)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("defines", [{"CUZK_FR_MUL_EO": 0}, {"CUZK_FR_MUL_EO": 0, "NTT_TWF64": 1},
+                                     {"CUZK_FR_MUL_EO": 1, "NTT_MINB": 2},
+                                     {"CUZK_FR_MUL_EO": 1, "NTT_MAXT": 512, "NTT_MINB": 1}])
+@pytest.mark.parametrize("radix2", [False, True])
+def test_gpu_kernel_settings_match_cpu(tiny_plan, monkeypatch, defines, radix2):
+    """Every kernel build setting gives the CPU path's results (multi-pass plans, both stage kinds)."""
+    from cuzklab.ntt import cpu, gpu
+    monkeypatch.setattr(gpu, "KERNEL_DEFINES", dict(defines))
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 27 if radix2 else 0)
+    for k in (3, 10, 13):
+        a = Fr.random(1 << k, 70 + k)
+        g = a.to("gpu")
+        for fn in (ntt, intt, coset_ntt, coset_intt):
+            assert fn(g).to("cpu").equals(fn(a)), (defines, k, fn.__name__)
+        for inverse in (False, True):
+            assert gpu.dit(g, inverse=inverse).to("cpu").equals(cpu.dit(a, inverse=inverse))
+    monkeypatch.setattr(gpu, "RADIX2_MAX_LOG2", 0)
+    a = Fr.random(1 << 16, 7)
+    assert ntt(a.to("gpu")).to("cpu").equals(ntt(a)) and coset_intt(a.to("gpu")).to("cpu").equals(coset_intt(a))

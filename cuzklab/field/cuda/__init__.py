@@ -17,7 +17,8 @@ import pathlib
 _DIR = pathlib.Path(__file__).resolve().parent
 
 #: Headers, in include order; ``cuzk_field.cuh`` includes them all.
-HEADERS = ("cuzk_types.cuh", "cuzk_traits.cuh", "cuzk_mont.cuh", "cuzk_mont_f64.cuh", "cuzk_fp2.cuh",
+HEADERS = ("cuzk_types.cuh", "cuzk_traits.cuh", "cuzk_mont.cuh", "cuzk_mont_f64.cuh", "cuzk_mont_eo.cuh",
+           "cuzk_fp2.cuh",
            "cuzk_field.cuh")
 
 

@@ -6,4 +6,5 @@
 #include "cuzk_traits.cuh"
 #include "cuzk_mont.cuh"
 #include "cuzk_mont_f64.cuh"
+#include "cuzk_mont_eo.cuh"
 #include "cuzk_fp2.cuh"

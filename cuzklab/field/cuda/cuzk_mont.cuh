@@ -157,8 +157,15 @@ __device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b);
 template <class F>
 __device__ __forceinline__ fe<F> mont_sqr_f64(const fe<F>& a);
 
+// The even/odd-row integer multiply of cuzk_mont_eo.cuh (same results).
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b);
+
 #ifndef CUZK_FR_MUL_F64
 #define CUZK_FR_MUL_F64 0
+#endif
+#ifndef CUZK_FR_MUL_EO
+#define CUZK_FR_MUL_EO 0
 #endif
 #ifndef CUZK_FP_MUL_F64
 #define CUZK_FP_MUL_F64 0
@@ -166,11 +173,15 @@ __device__ __forceinline__ fe<F> mont_sqr_f64(const fe<F>& a);
 
 // The Montgomery multiply every other function (and operator*) uses: the
 // integer CIOS above, or mont_mul_f64 for a field built with
-// -DCUZK_FR_MUL_F64=1 or -DCUZK_FP_MUL_F64=1 (cuzklab.field.cuda sets these).
-// Both give bit-identical results.
+// -DCUZK_FR_MUL_F64=1 or -DCUZK_FP_MUL_F64=1 (cuzklab.field.cuda sets these),
+// or for Fr built with -DCUZK_FR_MUL_EO=1 (a kernel's own option) the
+// even/odd-row integer multiply mont_mul_eo, which takes precedence. All give
+// bit-identical results.
 template <class F>
 __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
-  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
+  if constexpr (F::N == 8 && CUZK_FR_MUL_EO != 0)
+    return mont_mul_eo<F>(a, b);
+  else if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
     return mont_mul_f64<F>(a, b);
   else
     return mont_mul_cios<F>(a, b);

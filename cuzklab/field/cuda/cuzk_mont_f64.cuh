@@ -242,6 +242,41 @@ __device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b) {
   return f64detail::redc<F>(c);
 }
 
+// b cut into the exact-double limbs mont_mul_f64 makes of it, for a factor
+// that multiplies many elements (an NTT twiddle): converted once, then
+// mont_mul_f64(a, bd) skips that conversion and returns mont_mul_f64(a, b).
+template <class F>
+struct fe_f64 {
+  double d[f64detail::shape<F>::NL];
+};
+
+template <class F>
+__device__ __forceinline__ fe_f64<F> to_f64(const fe<F>& b) {
+  fe_f64<F> r;
+  f64detail::to_limbs<F>(b, r.d);
+  return r;
+}
+
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe_f64<F>& b) {
+  using S = f64detail::shape<F>;
+  constexpr int NL = S::NL, W = S::W, NC = S::NC;
+
+  double ad[NL];
+  f64detail::to_limbs<F>(a, ad);
+
+  u64 c[NC];
+#pragma unroll
+  for (int k = 0; k < NC; k++) c[k] = 0;
+
+#pragma unroll
+  for (int i = 0; i < NL; i++) {
+#pragma unroll
+    for (int j = 0; j < NL; j++) f64detail::mul_acc<W>(ad[i], b.d[j], c[i + j], c[i + j + 1]);
+  }
+  return f64detail::redc<F>(c);
+}
+
 // a^2 * R^-1 mod m, bit-identical to mont_mul_f64<F>(a, a) (and so to
 // mont_mul<F>(a, a)) with NL(NL+1)/2 limb products; see "Squaring" in the
 // header comment.

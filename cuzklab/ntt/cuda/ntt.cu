@@ -19,6 +19,26 @@
 #include "cuzk_field.cuh"
 using namespace cuzk;
 
+// Build-time settings (``gpu.KERNEL_DEFINES`` passes them as -D options):
+//   NTT_MAXT, NTT_MINB: the pass kernels' launch bounds (most threads per
+//     block, fewest resident blocks per SM: the register budget);
+//   NTT_TWF64: the in-tile twiddles are kept in shared memory already cut
+//     into the FP64 multiplier's limbs (fe_f64, 40 bytes each), so that the
+//     multiplies by them skip that conversion (only with the FP64 Fr
+//     multiplier; with an integer one the setting does nothing);
+//   CUZK_FR_MUL_EO: every Fr multiply on the even/odd-row integer
+//     multiplier (cuzk_mont_eo.cuh) instead of the module's default.
+// Results are the same under every setting: only the speed changes.
+#ifndef NTT_MAXT
+#define NTT_MAXT 256
+#endif
+#ifndef NTT_MINB
+#define NTT_MINB 3
+#endif
+#ifndef NTT_TWF64
+#define NTT_TWF64 0
+#endif
+
 __device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int inverse)
 {
     const usize n = (usize)1 << log_n, half = n >> 1;
@@ -51,6 +71,33 @@ __device__ __forceinline__ void sh_store(uint4* sh, int i, int stride, const fr_
     sh[stride + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
 }
 
+// The in-tile twiddles omega_M^j, j < M/2, in shared memory: Fr elements as
+// two uint4 planes, or with NTT_TWF64 their FP64 limbs as NL double planes.
+#if NTT_TWF64 && CUZK_FR_MUL_F64 && !CUZK_FR_MUL_EO
+typedef fe_f64<FrTraits> tw_t;
+constexpr int TW_NL = f64detail::shape<FrTraits>::NL;
+__device__ __forceinline__ tw_t tw_load(const uint4* wm, int j, int half)
+{
+    const double* p = reinterpret_cast<const double*>(wm);
+    tw_t r;
+#pragma unroll
+    for (int k = 0; k < TW_NL; k++) r.d[k] = p[k * half + j];
+    return r;
+}
+__device__ __forceinline__ void tw_store(uint4* wm, int j, int half, const fr_t& w)
+{
+    double* p = reinterpret_cast<double*>(wm);
+    const tw_t r = to_f64<FrTraits>(w);
+#pragma unroll
+    for (int k = 0; k < TW_NL; k++) p[k * half + j] = r.d[k];
+}
+__device__ __forceinline__ fr_t operator*(const fr_t& a, const tw_t& b) { return mont_mul_f64<FrTraits>(a, b); }
+#else
+typedef fr_t tw_t;
+__device__ __forceinline__ tw_t tw_load(const uint4* wm, int j, int half) { return sh_load(wm, j, half); }
+__device__ __forceinline__ void tw_store(uint4* wm, int j, int half, const fr_t& w) { sh_store(wm, j, half, w); }
+#endif
+
 // The radix-2 stage of span 1 (its twiddle is 1): (u, v) -> (u + v, u - v),
 // the same for DIF and DIT.
 __device__ __forceinline__ void radix2_span1(uint4* tile, int T, int M, int C, int c,
@@ -82,12 +129,12 @@ __device__ __forceinline__ void radix2_stage(uint4* tile, const uint4* wm, int b
         const int i0 = (m0 << c) + col, i1 = ((m0 + h) << c) + col;
         fr_t u = sh_load(tile, i0, T), v = sh_load(tile, i1, T);
         if (DIT) {
-            if (j) v = v * sh_load(wm, j << (b - 1 - t), M / 2);
+            if (j) v = v * tw_load(wm, j << (b - 1 - t), M / 2);
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, u - v);
         } else {
             fr_t d = u - v;
-            if (j) d = d * sh_load(wm, j << (b - 1 - t), M / 2);
+            if (j) d = d * tw_load(wm, j << (b - 1 - t), M / 2);
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, d);
         }
@@ -128,20 +175,20 @@ __device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b,
             const int i2 = ((m0 + 2 * h) << c) + col, i3 = ((m0 + 3 * h) << c) + col;
             fr_t e0 = sh_load(tile, i0, T), e1 = sh_load(tile, i1, T);
             fr_t e2 = sh_load(tile, i2, T), e3 = sh_load(tile, i3, T);
-            const fr_t wa = sh_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
-            const fr_t wb = sh_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
+            const tw_t wa = tw_load(wm, j << (b - 1 - s), M / 2);        // omega_{4h}^j
+            const tw_t wb = tw_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
             if (!DIT) {
                 // at s = 1, j = 0 and wa = omega^0 = 1: skip the multiply
                 fr_t t0 = e0 + e2, t2 = (s > 1) ? (e0 - e2) * wa : e0 - e2;
                 fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
                 e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
                 if (s > 1) {
-                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
+                    const tw_t wc = tw_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
                     e1 = e1 * wc; e3 = e3 * wc;
                 }
             } else {
                 if (s > 1) {
-                    const fr_t wc = sh_load(wm, j << (b - s), M / 2);
+                    const tw_t wc = tw_load(wm, j << (b - s), M / 2);
                     e1 = e1 * wc; e3 = e3 * wc;
                 }
                 fr_t t0 = e0 + e1, t1 = e0 - e1, t2 = e2 + e3, t3 = e2 - e3;
@@ -163,7 +210,7 @@ __device__ __forceinline__ void load_internal_twiddles(uint4* wm, const u32* W, 
 {
     const int M = 1 << b;
     for (int j = tid; j < M / 2; j += nt)
-        sh_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
+        tw_store(wm, j, M / 2, twiddle(W, (usize)j << (log_n - b), log_n, inverse));
 }
 
 // x^i from two tables: hi[i >> shift] * lo[i & (2^shift - 1)].
@@ -173,7 +220,7 @@ __device__ __forceinline__ fr_t table_power(const u32* lo, const u32* hi, int sh
 }
 
 // Shared layout: the tile (M * C elements, two planes), then the M/2 internal
-// twiddles (two planes).
+// twiddles (two planes, or NL double planes with NTT_TWF64).
 // src, dst: the pass reads its tiles from src and writes them to the same
 // places of dst (src == dst: in place).
 // scale: optional (non-null) Montgomery element multiplied into every output.
@@ -232,7 +279,7 @@ __device__ __forceinline__ void ntt_pass(const u32* src, u32* dst, const u32* W,
 // three resident blocks per SM (80 registers instead of the compiler's 92)
 // was 4 % faster at 2^24 and 2^27 on an H200, with no spills. radix2: see
 // tile_stages.
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
              const u32* pw_hi, int pw_shift, int log_n, int lo, int b, int c, int inverse,
              int radix2)
@@ -240,7 +287,7 @@ ntt_dif_pass(const u32* src, u32* dst, const u32* W, const u32* scale, const u32
     ntt_pass<false>(src, dst, W, scale, pw_lo, pw_hi, pw_shift, log_n, lo, b, c, inverse, radix2);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n, int lo, int b,
              int c, int inverse, int radix2)
 {
@@ -258,7 +305,7 @@ ntt_dit_pass(const u32* src, u32* dst, const u32* W, const u32* scale, int log_n
 // scale / pw_lo, pw_hi: output k (its natural index) is multiplied by *scale,
 // or by pw_hi[k >> pw_shift] * pw_lo[k & mask] (powers with a folded factor:
 // the 1/n and coset factors of an inverse transform).
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(NTT_MAXT, NTT_MINB)
 ntt_dif_last(const u32* src, u32* dst, const u32* W, const u32* scale, const u32* pw_lo,
              const u32* pw_hi, int pw_shift, int log_n, int b, int c, int inverse, int rev_out,
              int radix2)

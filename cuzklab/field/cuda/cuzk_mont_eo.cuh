@@ -1,0 +1,96 @@
+// Montgomery multiplication with even/odd product rows (integer pipe).
+//
+// mont_mul_eo<F>(a, b) returns the same fully reduced a*b*R^-1 mod m as
+// mont_mul<F> (bit-identical). It is a CIOS multiply (one 32-bit word of b
+// and one reduction step per row) whose partial products are split by the
+// parity of the a (or m) word they come from:
+//   E collects lo(a_j b_i) at word j and hi(a_j b_i) at word j + 1 for even j,
+//   O collects lo(a_j b_i) at word j - 1 and hi(a_j b_i) at word j for odd j,
+//     O being one word up (value E + O * 2^32).
+// In each accumulator the lo and hi halves of one product land on adjacent
+// words, so a row is one carry chain of N multiply-adds per accumulator with
+// the two halves of each product next to each other (a wide multiply-add on
+// the GPU), instead of separate chains of low and high halves.
+//
+// Row i, with T = E + O 2^32 + L the running value (L <= 2^32, see below):
+//   E += a_even b_i; O += a_odd b_i; q = (E[0] + L) (-m^-1) mod 2^32;
+//   E += m_even q; O += m_odd q. Now E[0] + L = 0 mod 2^32, and since
+//   L <= 2^32 the carry out of word 0 is k = (E[0] + L) >> 32 (0 or 1).
+//   Division by 2^32: the new E is O, the new O is E from word 2 up, and the
+//   new L = E[1] + k (<= 2^32) is the word that fits neither array.
+// Bounds: as in CIOS, T < 2m at the start of every row (T' = (T + a b_i +
+// q m) / 2^32 < (2m + 2 (2^32 - 1) m) / 2^32 < 2m for a < m), so E and O,
+// parts of T times at most 2^32, fit N + 1 words, and word N of each is 0 at
+// the start of a row (O 2^32 <= T 2^32 < 2^(32N) 2^32 after the row). The
+// result E + O 2^32 + L < 2m then takes one conditional subtraction.
+// Needs an even N and m < 2^(32N - 1) (checked).
+#pragma once
+#include "cuzk_types.cuh"
+#include "cuzk_traits.cuh"
+
+namespace cuzk {
+
+namespace eodetail {
+// acc[0..N-1] += sum over j = P, P + 2, ... < N of x_j * y * 2^(32 (j - P)),
+// lo and hi halves adjacent; the carry out goes into acc[N] (acc[N] + carry
+// does not overflow: see the bounds above). P = 0: even words, P = 1: odd.
+template <int N, int P, class X>
+__device__ __forceinline__ void row(u32* acc, X x, u32 y) {
+  acc[0] = ptx::mad_lo_cc(x(P), y, acc[0]);
+  acc[1] = ptx::madc_hi_cc(x(P), y, acc[1]);
+#pragma unroll
+  for (int j = P + 2; j < N; j += 2) {
+    acc[j - P] = ptx::madc_lo_cc(x(j), y, acc[j - P]);
+    acc[j - P + 1] = ptx::madc_hi_cc(x(j), y, acc[j - P + 1]);
+  }
+  acc[N] = ptx::addc(acc[N], 0);
+}
+}  // namespace eodetail
+
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b) {
+  constexpr int N = F::N;
+  static_assert(N % 2 == 0, "mont_mul_eo needs an even number of words");
+  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul_eo needs m < 2^(32N-1)");
+  u32 E[N + 1], O[N + 1];
+#pragma unroll
+  for (int j = 0; j <= N; j++) { E[j] = 0; O[j] = 0; }
+  u32 l_lo = 0, l_hi = 0;  // L = l_lo + l_hi 2^32, l_hi <= 1
+  auto av = [&](int j) { return a.l[j]; };
+  auto mv = [](int j) { return F::mod(j); };
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    eodetail::row<N, 0>(E, av, b.l[i]);
+    eodetail::row<N, 1>(O, av, b.l[i]);
+    const u32 q = (E[0] + l_lo) * F::INV;
+    eodetail::row<N, 0>(E, mv, q);
+    eodetail::row<N, 1>(O, mv, q);
+    // k = (E[0] + L) >> 32, with E[0] + L = 0 mod 2^32: 1 unless L = 0
+    const u32 k = (l_lo | l_hi) ? 1u : 0u;
+    l_lo = ptx::add_cc(E[1], k);
+    l_hi = ptx::addc(0, 0);
+    // divide by 2^32: E <- O, O <- E from word 2
+    u32 t[N + 1];
+#pragma unroll
+    for (int j = 0; j <= N; j++) t[j] = E[j];
+#pragma unroll
+    for (int j = 0; j <= N; j++) E[j] = O[j];
+#pragma unroll
+    for (int j = 0; j <= N; j++) O[j] = j + 2 <= N ? t[j + 2] : 0u;
+  }
+  // r = E + O 2^32 + L < 2m < 2^(32N)
+  u32 r[N];
+  r[0] = E[0];
+  r[1] = ptx::add_cc(E[1], O[0]);
+#pragma unroll
+  for (int j = 2; j < N - 1; j++) r[j] = ptx::addc_cc(E[j], O[j - 1]);
+  r[N - 1] = ptx::addc(E[N - 1], O[N - 2]);
+  r[0] = ptx::add_cc(r[0], l_lo);
+  r[1] = ptx::addc_cc(r[1], l_hi);
+#pragma unroll
+  for (int j = 2; j < N - 1; j++) r[j] = ptx::addc_cc(r[j], 0);
+  r[N - 1] = ptx::addc(r[N - 1], 0);
+  return detail::final_sub<F>(r, 0u);
+}
+
+}  // namespace cuzk

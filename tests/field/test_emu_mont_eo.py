@@ -1,0 +1,95 @@
+"""mont_mul_eo (even/odd-row integer Montgomery multiply) compiled for the host, against Python ints.
+
+The NTT kernels multiply with mont_mul_eo by default (``cuzklab.ntt.gpu.KERNEL_DEFINES``).
+Its result must be bit-identical to mont_mul's for every fully reduced input:
+random values, the values at the edges of the 32-bit words (where the row
+carries and the pending word L of the header's comment take their extremes),
+and through mont_mul when a module is built with -DCUZK_FR_MUL_EO=1.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzklab.field.constants import FP, FR
+from tests.msm.emu import CXX, EmuRunner
+
+pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
+
+SRC = """
+template <class F>
+__global__ void k_mul_eo(u32* out, const u32* a, const u32* b, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  cuzk::store<F>(out, i, cuzk::mont_mul_eo<F>(cuzk::load<F>(a, i), cuzk::load<F>(b, i)));
+}
+template <class F>
+__global__ void k_mul_dispatch(u32* out, const u32* a, const u32* b, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  cuzk::store<F>(out, i, cuzk::mont_mul<F>(cuzk::load<F>(a, i), cuzk::load<F>(b, i)));
+}
+"""
+SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_mul_dispatch": ("ptr", "ptr", "ptr", "u32")}
+FIELDS = [(FR, "FrTraits"), (FP, "FpTraits")]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from cuzklab.field.cuda import include_dir
+    names = [f"{k}<cuzk::{t}>" for k in SIGNATURES for t in ("FrTraits", "FpTraits")]
+    # as a module built with -DCUZK_FR_MUL_EO=1: mont_mul of Fr is mont_mul_eo
+    return EmuRunner(["#define CUZK_FR_MUL_EO 1\n#include \"cuzk_field.cuh\"\nusing namespace cuzk;\n"
+                      "#define CUZK_TID (blockIdx.x * (usize)blockDim.x + threadIdx.x)\n" + SRC], [include_dir()],
+                     names, SIGNATURES)
+
+
+def _limbs(values, words):
+    return np.array([[(v >> (32 * k)) & 0xFFFFFFFF for k in range(words)] for v in values],
+                    dtype=np.uint32).reshape(len(values), words)
+
+
+def _ints(limbs):
+    return [sum(int(w) << (32 * k) for k, w in enumerate(row)) for row in limbs]
+
+
+def _edges(m, words):
+    R = 1 << (32 * words)
+    v = {0, 1, 2, m - 1, m - 2, R % m, R * R % m, (1 << 32) - 1, 1 << 32, m - (1 << 32), (m - 1) >> 1}
+    for k in range(1, words):
+        v |= {(1 << 32 * k) - 1, 1 << 32 * k, m - (1 << 32 * k), ((1 << 32 * k) - 1) << 32}
+    v |= {sum(0xFFFFFFFF << (64 * k) for k in range(words // 2)) % m,
+          sum(0xFFFFFFFF << (64 * k + 32) for k in range(words // 2)) % m}
+    return sorted(x % m for x in v)
+
+
+def _run(runner, kernel, a, b, words):
+    out = np.zeros((len(a), words), dtype=np.uint32)
+    runner.launch(kernel, len(a), (out, _limbs(a, words), _limbs(b, words), np.uint32(len(a))))
+    return _ints(out)
+
+
+@pytest.mark.parametrize("fc,traits", FIELDS)
+def test_mont_mul_eo_matches_python_ints(runner, fc, traits):
+    m, words = fc.modulus, fc.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    rng = random.Random(41)
+    edge = _edges(m, words)
+    a = [rng.randrange(m) for _ in range(1500)] + [x for x in edge for _ in edge]
+    b = [rng.randrange(m) for _ in range(1500)] + [y for _ in edge for y in edge]
+    assert _run(runner, f"k_mul_eo<cuzk::{traits}>", a, b, words) == [x * y * rinv % m for x, y in zip(a, b)]
+
+
+def test_fr_mont_mul_dispatches_to_mont_mul_eo(runner):
+    m, words = FR.modulus, FR.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    rng = random.Random(43)
+    a, b = [rng.randrange(m) for _ in range(300)], [rng.randrange(m) for _ in range(300)]
+    want = [x * y * rinv % m for x, y in zip(a, b)]
+    assert _run(runner, "k_mul_dispatch<cuzk::FrTraits>", a, b, words) == want
+    # Fp keeps its own multiplier; same results
+    m, words = FP.modulus, FP.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    a, b = [rng.randrange(m) for _ in range(100)], [rng.randrange(m) for _ in range(100)]
+    assert _run(runner, "k_mul_dispatch<cuzk::FpTraits>", a, b, words) == [x * y * rinv % m for x, y in zip(a, b)]
