@@ -42,16 +42,25 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
                 m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
                       bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
             c = prof[stage]
+            kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
             if stage == "prep_msm":
                 t = c["threads"]
                 work, cap = c["solo_s"] * t, t
+            elif "pool_core_s" in c:  # as the daemon model runs it: its serial part, then the pool
+                work, cap = c["pool_core_s"], pool_threads
             else:
                 work, cap = prof.b_g2_solo_s(pool_threads) * pool_threads, pool_threads
-            ev = m.run("pool", work, cap=cap, bw_per_thread=c["bw_gbps_per_thread"],
-                       mem_bound=c["mem_bound"])
-            env.run(until=ev)
-            start, end, _ = ev.value
-            r[f"{stage}_s"] = end - start
+
+            def call(work=work, cap=cap, kw=kw, ser=c.get("serial_s", 0.0) if stage == "b_g2_msm"
+                     and "pool_core_s" in c else 0.0):
+                t0 = env.now
+                if ser > 0:
+                    yield m.run("single", ser, cap=1)
+                yield m.run("pool", work, cap=cap, **kw)
+                return env.now - t0
+            proc = env.process(call())
+            env.run(until=proc)
+            r[f"{stage}_s"] = proc.value
         rows.append(r)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
