@@ -601,3 +601,13 @@ def test_a_live_run_shortens_the_switch_interval_and_restores_it():
             assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def test_the_contention_model_runs_b_g2_msm_as_the_daemon_model_does():
+    from cuzklab.calibrate.contention import model_contention
+    prof = Profile.load("porep-live-h200")
+    pooled = prof.replace(b_g2_msm={"pool_core_s": 1.6, "serial_s": 0.05})
+    plain, measured = (model_contention(p, [0, 6], pool_threads=16) for p in (prof, pooled))
+    assert plain[0]["b_g2_msm_s"] == pytest.approx(prof.b_g2_solo_s(16), rel=0.02)
+    assert measured[0]["b_g2_msm_s"] == pytest.approx(0.05 + 1.6 / 16, rel=0.05)
+    assert measured[1]["b_g2_msm_slowdown"] > 1.0
