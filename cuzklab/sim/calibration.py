@@ -350,7 +350,11 @@ KNOWN_DEVIATIONS = {
         "(async_dealloc_ms) nor a queue depth for these runs. cuzk's fixed daemon alone spreads "
         "as much at pw=10 gw=2 (271 GiB at j=5, 321 GiB at j=20). Of that spread the model now "
         "holds what grows with the proofs in flight, their requests (~10 GiB at j=20 against "
-        "~2.6 at j=5: 302 against 294 GiB), not the rest."),
+        "~2.6 at j=5: 302 against 294 GiB), not the rest. cuzk's two steps (attempt (d) under "
+        "the pw=2 row) lower both pw=10 j=20 peaks further (281 GiB before the fix, 280 after, "
+        "against 367 and 321), while they bring the j=5 pw=10 peaks to cuzk's (gw=1 310 against "
+        "310, gw=2 272 against 271): what the j=20 runs hold beyond them no synthesis law tried "
+        "gives."),
 }
 
 
