@@ -353,8 +353,15 @@ KNOWN_DEVIATIONS = {
         "~2.6 at j=5: 302 against 294 GiB), not the rest. cuzk's two steps (attempt (d) under "
         "the pw=2 row) lower both pw=10 j=20 peaks further (281 GiB before the fix, 280 after, "
         "against 367 and 321), while they bring the j=5 pw=10 peaks to cuzk's (gw=1 310 against "
-        "310, gw=2 272 against 271): what the j=20 runs hold beyond them no synthesis law tried "
-        "gives."),
+        "310, gw=2 272 against 271). With the phase 12 GPU set-up also moved under the mutex "
+        "(gpu.in_lock_setup_s 1.30, pre_lock_s 0.45: the same set-up time a partition, 0.13 s "
+        "more of it under the mutex, ~3.5 % of the gw=2 cycle, where cuzk's pw=12-14 runs give "
+        "37.7-37.8 s/proof against the model's 36.5-36.7), the pw=10 j=20 runs are limited by "
+        "the GPU rather than by synthesis, a backlog forms, and their peaks reach 317 GiB after "
+        "the fix (321) and 322 GiB before it (303-352, 3/10), every row of the fixed daemon "
+        "within tolerance; but the phase 9 "
+        "rows of that attempt (contention, phase 11's gw=4 prove=) and the pre-fix pile-up count "
+        "(32.6, 6/10) stay out, so neither is in the profile."),
 }
 
 
