@@ -67,7 +67,9 @@ _SCHEMA: dict[str, dict[str, tuple[float, float]]] = {
 # Optional keys (absent: the mechanism is off), with the allowed range of each value.
 _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "node": {"busy_slowdown": (0, 10), "busy_knee": (2, 4096), "llc_mib": (0, 1e6)},
-    "synth": {"matvec_serial": (0, 0.99), "matvec_miss_penalty": (0, 100)},
+    "synth": {"matvec_serial": (0, 0.99), "matvec_miss_penalty": (0, 100),
+              "matvec_max_threads": (1, 1e5), "matvec_bw_gbps_per_thread": (0, 1e4),
+              "matvec_mem_bound": (0, 1)},
     "gpu": {"host_share": (0, 1)},
     "memory": {"request_gib": (0, 1e3)},
     "b_g2_msm": {"pool_core_s": (0, 1e6), "serial_s": (0, 1e5)},

@@ -307,7 +307,11 @@ class DaemonModel:
         its serial share (``matvec_serial``: allocation, first touch, the call's own
         code) on one thread first, then the rest on the pool, gathering from the
         partition's witness and writing its a, b, c (its working set in the shared
-        last-level cache: ``node.llc_mib``, ``synth.matvec_miss_penalty``).
+        last-level cache: ``node.llc_mib``, ``synth.matvec_miss_penalty``). One
+        MatVec takes at most ``matvec_max_threads`` of that pool (absent: all of
+        it), and the MatVec steps may ask their own bandwidth
+        (``matvec_bw_gbps_per_thread``) and be as memory-bound as
+        ``matvec_mem_bound`` says (absent: the synthesis's values).
         Without it the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """
@@ -337,6 +341,9 @@ class DaemonModel:
         work = s["work_core_s"] * self._jit()
         kw = dict(bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
                   pressure_k=s.get("pressure_sensitivity", 0.0))
+        # the MatVec's own bandwidth demand and memory-boundness (two-step synthesis only)
+        mv_kw = dict(kw, bw_per_thread=s.get("matvec_bw_gbps_per_thread", kw["bw_per_thread"]),
+                     mem_bound=s.get("matvec_mem_bound", kw["mem_bound"]))
         two = self.matvec_threads and s.get("matvec_pool") and w > 0
         if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
             # (its serial part first: allocation, first touch, the call's own code)
@@ -345,7 +352,8 @@ class DaemonModel:
             steps = [(w * work, 1.0, "", 0.0, w)]
             if ser > 0:
                 steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
-            steps.append(((1 - ser) * mv, self.matvec_threads, self.matvec_group,
+            reach = min(self.matvec_threads, s.get("matvec_max_threads", math.inf))
+            steps.append(((1 - ser) * mv, reach, self.matvec_group,
                           w + (1 - w) * ser, (1 - w) * (1 - ser)))
         elif abc_at_start or scratch_matvec:  # the MatVec's start is an event of its own
             steps = [(w * work, s["max_threads"], "", 0.0, w),
@@ -361,7 +369,8 @@ class DaemonModel:
                 if touched(done_before) > held:
                     self.memory.alloc(touched(done_before) - held, what)
                     held = touched(done_before)
-            ev = self.machine.run("synth", step_work, cap=cap, group=group, **kw,
+            ev = self.machine.run("synth", step_work, cap=cap, group=group,
+                                  **(mv_kw if two and i >= 1 else kw),
                                   **(matvec_kw if group else {}))
             step = work / s["max_threads"] / 4
             while not ev.triggered:

@@ -111,3 +111,52 @@ def test_concurrent_matvecs_on_one_small_pool_wait_for_each_other():
 def test_matvec_pool_value_is_checked():
     with pytest.raises(ProfileError, match="synth.matvec_pool must be 'rayon' or 'per_worker'"):
         Profile.load("porep-live-2p20-h200").replace(synth={"matvec_pool": "all"})
+
+
+def test_one_matvec_takes_at_most_matvec_max_threads_of_the_pool():
+    # a synthesis alone on a rayon pool of 16: its MatVec uses all 16 threads, or 4
+    # with synth.matvec_max_threads = 4 (the pool's other threads stay free)
+    cfg = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=1,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    s = Profile.load("porep-live-2p20-h200")["synth"]
+    w, work = s["witness_fraction"], s["work_core_s"]
+
+    def alone(**extra):
+        prof = _profile("rayon").replace(synth={"matvec_serial": 0.0, **extra})
+        sp = simulate(cfg, prof).spans
+        synth = sp[sp["stage"] == "synth"].iloc[0]
+        return float(synth["end"] - synth["start"])
+    assert alone() == pytest.approx(w * work + (1 - w) * work / 16, rel=1e-6)
+    assert alone(matvec_max_threads=4) == pytest.approx(w * work + (1 - w) * work / 4, rel=1e-6)
+
+
+def test_the_matvec_can_ask_its_own_bandwidth():
+    # a synthesis alone on a node of 10 GB/s: with the synthesis's bandwidth keys
+    # (20 GB/s a thread, fully memory-bound) both steps run at half speed; a MatVec
+    # that is not memory-bound (matvec_mem_bound = 0) runs at full speed, and one that
+    # asks no more than the node gives (matvec_bw_gbps_per_thread) as well
+    cfg = PipelineConfig(proofs=1, concurrency=1, partitions=1, partition_workers=1,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    base = Profile.load("porep-live-2p20-h200")
+    s = base["synth"]
+    w, work = s["witness_fraction"], s["work_core_s"]
+
+    def alone(**extra):
+        prof = base.replace(node={"ddr_gbps": 10.0},
+                            synth={"matvec_pool": "rayon", "matvec_serial": 0.0,
+                                   "matvec_max_threads": 1, "bw_gbps_per_thread": 20.0,
+                                   "mem_bound": 1.0, **extra})
+        sp = simulate(cfg, prof).spans
+        synth = sp[sp["stage"] == "synth"].iloc[0]
+        return float(synth["end"] - synth["start"])
+    assert alone() == pytest.approx(2 * work, rel=1e-6)
+    assert alone(matvec_mem_bound=0.0) == pytest.approx(2 * w * work + (1 - w) * work, rel=1e-6)
+    assert alone(matvec_bw_gbps_per_thread=10.0) == pytest.approx(
+        2 * w * work + (1 - w) * work, rel=1e-6)
+
+
+@pytest.mark.parametrize("key, value", [("matvec_max_threads", 0.5), ("matvec_mem_bound", 1.5),
+                                        ("matvec_bw_gbps_per_thread", -1.0)])
+def test_matvec_keys_are_checked(key, value):
+    with pytest.raises(ProfileError, match=f"synth.{key} must be a number"):
+        Profile.load("porep-live-2p20-h200").replace(synth={key: value})
