@@ -45,14 +45,11 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
             kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
             if stage == "prep_msm":
                 t = c["threads"]
-                work, cap = c["solo_s"] * t, t
-            elif "pool_core_s" in c:  # as the daemon model runs it: its serial part, then the pool
-                work, cap = c["pool_core_s"], pool_threads
-            else:
-                work, cap = prof.b_g2_solo_s(pool_threads) * pool_threads, pool_threads
+                ser, work, cap = 0.0, c["solo_s"] * t, t
+            else:  # as the daemon model runs it: its serial part, then the pool
+                (ser, work), cap = prof.b_g2_call(pool_threads), pool_threads
 
-            def call(work=work, cap=cap, kw=kw, ser=c.get("serial_s", 0.0) if stage == "b_g2_msm"
-                     and "pool_core_s" in c else 0.0):
+            def call():
                 t0 = env.now
                 if ser > 0:
                     yield m.run("single", ser, cap=1)

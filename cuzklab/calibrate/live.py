@@ -43,6 +43,7 @@ import re
 import time
 
 from ..errors import ConfigError
+from ..live.sync import switch_interval
 from .toml import Entry, profile_text, table_values
 
 SCALAR_BYTES = 32
@@ -113,6 +114,7 @@ STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synt
          "the GPU region beside a full host", "the contention points")
 
 
+@switch_interval()
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
                  proofs: int = 3, contention=DEFAULT_CONTENTION, repeat: int = 3,
                  witness_work: float = 1.0, command: str = "", progress=None) -> dict:
@@ -123,15 +125,6 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     executor's switch interval (:data:`cuzklab.live.sync.SWITCH_INTERVAL_S`), so
     what it measures is what a live run sees.
     """
-    from ..live.sync import switch_interval
-    with switch_interval():
-        return _measure_live(log2_constraints, backend=backend, gpu_threads=gpu_threads,
-                             proofs=proofs, contention=contention, repeat=repeat,
-                             witness_work=witness_work, command=command, progress=progress)
-
-
-def _measure_live(log2_constraints, *, backend, gpu_threads, proofs, contention, repeat,
-                  witness_work, command, progress) -> dict:
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
     from .measure import (host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,

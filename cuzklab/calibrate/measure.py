@@ -515,8 +515,7 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
             for k in ks]
     xs = np.array([r["calls"] for r in rows], dtype=float)
     ys = np.array([r["makespan_s"] for r in rows])
-    slope = float(np.polyfit(xs, ys, 1)[0]) if len(rows) > 1 else 0.0
-    slope = max(slope, 1e-9)
+    slope = max(float(np.polyfit(xs, ys, 1)[0]), 1e-9)
     alone = rows[0]["makespan_s"]
     res = {"log2_constraints": log2_constraints, "pool_threads": pool_threads, "repeat": repeat,
            "b_g2_tail": int(po.b.tail), "rows": rows, "alone_s": alone, "slope_s": slope,

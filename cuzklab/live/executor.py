@@ -187,16 +187,13 @@ class LiveRun:
                                   f"{free / GIB:.2f} GiB free")
 
     # -- the run -------------------------------------------------------------------
+    @switch_interval()
     def run(self) -> Trace:
         """Run the configured workload; return its Trace (failed runs and Ctrl-C included).
 
         The interpreter's switch interval is :data:`~cuzklab.live.sync.SWITCH_INTERVAL_S`
         for the run (see there why).
         """
-        with switch_interval():
-            return self._run()
-
-    def _run(self) -> Trace:
         cfg = self.cfg
         shared = {}
         for d in self.devices:

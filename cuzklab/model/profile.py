@@ -265,6 +265,18 @@ class Profile:
             work = lo_w + (hi_w - lo_w) * frac
         return max(work, 1e-9) / max(threads, 1)
 
+    def b_g2_call(self, threads: int) -> tuple[float, float]:
+        """Return (seconds on one core, thread-seconds on the pool) of one b_g2_msm call.
+
+        With ``b_g2_msm.pool_core_s`` (its pool measured under load): ``serial_s``
+        and ``pool_core_s``; without: nothing serial, and the solo time on a pool of
+        ``threads`` threads times those threads.
+        """
+        b = self.data["b_g2_msm"]
+        if "pool_core_s" in b:
+            return b.get("serial_s", 0.0), b["pool_core_s"]
+        return 0.0, self.b_g2_solo_s(threads) * threads
+
     def kinds(self) -> dict:
         """Return the proof kinds this profile's node serves (``cuzklab.model.kinds``)."""
         from .kinds import kinds_for

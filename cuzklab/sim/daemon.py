@@ -452,9 +452,9 @@ class DaemonModel:
             kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
                       pressure_k=c.get("pressure_sensitivity", 0.0))
             if "pool_core_s" in c:
-                ev = self.env.process(self._b_g2_queued(c, t, kw))
+                ev = self.env.process(self._b_g2_queued(prof, t, kw))
             else:
-                ev = self.machine.run("pool", prof.b_g2_solo_s(t) * t * self._jit(), cap=t, **kw)
+                ev = self.machine.run("pool", prof.b_g2_call(t)[1] * self._jit(), cap=t, **kw)
         else:
             ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1,
                                   pressure_k=prof["epilogue"]["pressure_sensitivity"])
@@ -543,7 +543,7 @@ class DaemonModel:
             self.budget.release(rel)
             p.budget_gib -= rel
 
-    def _b_g2_queued(self, c: dict, t: int, kw: dict):
+    def _b_g2_queued(self, prof, t: int, kw: dict):
         """One b_g2_msm call on a shared pool whose occupancy was measured (``pool_core_s``).
 
         Its part beside an idle pool (``serial_s``: the digit pass's hand-off, the
@@ -555,13 +555,13 @@ class DaemonModel:
         """
         start = self.env.now
         jit = self._jit()
-        ser = c.get("serial_s", 0.0) * jit
+        ser, pool_work = prof.b_g2_call(t)
         if ser > 0:
-            yield self.machine.run("single", ser, cap=1, pressure_k=kw["pressure_k"])
+            yield self.machine.run("single", ser * jit, cap=1, pressure_k=kw["pressure_k"])
         with self.b_g2_queue.request() as req:
             yield req
-            _, end, _ = yield self.machine.run("pool", c["pool_core_s"] * jit, cap=t, **kw)
-        alone = c.get("serial_s", 0.0) + c["pool_core_s"] / max(t, 1)
+            _, end, _ = yield self.machine.run("pool", pool_work * jit, cap=t, **kw)
+        alone = ser + pool_work / max(t, 1)
         return start, end, (end - start) / max(alone, 1e-12)
 
     def _finalize(self, p: Partition, lane: str, b_g2=None):
