@@ -360,15 +360,13 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
     a scratch array of the size of ``x`` when memory allows (see
     ``dif_inplace``).
     """
-    if GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2:
-        if _replay(x, log_n, bool(inverse), bool(coset), bool(natural_output)):
-            return
-        pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
-        if _graph_transform(x, log_n, bool(inverse), bool(coset), bool(natural_output),
-                            (pre, post, scale)):
-            return
-    else:
-        pre, post, scale = _factors(log_n, bool(inverse), bool(coset))
+    graphs = GRAPHS and 1 <= log_n <= GRAPH_MAX_LOG2
+    flags = (bool(inverse), bool(coset), bool(natural_output))
+    if graphs and _replay(x, log_n, *flags):
+        return
+    pre, post, scale = _factors(log_n, flags[0], flags[1])
+    if graphs and _graph_transform(x, log_n, *flags, (pre, post, scale)):
+        return
     dif_inplace(x, log_n, inverse=inverse, natural_output=natural_output, pre_powers=pre,
                 post_powers=post, scale=scale)
 
