@@ -2,8 +2,10 @@
 
     python benchmarks/bench_cpu_stages.py --log2 20 --threads 1,2,4,8,16 --json cpu_stages.json
 
-One 2^K-domain partition of the witness program is built once; then, for
-each thread count, the median of ``--repeat`` runs of: ``synthesize`` (the
+One 2^K-domain partition of the witness program is built once; then
+``--repeat`` rounds, each timing every thread count in turn (so that a host
+whose speed drifts moves every count alike), and for each thread count the
+median over the rounds of: ``synthesize`` (the
 witness program on one thread, the MatVec on the pool; its split), the
 MatVec alone, ``prep_msm`` (per scalar of the three queries), and the G2 MSM
 of the B tail (per point), after one untimed call of each. Speed-up and
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -63,23 +66,37 @@ def run(log2: int, threads: list[int], repeat: int, witness_work: float, twin: b
     synthesize(prog, part.inputs, threads=max(threads))
     prep_msm(part.synth, threads=max(threads))
     g2_msm(part.g2_bases, po.b.tail_scalars, threads=max(threads))
+    # Round by round, every thread count in turn (1, 2, ..., then 1, 2, ... again): a host
+    # whose speed drifts while it measures (a virtual machine's cores are shared with other
+    # guests) then moves every count's samples alike, and the efficiency of 8 threads is
+    # not one thread's figure from minutes earlier against theirs.
+    got = {t: {k: [] for k in ("synth", "witness", "matvec", "prep", "g2")} for t in threads}
+    for _ in range(repeat):
+        for t in threads:
+            outs = []
+            g = got[t]
+            g["synth"].append(median_s(lambda: outs.append(synthesize(prog, part.inputs,
+                                                                      threads=t)), 1))
+            g["witness"].append(outs[0].witness_s)
+            g["matvec"].append(median_s(lambda: native_domain_vectors(prog.r1cs, w, threads=t),
+                                        1))
+            g["prep"].append(median_s(lambda: prep_msm(part.synth, threads=t), 1))
+            g["g2"].append(median_s(lambda: g2_msm(part.g2_bases, po.b.tail_scalars,
+                                                   threads=t), 1))
     rows = []
     for t in threads:
-        outs = []
-        synth_s = median_s(lambda: outs.append(synthesize(prog, part.inputs, threads=t)), repeat)
-        wit = sorted(o.witness_s for o in outs)[len(outs) // 2]
-        mv = median_s(lambda: native_domain_vectors(prog.r1cs, w, threads=t), repeat)
-        prep = median_s(lambda: prep_msm(part.synth, threads=t), repeat)
+        g = {k: statistics.median(v) for k, v in got[t].items()}
+        synth_s, wit, mv, prep, g2 = g["synth"], g["witness"], g["matvec"], g["prep"], g["g2"]
         prep_serial = serial_s(lambda: prep_msm(part.synth, threads=t), native_split,
                                max(5, repeat))
-        g2 = median_s(lambda: g2_msm(part.g2_bases, po.b.tail_scalars, threads=t), repeat)
         rows.append({"threads": t, "synth_s": synth_s, "witness_s": wit, "matvec_s": mv,
                      "synth_us_per_constraint": synth_s / n * 1e6,
                      "witness_share": wit / synth_s if synth_s else 0.0,
                      "matvec_us_per_constraint": mv / n * 1e6,
                      "prep_msm_s": prep, "prep_msm_ns_per_scalar": prep / scalars * 1e9,
                      "prep_msm_serial_s": prep_serial,
-                     "b_g2_msm_s": g2, "b_g2_us_per_point": g2 / max(1, tail) * 1e6})
+                     "b_g2_msm_s": g2, "b_g2_us_per_point": g2 / max(1, tail) * 1e6,
+                     "samples": {k: [round(x, 6) for x in v] for k, v in got[t].items()}})
     base = rows[0]
     for r in rows:
         for key in ("matvec_s", "prep_msm_s", "b_g2_msm_s"):
@@ -89,6 +106,7 @@ def run(log2: int, threads: list[int], repeat: int, witness_work: float, twin: b
     out = {"benchmark": "cpu_stages", "host": host(), "log2_domain": log2, "constraints": n,
            "scalars": scalars, "b_g2_tail": tail, "witness_work": witness_work,
            "repeat": repeat, "build_s": part.build_s, "rows": rows, "cuzk": CUZK,
+           "order": "rounds: each round times every thread count in turn",
            "note": "medians of wall seconds; the witness program runs on one thread"}
     if twin:
         from cuzklab.groth16.keys import ProvingKey  # noqa: F401  (type only)

@@ -156,7 +156,7 @@ def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:
 
 def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                        backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
-                       seed: int = 0) -> dict:
+                       seed: int = 0, there_and_back: bool = True) -> dict:
     """Return prep_msm and b_g2_msm seconds (medians) beside each count of running syntheses.
 
     Each loaded synthesis runs the live executor's synthesis on one thread (its
@@ -165,6 +165,13 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     On the GPU backend each point also times one partition's GPU region (its
     kernels from device-resident inputs, ``gpu_region_s``): the host side that
     drives the kernels shares the CPU with the syntheses.
+
+    ``there_and_back`` (the default) visits the counts in order, then in the
+    reverse order, and takes each point's median over both visits: a host whose
+    speed drifts while it measures (a virtual machine's cores are shared with
+    other guests) then moves the first and the last points alike, and a slowdown
+    against the first point does not take the drift for contention. Each row keeps
+    its visits' medians (``visits``) so that the drift can be read.
     """
     from ..live import workload
     from ..live import work as W
@@ -197,8 +204,9 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     t = time.perf_counter()
     W.prep(out, StageClock())
     prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / max(time.perf_counter() - t, 1e-6))))
-    rows = []
-    for s in counts:
+    samples: dict[int, dict[str, list]] = {}
+    schedule = counts + counts[::-1] if there_and_back else counts
+    for s in schedule:
         stop = threading.Event()
 
         def loop(i):
@@ -212,14 +220,22 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             t.start()
         if s:
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
-        prep = timed(lambda: W.prep(out, StageClock()), prep_calls)
-        g2 = timed(lambda: W.b_g2(po, work, StageClock(), pool_threads))
-        row = {"syntheses": s, "prep_msm_s": prep, "b_g2_msm_s": g2}
+        got = samples.setdefault(s, {})
+        got.setdefault("prep_msm_s", []).append(timed(lambda: W.prep(out, StageClock()),
+                                                      prep_calls))
+        got.setdefault("b_g2_msm_s", []).append(timed(lambda: W.b_g2(po, work, StageClock(),
+                                                                     pool_threads)))
         if region is not None:
-            row["gpu_region_s"] = timed(region)
+            got.setdefault("gpu_region_s", []).append(timed(region))
         stop.set()
         for t in ts:
             t.join()
+    rows = []
+    for s in dict.fromkeys(counts):  # each count once, in the order asked
+        row = {"syntheses": s}
+        for key, xs in samples[s].items():
+            row[key] = float(statistics.median(xs))
+        row["visits"] = {key: [round(x, 6) for x in xs] for key, xs in samples[s].items()}
         rows.append(row)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
@@ -228,7 +244,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                 if f"{key}_s" in r and base.get(f"{key}_s"):
                     r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
-            "synth_threads": 1, "repeat": repeat, "solo_synth_s": solo_synth,
+            "synth_threads": 1, "repeat": repeat, "there_and_back": bool(there_and_back),
+            "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
 
 

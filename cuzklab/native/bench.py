@@ -145,17 +145,23 @@ def ceiling(threads: list[int], *, seconds: float = 0.25, repeat: int = 3) -> li
     Each thread runs the same dependent chain of Fr products, in registers, on the
     native pool of k threads; ``efficiency`` is one chain's time over k chains'
     time (1.0: every thread ran as fast as one alone). This is the most any
-    pooled stage can scale to on this host.
+    pooled stage can scale to on this host. Each of ``repeat`` rounds times one
+    chain alone, then k at once for every k, so that one chain's time and k
+    chains' come from the same minutes of a host whose speed drifts; the figures
+    are medians over the rounds.
     """
     chain_s(1000, 1)
     n = max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
-    one = median_s(lambda: chain_s(n, 1), repeat)
-    rows = []
     for k in threads:
-        chain_s(1000, k)  # start the pool's threads first
-        t = median_s(lambda: chain_s(n, k), repeat)
-        rows.append({"threads": k, "chain_s": t, "efficiency": one / t})
-    return rows
+        chain_s(1000, k)  # start the pools' threads first
+    ones, got = [], {k: [] for k in threads}
+    for _ in range(repeat):
+        ones.append(chain_s(n, 1))
+        for k in threads:
+            got[k].append(chain_s(n, k))
+    one = statistics.median(ones)
+    return [{"threads": k, "chain_s": statistics.median(got[k]),
+             "efficiency": one / statistics.median(got[k])} for k in threads]
 
 
 #: A chain slowed by more than this by one other chain shares its physical core.

@@ -613,3 +613,19 @@ def test_the_contention_model_runs_b_g2_msm_as_the_daemon_model_does():
     assert plain[0]["b_g2_msm_s"] == pytest.approx(prof.b_g2_solo_s(16), rel=0.02)
     assert measured[0]["b_g2_msm_s"] == pytest.approx(0.05 + 1.6 / 16, rel=0.05)
     assert measured[1]["b_g2_msm_slowdown"] > 1.0
+
+
+def test_contention_points_are_measured_there_and_back():
+    # a host whose speed drifts while it measures moves the first and last visits alike:
+    # each count is visited in order and again in reverse, its median taken over both
+    from cuzklab.calibrate.measure import measure_contention
+    res = measure_contention(K, [0, 1], pool_threads=2, repeat=1)
+    assert res["there_and_back"] is True
+    assert [r["syntheses"] for r in res["rows"]] == [0, 1]
+    for r in res["rows"]:
+        assert len(r["visits"]["prep_msm_s"]) == 2 and len(r["visits"]["b_g2_msm_s"]) == 2
+        lo, hi = sorted(r["visits"]["b_g2_msm_s"])
+        assert lo - 1e-6 <= r["b_g2_msm_s"] <= hi + 1e-6
+    once = measure_contention(K, [0, 1], pool_threads=2, repeat=1, there_and_back=False)
+    assert all(len(r["visits"]["prep_msm_s"]) == 1 for r in once["rows"])
+    assert once["rows"][0]["prep_msm_slowdown"] == 1.0
