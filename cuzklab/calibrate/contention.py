@@ -109,6 +109,8 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
             row["gpu_region_live_s"] = round(r["gpu_region_s"], 5)
             if "gpu_region_slowdown" in r:
                 row["gpu_region_live_x"] = round(r["gpu_region_slowdown"], 4)
+        if r.get("visits"):  # each visit's median (there and back): how far the host drifted
+            row["live_visits"] = r["visits"]
         rows.append(row)
     return rows
 
@@ -119,7 +121,8 @@ def remodel_curve(curve: dict, profile) -> dict:
     prof = Profile.load(profile)
     meas = [{"syntheses": r["syntheses"], "prep_msm_s": r["prep_msm_live_s"],
              "b_g2_msm_s": r["b_g2_msm_live_s"], "prep_msm_slowdown": r.get("prep_msm_live_x"),
-             "b_g2_msm_slowdown": r.get("b_g2_msm_live_x")} for r in curve["rows"]]
+             "b_g2_msm_slowdown": r.get("b_g2_msm_live_x"),
+             "visits": r.get("live_visits")} for r in curve["rows"]]
     meas = [{k: v for k, v in r.items() if v is not None} for r in meas]
     out = {k: v for k, v in curve.items() if k not in ("rows", "target", "worst")}
     out.update({"profile": prof.name, "rows": _curve(prof, meas,
@@ -259,14 +262,16 @@ def fit_synth_sharing(profile, capacity: dict) -> dict:
 
 def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: float,
                  ws_gib: float = 0.0, llc_gib: float = 0.0, miss_penalty: float = 0.0,
-                 busy_slowdown: float = 0.0, busy_knee: float = 2.0) -> dict:
+                 busy_slowdown: float = 0.0, busy_knee: float = 2.0,
+                 fifo: bool = False) -> dict:
     """Return the model's MatVec seconds (one-thread work 1) for the two MatVec curves.
 
     ``scaling``: one MatVec alone on a pool of t threads, for each t of ``threads``;
     ``at_once``: the mean seconds of k MatVecs started together on one pool of
     ``pool_threads``, for each k of ``counts``. A MatVec is the daemon model's
     two steps: its serial share on one thread, then the rest on the pool with its
-    working set in the shared cache.
+    working set in the shared cache; ``fifo``: the MatVecs take the pool one after
+    another (``synth.matvec_queue = "fifo"``), else all at once.
     """
     import simpy
 
@@ -278,13 +283,19 @@ def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: floa
                     age_priority=1.0, group_threads={"matvec": float(t)},
                     busy_slowdown=busy_slowdown, busy_knee=busy_knee, llc_gib=llc_gib)
         durs = []
+        queue = simpy.Resource(env, capacity=1) if fifo else None
 
         def one():
             t0 = env.now
             if serial > 0:
                 yield m.run("synth", serial, cap=1.0)
+            turn = queue.request() if queue is not None else None
+            if turn is not None:
+                yield turn
             yield m.run("synth", 1.0 - serial, cap=float(t), group="matvec", ws_gib=ws_gib,
                         miss_penalty=miss_penalty)
+            if turn is not None:
+                queue.release(turn)
             durs.append(env.now - t0)
 
         for _ in range(k):
@@ -302,7 +313,7 @@ MISS_PENALTIES = tuple(round(0.05 * i, 2) for i in range(0, 121))
 
 
 def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
-               busy_slowdown: float = 0.0, busy_knee: float = 2.0) -> dict:
+               busy_slowdown: float = 0.0, busy_knee: float = 2.0, fifo: bool = False) -> dict:
     """Return the MatVec's serial share and cache-miss penalty that best explain ``matvecs``.
 
     ``matvecs`` is :func:`~cuzklab.calibrate.measure.measure_matvecs`'s result.
@@ -310,7 +321,9 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
     1..N threads: with nothing beside it, its working set is its own); then, with
     it, the miss penalty on the at-once curve (k MatVecs on one shared pool),
     where the working sets of the k add up in the cache. Each by the smallest rms
-    log error of the times relative to the curve's first point.
+    log error of the times relative to the curve's first point. ``fifo``: the
+    MatVecs of the at-once curve take the pool one after another (then only one
+    working set is in the cache at a time, and no penalty can show).
     """
     scaling = matvecs["scaling"]
     at_once = matvecs["at_once"]
@@ -320,7 +333,7 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
     meas_s = [r["matvec_s"] / scaling[0]["matvec_s"] for r in scaling]
     alone = matvecs["alone_on_pool_s"]
     meas_k = [r["mean_s"] / alone for r in at_once]
-    busy = {"busy_slowdown": busy_slowdown, "busy_knee": busy_knee}
+    busy = {"busy_slowdown": busy_slowdown, "busy_knee": busy_knee, "fifo": fifo}
 
     def rms(model, meas, skip):
         pairs = list(zip(model, meas))[skip:]
@@ -337,7 +350,7 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
     alone_model = matvec_times(cores=cores, threads=[pool], counts=[], pool_threads=pool,
                                serial=ser, ws_gib=ws_gib, llc_gib=llc_gib, **busy)["scaling"][0]
     best_p = None
-    for pen in (MISS_PENALTIES if llc_gib > 0 and ws_gib > 0 else (0.0,)):
+    for pen in (MISS_PENALTIES if llc_gib > 0 and ws_gib > 0 and not fifo else (0.0,)):
         mod = matvec_times(cores=cores, threads=[], counts=counts, pool_threads=pool,
                            serial=ser, ws_gib=ws_gib, llc_gib=llc_gib, miss_penalty=pen,
                            **busy)["at_once"]

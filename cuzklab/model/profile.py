@@ -167,6 +167,10 @@ class Profile:
         if isinstance(wf, bool) or not isinstance(wf, (int, float)) or not 0 <= wf < 1:
             raise ProfileError(f"profile {self.name}: synth.witness_fraction must be a number in "
                                f"[0, 1), got {wf!r}")
+        mq = self.data["synth"].get("matvec_queue", "shared")
+        if mq not in ("shared", "fifo"):
+            raise ProfileError(f"profile {self.name}: synth.matvec_queue must be 'shared' or "
+                               f"'fifo', got {mq!r}")
         mp = self.data["synth"].get("matvec_pool", "")
         if mp not in ("", "rayon", "per_worker"):
             raise ProfileError(f"profile {self.name}: synth.matvec_pool must be 'rayon' or "

@@ -56,6 +56,10 @@ class Partition:
 
 #: How the MatVecs of concurrent syntheses share threads (``synth.matvec_pool``).
 MATVEC_POOLS = ("rayon", "per_worker")
+#: In which order the MatVecs of a shared pool get its threads (``synth.matvec_queue``):
+#: ``shared`` (absent: all at once, max-min fair) or ``fifo`` (one after another, as a pool
+#: that queues every synthesis's row ranges behind the earlier ones' runs them).
+MATVEC_QUEUES = ("shared", "fifo")
 
 
 def matvec_threads(profile, synthesis_threads: int, partition_workers: int) -> int:
@@ -136,6 +140,11 @@ class DaemonModel:
         self.mem_mutex = [simpy.Resource(self.env, capacity=1) for _ in range(config.gpus)]
         # b_g2_msm calls whose pool time was measured on a shared pool queue for it in order
         self.b_g2_queue = simpy.Resource(self.env, capacity=1)
+        # MatVecs that queue their row ranges on their shared pool run one after another
+        self.matvec_queue = (simpy.Resource(self.env, capacity=1)
+                             if self.matvec_group
+                             and profile["synth"].get("matvec_queue", "shared") == "fifo"
+                             else None)
         self._last_holder: list[object] = [None] * config.gpus
         self._last_bw = -1.0
 
@@ -311,7 +320,10 @@ class DaemonModel:
         MatVec takes at most ``matvec_max_threads`` of that pool (absent: all of
         it), and the MatVec steps may ask their own bandwidth
         (``matvec_bw_gbps_per_thread``) and be as memory-bound as
-        ``matvec_mem_bound`` says (absent: the synthesis's values).
+        ``matvec_mem_bound`` says (absent: the synthesis's values). With
+        ``matvec_queue = "fifo"`` the MatVecs take the pool one after another, in
+        the order they reach it (a pool that queues each MatVec's row ranges behind
+        the earlier ones'), instead of all at once.
         Without it the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """
@@ -344,7 +356,8 @@ class DaemonModel:
         # the MatVec's own bandwidth demand and memory-boundness (two-step synthesis only)
         mv_kw = dict(kw, bw_per_thread=s.get("matvec_bw_gbps_per_thread", kw["bw_per_thread"]),
                      mem_bound=s.get("matvec_mem_bound", kw["mem_bound"]))
-        two = self.matvec_threads and s.get("matvec_pool") and w > 0
+        # (a MatVec-only synthesis, witness_fraction 0, is two steps too: its witness takes no time)
+        two = self.matvec_threads and s.get("matvec_pool")
         if two:  # the witness on one thread, then the MatVec on the shared MatVec pool
             # (its serial part first: allocation, first touch, the call's own code)
             ser = s.get("matvec_serial", 0.0)
@@ -369,6 +382,10 @@ class DaemonModel:
                 if touched(done_before) > held:
                     self.memory.alloc(touched(done_before) - held, what)
                     held = touched(done_before)
+            turn = None
+            if group and self.matvec_queue is not None:  # wait for the pool's earlier MatVecs
+                turn = self.matvec_queue.request()
+                yield turn
             ev = self.machine.run("synth", step_work, cap=cap, group=group,
                                   **(mv_kw if two and i >= 1 else kw),
                                   **(matvec_kw if group else {}))
@@ -381,6 +398,8 @@ class DaemonModel:
                 if want > held:
                     self.memory.alloc(want - held, what)
                     held = want
+            if turn is not None:
+                self.matvec_queue.release(turn)
         if len(steps) > 1:
             end = self.env.now
             solo = sum(sw / self.machine.solo_rate("synth", cap) for sw, cap, *_ in steps)

@@ -160,3 +160,48 @@ def test_the_matvec_can_ask_its_own_bandwidth():
 def test_matvec_keys_are_checked(key, value):
     with pytest.raises(ProfileError, match=f"synth.{key} must be a number"):
         Profile.load("porep-live-2p20-h200").replace(synth={key: value})
+
+
+def _matvec_spans(queue):
+    # eight syntheses start together; their witness steps take no time, so the eight MatVecs
+    # reach the pool of 16 at once
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=4, partition_workers=8,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=64)
+    tiny = 1e-6  # the stages after synthesis take no time, so nothing else wants a core
+    prof = _profile("rayon").replace(
+        synth={"matvec_serial": 0.0, "witness_fraction": 0.0001, "matvec_queue": queue},
+        node={"busy_slowdown": 0.0},
+        prep_msm={"solo_s": tiny}, epilogue={"solo_s": tiny},
+        b_g2_msm={"solo_s_at_all_cores": tiny, "solo_s_at_32": tiny},
+        gpu={"ntt_h_s": tiny, "batch_add_s": tiny, "tail_msm_s": tiny})
+    sp = simulate(cfg, prof).spans
+    syn = sp[sp["stage"] == "synth"].sort_values("end")
+    return prof["synth"]["work_core_s"], list(syn["end"] - syn["start"])
+
+
+def test_fifo_matvecs_take_the_pool_one_after_another():
+    # "fifo": each MatVec has the whole pool in its turn, so they end one MatVec apart;
+    # "shared": they share it and end together, each after eight MatVecs' time
+    work, fifo = _matvec_spans("fifo")
+    one = work / 16
+    assert fifo == pytest.approx([k * one for k in range(1, 9)], rel=0.01, abs=1e-3)
+    _, shared = _matvec_spans("shared")
+    assert shared == pytest.approx([8 * one] * 8, rel=0.01)
+    # the same work in the same time: only the order differs
+    assert max(fifo) == pytest.approx(max(shared), rel=0.01)
+
+
+def test_matvec_queue_value_is_checked():
+    with pytest.raises(ProfileError, match="synth.matvec_queue must be 'shared' or 'fifo'"):
+        Profile.load("porep-live-2p20-h200").replace(synth={"matvec_queue": "lifo"})
+
+
+def test_the_matvec_fit_models_the_queue_it_is_told():
+    from cuzklab.calibrate.contention import matvec_times
+    kw = dict(cores=16, threads=[], counts=[1, 4, 12], pool_threads=16, serial=0.0)
+    fifo = matvec_times(fifo=True, **kw)["at_once"]
+    shared = matvec_times(**kw)["at_once"]
+    one = 1.0 / 16
+    # k MatVecs at once: on average (k + 1) / 2 of one alone in turn, k when sharing
+    assert fifo == pytest.approx([one, 2.5 * one, 6.5 * one], rel=1e-6)
+    assert shared == pytest.approx([one, 4 * one, 12 * one], rel=1e-6)
