@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -173,3 +175,25 @@ def test_bench_field_script_exits_non_zero_when_unchecked(tmp_path, monkeypatch,
     monkeypatch.setattr(mod, "bench_field", unchecked)
     assert mod.main(argv) == 1
     assert "not checked: cpu fr" in capsys.readouterr().err
+
+
+def _script(name: str):
+    path = Path(__file__).parents[1] / "benchmarks" / name
+    spec = importlib.util.spec_from_file_location(name[:-3] + "_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_region_load_benchmark_checks_its_options_and_needs_a_gpu(capsys, monkeypatch):
+    mod = _script("bench_region_load.py")
+    with pytest.raises(SystemExit):
+        mod.main(["--syntheses", "0"])
+    assert "--syntheses" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(["--log2", "30"])
+    assert "--log2 must be in [8, 26]" in capsys.readouterr().err
+    import cuzklab.backend as B
+    monkeypatch.setattr(B, "gpu_available", lambda: False)
+    assert mod.main(["--log2", "8"]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().err
