@@ -64,7 +64,7 @@ def run(log2: int, syntheses: list[int], pool: int, repeat: int, burners: list[i
     from cuzklab.live import work as W
     from cuzklab.live import workload
     from cuzklab.live.sync import switch_interval
-    from cuzklab.native.pool import new_pool
+    from cuzklab.native.pool import NativePool
     from cuzklab.stages import StageClock
 
     work = workload(log2, 0, "gpu", 0.0)
@@ -72,7 +72,7 @@ def run(log2: int, syntheses: list[int], pool: int, repeat: int, burners: list[i
     po = W.prep(out, StageClock())
     region = _gpu_region(work, out, po)
     region()  # untimed: the kernels' first launch
-    mpool = new_pool(pool, "region-load-matvec")
+    mpool = NativePool(pool, "region-load-matvec")
     res = {"log2_constraints": log2, "pool_threads": pool, "repeat": repeat}
 
     def loaded(n_synth: int, with_bg2: bool, nice: int) -> dict:

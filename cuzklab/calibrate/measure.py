@@ -375,7 +375,7 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
     """
     from ..live import workload
     from ..live import work as W
-    from ..native.pool import new_pool
+    from ..native.pool import NativePool
     from ..stages import StageClock
     pool_threads = int(pool_threads)
     if pool_threads < 1:
@@ -384,7 +384,7 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
                       if 1 <= int(t) <= pool_threads} | {1, pool_threads})
     ks = sorted({int(k) for k in (counts or (1, 2, 4, 8, 12)) if int(k) >= 1} | {1})
     work = workload(log2_constraints, seed, backend, 0.0)
-    pools = {t: new_pool(t, f"calibrate-matvec-{t}") for t in threads}
+    pools = {t: NativePool(t, f"calibrate-matvec-{t}") for t in threads}
     try:
         def matvec(t: int, part: int) -> float:
             return W.synthesize(work, 3, part, StageClock(), t, pools[t]).matvec_s

@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from ..native.pool import new_pool
+from ..native.pool import NativePool
 from ..trace import Trace, TraceBuilder
 from . import work as W
 from .devices import Device, PinnedPool
@@ -107,7 +107,7 @@ class LiveRun:
         self.pool = ThreadPoolExecutor(self.pool_threads, thread_name_prefix="live-cpu-pool")
         self.synth_pool = ThreadPoolExecutor(self.synthesis_threads,
                                              thread_name_prefix="live-synth-pool")
-        self.matvec_pool = new_pool(self.synthesis_threads, "live-matvec-pool")
+        self.matvec_pool = NativePool(self.synthesis_threads, "live-matvec-pool")
         self.pinned = PinnedPool(backend, work.domain_size)
         self.final_lanes = Lanes()
         self.guard = memory_guard or MemoryGuard(config.memory_gib)

@@ -33,7 +33,7 @@ SOURCE = Path(__file__).with_name("cuzk_native.c")
 #: -O3: GCC 12's -O3 vectorizes the limb loops of the Fp2 product into code
 #: 1.3x slower than -O2's; GCC 13's -O3 is 7 % faster for the G2 MSM
 #: (benchmarks/bench_native_flags.py; docs/native.md has the figures).
-CFLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing")
+CFLAGS = ("-O2", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing", "-pthread")
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -53,6 +53,11 @@ SIGNATURES = {
     "fr_mul_batch": ([_P, _P, _I64, _I64, _P], None),
     "fp2_mul_batch": ([_P, _P, _I64, _I64, _P], None),
     "fr_chain": ([_P, _I64], _U64),
+    "cz_pool_new": ([_I32, _P, _I32], _P),
+    "cz_pool_free": ([_P], None),
+    "fr_matvec_pool": ([_P, _I64, _I32, _P, _P, _P, _I64, _P, _I64, _P, _P], None),
+    "g2_digits_pool": ([_P, _I64, _P, _I64, _I32, _I32, _P], None),
+    "g2_windows_pool": ([_P, _P, _P, _P, _P, _I64, _I32, _I32, _P, _I32, _P], None),
 }
 
 

@@ -3,14 +3,18 @@
  * gather, and b_g2_msm's Pippenger over G2 in XYZZ coordinates.
  *
  * Every function works on a range [lo, hi) of its batch and touches no global
- * state, so the Python side runs ranges on a thread pool (ctypes releases the
- * GIL for the duration of each call). The field constants (FR_*, FP_*) are
+ * state. The pools at the end of this file run a batch's ranges on threads of
+ * their own: one call from Python (ctypes releases the GIL for its duration)
+ * runs the whole batch, so no thread of a pool ever takes the interpreter's lock. The field constants (FR_*, FP_*) are
  * prepended by the loader, derived from cuzklab.field.constants.
  *
  * Layout: the project's arrays hold 32-bit little-endian limbs in Montgomery
  * form with radix 2^256 (Fr) and 2^384 (Fp); read as 64-bit limbs they are the
  * same numbers with the same radix, so no conversion is needed.
  */
+#define _GNU_SOURCE  /* pthread_setaffinity_np: pin a pool's threads */
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,4 +605,195 @@ void fr_mul_batch(const u64 *a, const u64 *b, int64_t lo, int64_t hi, u64 *out)
 void fp2_mul_batch(const u64 *a, const u64 *b, int64_t lo, int64_t hi, u64 *out)
 {
     for (int64_t i = lo; i < hi; i++) fp2_mul(out + 12 * i, a + 12 * i, b + 12 * i);
+}
+
+/* ---- Native pools ---------------------------------------------------------------
+ * A pool is a set of threads and a first-in, first-out queue of jobs. A job is a
+ * function over ranges of [0, n) cut into chunks of `grain`; the threads take the
+ * chunks of the job at the head of the queue, the next job only when every chunk of
+ * the earlier ones is taken (the order in which rayon's pool serves the jobs injected
+ * into it, and in which a queue of tasks serves batches submitted one after another).
+ * cz_pool_run queues a job and returns when all its chunks are done; concurrent
+ * callers share the pool's threads. */
+typedef void (*cz_range_fn)(const void *ctx, int64_t lo, int64_t hi);
+
+typedef struct cz_job {
+    cz_range_fn fn;
+    const void *ctx;
+    int64_t n, grain, chunks, next, done;
+    pthread_cond_t finished;
+    struct cz_job *link;
+} cz_job;
+
+typedef struct cz_pool {
+    int threads, stop;
+    pthread_t *tid;
+    pthread_mutex_t mu;
+    pthread_cond_t work;
+    cz_job *head, *tail;
+    int *cpus, ncpus;
+} cz_pool;
+
+typedef struct { cz_pool *pool; int index; } cz_start;
+
+static void *cz_worker(void *arg)
+{
+    cz_start st = *(cz_start *)arg;
+    free(arg);
+    cz_pool *p = st.pool;
+    if (p->ncpus > 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(p->cpus[st.index % p->ncpus], &set);
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && !p->head) pthread_cond_wait(&p->work, &p->mu);
+        if (p->stop) break;
+        cz_job *j = p->head;
+        int64_t k = j->next++;
+        if (j->next >= j->chunks) {          /* every chunk taken: the next job's turn */
+            p->head = j->link;
+            if (!p->head) p->tail = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+        int64_t lo = k * j->grain, hi = lo + j->grain < j->n ? lo + j->grain : j->n;
+        j->fn(j->ctx, lo, hi);
+        pthread_mutex_lock(&p->mu);
+        if (++j->done == j->chunks) pthread_cond_signal(&j->finished);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* A pool of `threads` threads, thread k pinned to cpus[k % ncpus] when ncpus > 0; NULL
+ * when a thread could not be started. */
+cz_pool *cz_pool_new(int threads, const int32_t *cpus, int ncpus)
+{
+    cz_pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->threads = threads;
+    p->tid = calloc((size_t)threads, sizeof *p->tid);
+    p->cpus = ncpus > 0 ? malloc((size_t)ncpus * sizeof *p->cpus) : NULL;
+    if (!p->tid || (ncpus > 0 && !p->cpus)) { free(p->tid); free(p->cpus); free(p); return NULL; }
+    for (int i = 0; i < ncpus; i++) p->cpus[i] = cpus[i];
+    p->ncpus = ncpus;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    for (int i = 0; i < threads; i++) {
+        cz_start *st = malloc(sizeof *st);
+        if (st) {
+            st->pool = p;
+            st->index = i;
+        }
+        if (!st || pthread_create(&p->tid[i], NULL, cz_worker, st)) {
+            free(st);
+            pthread_mutex_lock(&p->mu);
+            p->stop = 1;
+            pthread_cond_broadcast(&p->work);
+            pthread_mutex_unlock(&p->mu);
+            for (int k = 0; k < i; k++) pthread_join(p->tid[k], NULL);
+            free(p->tid); free(p->cpus); free(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* Stop the pool's threads (after the jobs queued) and free it. */
+void cz_pool_free(cz_pool *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    while (p->head) {                       /* let the queued jobs be taken first */
+        pthread_mutex_unlock(&p->mu);
+        sched_yield();
+        pthread_mutex_lock(&p->mu);
+    }
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->threads; i++) pthread_join(p->tid[i], NULL);
+    pthread_cond_destroy(&p->work);
+    pthread_mutex_destroy(&p->mu);
+    free(p->tid); free(p->cpus); free(p);
+}
+
+/* Run fn over [0, n) in chunks of grain on the pool; return when every chunk is done. */
+static void cz_pool_run(cz_pool *p, cz_range_fn fn, const void *ctx, int64_t n, int64_t grain)
+{
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    cz_job j = {fn, ctx, n, grain, (n + grain - 1) / grain, 0, 0, PTHREAD_COND_INITIALIZER, NULL};
+    pthread_cond_init(&j.finished, NULL);
+    pthread_mutex_lock(&p->mu);
+    if (p->tail) p->tail->link = &j; else p->head = &j;
+    p->tail = &j;
+    pthread_cond_broadcast(&p->work);
+    while (j.done < j.chunks) pthread_cond_wait(&j.finished, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    pthread_cond_destroy(&j.finished);
+}
+
+/* The pooled batches: each takes the arguments of its range function, less the range,
+ * and runs [0, n) on the pool in chunks of grain. */
+typedef struct {
+    int nm; const int64_t *const *cols; const u64 *const *coeffs; const int32_t *widths;
+    int64_t rows; const u64 *inputs; int64_t ni; const u64 *aux; u64 *const *outs;
+} cz_matvec_args;
+
+static void cz_matvec_range(const void *c, int64_t lo, int64_t hi)
+{
+    const cz_matvec_args *a = c;
+    fr_matvec(a->nm, a->cols, a->coeffs, a->widths, a->rows, lo, hi, a->inputs, a->ni, a->aux,
+              a->outs);
+}
+
+void fr_matvec_pool(cz_pool *p, int64_t grain, int nm, const int64_t *const *cols,
+                    const u64 *const *coeffs, const int32_t *widths, int64_t rows,
+                    const u64 *inputs, int64_t ni, const u64 *aux, u64 *const *outs)
+{
+    cz_matvec_args a = {nm, cols, coeffs, widths, rows, inputs, ni, aux, outs};
+    cz_pool_run(p, cz_matvec_range, &a, rows, grain);
+}
+
+typedef struct { const u64 *scalars; int64_t n; int c, windows; int32_t *digits; } cz_digits_args;
+
+static void cz_digits_range(const void *c, int64_t lo, int64_t hi)
+{
+    const cz_digits_args *a = c;
+    g2_digits(a->scalars, a->n, lo, hi, a->c, a->windows, a->digits);
+}
+
+void g2_digits_pool(cz_pool *p, int64_t grain, const u64 *scalars, int64_t n, int c,
+                    int windows, int32_t *digits)
+{
+    cz_digits_args a = {scalars, n, c, windows, digits};
+    cz_pool_run(p, cz_digits_range, &a, n, grain);
+}
+
+/* Task t of windows x parts: window t / parts over the points [cuts[k], cuts[k + 1]) of
+ * part k = t % parts, its sum into sums[t]. */
+typedef struct {
+    const u64 *bx, *by; const int64_t *idx; const int32_t *digits; int64_t n;
+    int parts; const int64_t *cuts; int c; u64 *sums;
+} cz_window_args;
+
+static void cz_window_range(const void *c, int64_t lo, int64_t hi)
+{
+    const cz_window_args *a = c;
+    for (int64_t t = lo; t < hi; t++) {
+        int64_t j = t / a->parts, k = t % a->parts;
+        g2_window(a->bx, a->by, a->idx, a->digits + j * a->n, a->cuts[k], a->cuts[k + 1], a->c,
+                  a->sums + t * (int64_t)(sizeof(g2_xyzz) / sizeof(u64)));
+    }
+}
+
+void g2_windows_pool(cz_pool *p, const u64 *bx, const u64 *by, const int64_t *idx,
+                     const int32_t *digits, int64_t n, int windows, int parts,
+                     const int64_t *cuts, int c, u64 *sums)
+{
+    cz_window_args a = {bx, by, idx, digits, n, parts, cuts, c, sums};
+    cz_pool_run(p, cz_window_range, &a, (int64_t)windows * parts, 1);
 }

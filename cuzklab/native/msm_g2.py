@@ -18,7 +18,7 @@ from ..curve import Point, Points
 from ..curve import reference as ref
 from ..field import Fp2, Fr
 from .build import library
-from .pool import check_threads, ptr, ranges, run_tasks
+from .pool import check_threads, native_pool, ptr, ranges
 
 #: Fp multiplications of one mixed XYZZ addition (8 Fp2 products at 3, 2
 #: squarings at 2) and of one full addition (12 products, 2 squarings): the
@@ -89,18 +89,21 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
     by = np.ascontiguousarray(bases.y.to("cpu").limbs)
     sc = np.ascontiguousarray(scalars.to("cpu").limbs)
     digits = np.empty((w, n), dtype=np.int32)
-    run_tasks(lambda lo, hi: lib.g2_digits(ptr(sc), n, lo, hi, c, w, ptr(digits)),
-              ranges(n, threads), threads)
     cuts = ranges(n, parts)
     parts = len(cuts)
     sums = np.empty((w, parts, 4, 2, 12), dtype=np.uint32)
-    tasks = [(j, k, lo, hi) for j in range(w) for k, (lo, hi) in enumerate(cuts)]
-
-    def window_task(j, k, lo, hi):
-        lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, lo, hi, c,
-                      sums[j, k].ctypes.data)
-
-    run_tasks(window_task, tasks, threads)
+    if threads <= 1:
+        lib.g2_digits(ptr(sc), n, 0, n, c, w, ptr(digits))
+        for j in range(w):
+            for k, (lo, hi) in enumerate(cuts):
+                lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, lo, hi, c,
+                              sums[j, k].ctypes.data)
+    else:  # on the native pool of `threads`: its threads never take the GIL
+        pool = native_pool(threads)
+        edges = np.array([lo for lo, _ in cuts] + [cuts[-1][1]], dtype=np.int64)
+        lib.g2_digits_pool(pool.handle, -(-n // threads), ptr(sc), n, c, w, ptr(digits))
+        lib.g2_windows_pool(pool.handle, ptr(bx), ptr(by), ptr(idx), ptr(digits), n, w, parts,
+                            ptr(edges), c, ptr(sums))
     if (sums == 0xFFFFFFFF).all(axis=(2, 3, 4)).any():
         raise MemoryError("b_g2_msm: a native bucket allocation failed")
     out = np.empty((4, 2, 12), dtype=np.uint32)

@@ -1,8 +1,15 @@
 """Run a native function over ranges of a batch on a pool of threads.
 
-Each range is one ctypes call; ctypes releases the GIL for the duration of
-the call, so ``threads`` ranges really run at once, as cuzk's rayon and C++
-thread pools do. The pools are persistent: one per thread count, started on
+Two kinds of pool. A :class:`NativePool` is threads of the native library's
+own (``cz_pool_new``): one ctypes call runs a whole batch on them, cut into
+chunks that the threads take in turn, first the chunks of the batch queued
+first, and returns when all are done; ctypes releases the GIL for that call,
+and the pool's threads never take it, so a batch on the pool does not compete
+for the interpreter's lock with the threads that drive the GPU, as cuzk's
+rayon and C++ pools do not. The stage batches (the MatVec, b_g2_msm's digits
+and windows) run on these. A ``ThreadPoolExecutor`` runs Python callables,
+one ctypes call per range (:func:`run_tasks`): each range takes the GIL to
+start and to end. Both kinds are persistent: one per thread count, started on
 first use and kept for the life of the process, so a short batch (prep_msm's
 tens of milliseconds) does not pay for starting its threads, and concurrent
 callers asking for the same count share its threads as callers of one rayon
@@ -16,9 +23,11 @@ thread per core first. Unset, the threads run wherever the scheduler puts them.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -88,6 +97,50 @@ def _pinner(cpus: list[int]):
             k = next(order)
         os.sched_setaffinity(0, {cpus[k % len(cpus)]})  # 0: the calling thread
     return pin
+
+
+class NativePool:
+    """A pool of ``threads`` threads of the native library, which run batches without the GIL.
+
+    :meth:`grain` cuts a batch for it; the pooled native functions (``*_pool`` in
+    ``cuzk_native.c``) take :attr:`handle`. Pinned as ``CUZKLAB_NATIVE_CPUS`` says.
+    Its threads stop when the pool is shut down or collected.
+    """
+
+    def __init__(self, threads: int, name: str = "native"):
+        from .build import library
+        self.threads = check_threads(threads)
+        self.name = name
+        cpus = pinned_cpus() or []
+        arr = (ctypes.c_int32 * len(cpus))(*cpus) if cpus else None
+        lib = library()
+        handle = lib.cz_pool_new(self.threads, arr, len(cpus))
+        if not handle:
+            raise RuntimeError(f"could not start a native pool of {self.threads} threads")
+        self.handle = handle
+        self._free = weakref.finalize(self, lib.cz_pool_free, handle)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Stop the pool's threads (after the batches in progress); a no-op the second time."""
+        self._free()
+
+    def grain(self, n: int, min_chunk: int) -> int:
+        """Return the chunk size that cuts n items into a few chunks per thread, each >= min_chunk."""
+        parts = max(1, min(4 * self.threads, n // max(1, min_chunk)))
+        return max(1, -(-n // parts))
+
+
+_NATIVE: dict[int, NativePool] = {}
+
+
+def native_pool(threads: int) -> NativePool:
+    """Return the process-wide :class:`NativePool` of ``threads`` threads (started on first use)."""
+    threads = check_threads(threads)
+    with _POOLS_LOCK:
+        pool = _NATIVE.get(threads)
+        if pool is None:
+            pool = _NATIVE[threads] = NativePool(threads, f"cuzklab-native-{threads}")
+        return pool
 
 
 def shared_pool(threads: int) -> ThreadPoolExecutor:

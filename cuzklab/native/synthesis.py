@@ -15,7 +15,9 @@ import ctypes
 import numpy as np
 
 from .build import library
-from .pool import check_threads, chunks_for, ptr, ranges, run_tasks, shared_pool
+from concurrent.futures import ThreadPoolExecutor
+
+from .pool import check_threads, chunks_for, native_pool, ptr, ranges, run_tasks, shared_pool
 
 #: Fewest rows per native MatVec call.
 MIN_ROWS = 1 << 13
@@ -31,9 +33,10 @@ def matvecs_into(mats, rows: int, inputs: np.ndarray, aux: np.ndarray, outs, *,
     ``mats``: (cols, coeffs) pairs in ELL layout, at most :data:`MAX_MATRICES`,
     all with ``rows`` rows. Every task computes one range of rows of every
     matrix; the rows are cut into a few ranges per thread of ``threads``.
-    ``pool``: the executor they run on (None: the process's shared pool of
-    ``threads`` threads). A pool shared by concurrent MatVecs is how cuzk's
-    syntheses share rayon's pool.
+    ``pool``: the :class:`~cuzklab.native.pool.NativePool` they run on (None: the
+    process's native pool of ``threads`` threads; a ``ThreadPoolExecutor`` runs
+    one ctypes call per range instead). A pool shared by concurrent MatVecs is how
+    cuzk's syntheses share rayon's pool: their batches take its threads in turn.
     """
     threads = check_threads(threads)
     mats, outs = list(mats), list(outs)
@@ -59,9 +62,17 @@ def matvecs_into(mats, rows: int, inputs: np.ndarray, aux: np.ndarray, outs, *,
     pouts = (ctypes.c_void_p * nm)(*[o.ctypes.data for o in outs])
     widths = np.array([c.shape[0] for c, _ in keep], dtype=np.int32)
     pw, pin, pax, ni = widths.ctypes.data, inputs.ctypes.data, aux.ctypes.data, inputs.shape[0]
-    run_tasks(lambda lo, hi: lib.fr_matvec(nm, pcols, pcoeffs, pw, rows, lo, hi, pin, ni, pax,
-                                           pouts),
-              chunks_for(rows, threads, MIN_ROWS), threads, pool)
+    if isinstance(pool, ThreadPoolExecutor):  # a Python pool: one ctypes call per range
+        run_tasks(lambda lo, hi: lib.fr_matvec(nm, pcols, pcoeffs, pw, rows, lo, hi, pin, ni,
+                                               pax, pouts),
+                  chunks_for(rows, threads, MIN_ROWS), threads, pool)
+        return
+    if pool is None and threads <= 1:
+        lib.fr_matvec(nm, pcols, pcoeffs, pw, rows, 0, rows, pin, ni, pax, pouts)
+        return
+    pool = pool if pool is not None else native_pool(threads)
+    lib.fr_matvec_pool(pool.handle, pool.grain(rows, MIN_ROWS), nm, pcols, pcoeffs, pw, rows,
+                       pin, ni, pax, pouts)
 
 
 def matvec_into(cols: np.ndarray, coeffs: np.ndarray, rows: int, inputs: np.ndarray,

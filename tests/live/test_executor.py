@@ -294,4 +294,4 @@ def test_the_matvecs_of_all_syntheses_share_one_pool_of_synthesis_threads(monkey
     pools = {id(p) for p, _ in calls}
     assert calls and len(pools) == 1
     pool, threads = calls[0]
-    assert pool is not None and pool._max_workers == 4 and threads == 4
+    assert pool is not None and pool.threads == 4 and threads == 4

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -395,3 +396,82 @@ def test_pool_threads_are_pinned_as_the_environment_says(monkeypatch):
     monkeypatch.setenv(pool.CPUS_ENV, str(max(allowed) + 1000))
     with pytest.raises(ValueError, match="not one this process may run on"):
         pool.pinned_cpus()
+
+
+def _native_threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_native_pool_owns_its_threads_and_stops_them():
+    import gc
+    from cuzklab.native.pool import NativePool, native_pool
+    gc.collect()                                       # pools dropped earlier stop their threads now
+    before = _native_threads()
+    pool = NativePool(3, "test")
+    assert _native_threads() == before + 3            # native threads, not Python ones
+    assert not any(t.name.startswith("test") for t in threading.enumerate())
+    pool.shutdown()
+    pool.shutdown()                                    # a second shutdown is a no-op
+    assert _native_threads() == before
+    assert native_pool(2) is native_pool(2) and native_pool(3) is not native_pool(2)
+    with pytest.raises(ValueError, match="threads"):
+        NativePool(0)
+
+
+def test_concurrent_batches_share_a_native_pool_and_each_gets_its_own_result(monkeypatch):
+    # four callers at once queue their MatVecs on one pool of 2 threads (the live
+    # executor's syntheses on its MatVec pool): every batch completes, each with its rows
+    import cuzklab.native.synthesis as NS
+    from cuzklab.groth16.matvec import matvec
+    from cuzklab.native.pool import NativePool
+    monkeypatch.setattr(NS, "MIN_ROWS", 16)
+    rng = np.random.default_rng(5)
+    ni, na, rows = 3, 300, 2000
+    cases = []
+    for _ in range(4):
+        inputs, aux = _random_scalars(rng, ni, 0.3, 0.3), _random_scalars(rng, na, 0.3, 0.3)
+        z = concat([Fr.from_mont_limbs(inputs, check=False), Fr.from_mont_limbs(aux, check=False)])
+        m = _random_ell(rng, rows, 3, ni + na)
+        cases.append((inputs, aux, m, matvec(m, z).limbs))
+    pool = NativePool(2, "test-share")
+    outs = [np.zeros((rows, 8), dtype=np.uint32) for _ in cases]
+
+    def one(i):
+        inputs, aux, m, _ = cases[i]
+        NS.matvecs_into([(m.cols, m.coeffs.limbs)], rows, inputs, aux, [outs[i]], threads=2,
+                        pool=pool)
+    try:
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(len(cases))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        pool.shutdown()
+    for o, (*_, want) in zip(outs, cases):
+        assert np.array_equal(o, want)
+
+
+def test_a_native_pool_batch_leaves_the_gil_to_other_threads(program):
+    # while a MatVec runs on the native pool, a Python thread keeps running: the pool's
+    # threads never take the interpreter's lock
+    from cuzklab.native.pool import NativePool
+    w = program.witness(program.inputs_for(4))
+    want = native_domain_vectors(program.r1cs, w, threads=1)
+    pool = NativePool(2, "test-gil")
+    ticks, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks[0] += 1
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        got = native_domain_vectors(program.r1cs, w, threads=2, pool=pool)
+    finally:
+        stop.set()
+        t.join()
+        pool.shutdown()
+    assert all(g.equals(x) for g, x in zip(got, want))
+    assert ticks[0] > 0
