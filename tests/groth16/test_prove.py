@@ -152,7 +152,7 @@ def test_cpu_and_gpu_proofs_identical(log2_domain):
         spans = side.trace.spans
         lanes = dict(zip(spans["stage"], spans["lane"]))
         assert lanes["batch_add"] == lanes["tail_msm"] == "gpu0.w1" and lanes["ntt_h"] == "gpu0.w0"
-        assert lanes["b_g2_msm"] == ("gpu0.w1" if b_g2 == "gpu" else "cpu.main")
+        assert lanes["b_g2_msm"] == ("gpu0.w1" if b_g2 == "gpu" else "cpu.pool")
 
 
 def test_result_unpacks_as_proof_and_trace(small):
