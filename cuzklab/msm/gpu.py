@@ -701,7 +701,12 @@ def _copy_stream(device: int):
 #: 212.4 ms in 1 part, 204.1 in 2, 213.4 in 4 (172.4 with the points on the
 #: device): more parts start sooner, but each accumulation launch ends in a
 #: partly idle wave, the reduction has more windows and the host combines
-#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6).
+#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6). That was
+#: before the batch-affine rounds and before the parts' buckets were added on
+#: the device. With both, and each part's first round on a stream of its own
+#: (2026-12-02, ``benchmarks/results/msm-upload4-h200.json``, 138.9 ms on
+#: the device): 171.6 ms in 4 parts, 177.1 in 2; on one stream 176.0 and
+#: 178.4.
 UPLOAD_BATCHES = 4
 UPLOAD_BATCH_MIN = 1 << 20
 #: With batch-affine rounds, launch each batch's first round (and its GLV
