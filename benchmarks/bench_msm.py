@@ -4,13 +4,14 @@
     python benchmarks/bench_msm.py [--backend gpu|cpu] [--group g1|g2|both]
         [--g1-sizes 16,18,20,22,24] [--g2-sizes 16,18,20] [--repeats R]
         [--windows C,...] [--precomputed off|on|both] [--glv default|on|off|both]
-        [--upload-batches B,...] [--json out.json]
+        [--upload-batches B,...] [--upload-streams on|off|both] [--json out.json]
 
 Distinct points, random scalars below 2^254; every timed run is checked
 against the exact result (see cuzklab/msm/bench.py). GPU timings are CUDA-event
 medians after a warm-up; with upload, from pageable memory and from pinned
-memory (``gpu.msm_gpu_from_host``, the points uploading in ``--upload-batches``
-parts, ``gpu.UPLOAD_BATCHES``, while the work goes on). The JSON (device, sizes, every time, medians) is
+memory (``gpu.msm_gpu_from_host``, the points uploading in ``gpu.UPLOAD_BATCHES``
+parts while the work goes on; ``--upload-batches`` times other part counts in the
+same run, ``pinned_upload_by_batches`` in the JSON). The JSON (device, sizes, every time, medians) is
 rewritten after each size, so a run stopped midway keeps what it measured.
 """
 
@@ -52,14 +53,18 @@ def main(argv=None) -> int:
     ap.add_argument("--glv", choices=["default", "on", "off", "both"], default="default",
                     help="GLV split of G1 scalars on plain bases (default: cuzklab.msm.gpu.GLV and its threshold)")
     ap.add_argument("--upload-batches", default=None,
-                    help="comma-separated values of cuzklab.msm.gpu.UPLOAD_BATCHES to time the pinned upload with")
+                    help="comma-separated part counts to time the pinned upload with too (besides "
+                         "cuzklab.msm.gpu.UPLOAD_BATCHES)")
+    ap.add_argument("--upload-streams", choices=["on", "off", "both"], default="on",
+                    help="with --upload-batches: each part's first batch-affine round on a stream of its "
+                         "own (cuzklab.msm.gpu.UPLOAD_STREAMS), on one stream, or both")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     try:
-        ubatches = [None] if args.upload_batches is None else _sizes(args.upload_batches)
+        ubatches = [] if args.upload_batches is None else _sizes(args.upload_batches)
     except ValueError:
-        ubatches = []
-    if not ubatches or any(b is not None and b < 1 for b in ubatches):
+        ubatches = [0]
+    if (args.upload_batches is not None and not ubatches) or any(b < 1 for b in ubatches):
         ap.error(f"--upload-batches: expected comma-separated integers >= 1, got {args.upload_batches!r}")
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
     groups = ["g1", "g2"] if args.group == "both" else [args.group]
@@ -70,19 +75,18 @@ def main(argv=None) -> int:
         glvs = {"default": [None], "on": [True], "off": [False], "both": [False, True]}[args.glv]
         if g != "g1":
             glvs = [None]
-        runs = [(k, w, pre, gl, ub) for k in _sizes(given or DEFAULTS[(backend, g)])
+        runs = [(k, w, pre, gl) for k in _sizes(given or DEFAULTS[(backend, g)])
                 for w in (_sizes(args.windows) if args.windows else [None]) for pre in pres
-                for gl in ([None] if pre else glvs) for ub in ([None] if pre else ubatches)]
-        for k, window, pre, gl, ub in runs:
+                for gl in ([None] if pre else glvs)]
+        for k, window, pre, gl in runs:
             try:
-                if ub is not None:
-                    from cuzklab.msm import gpu
-                    gpu.UPLOAD_BATCHES = ub
                 if pre:
                     r = bench_msm_precomputed(k, backend, group=g, repeats=args.repeats, window=window)
                 else:
                     r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
-                                  upload=not args.no_upload, glv=gl)
+                                  upload=not args.no_upload, glv=gl, upload_batches=ubatches,
+                                  upload_streams={"on": (True,), "off": (False,),
+                                                  "both": (True, False)}[args.upload_streams])
                 report["results"].append(r)
                 up = r.get("upload_median_s")
                 pin = r.get("pinned_upload_median_s")
@@ -93,6 +97,8 @@ def main(argv=None) -> int:
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
                       + (f" (pinned, {r['pinned_upload_batches']} part(s) overlapped: {pin * 1e3:.3f} ms)"
                          if pin is not None else "")
+                      + "".join(f" ({b} parts: {v['median_s'] * 1e3:.3f} ms)"
+                                for b, v in r.get("pinned_upload_by_batches", {}).items())
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed
                 report["errors"].append({"group": g, "log2_size": k, "window": window, "error": repr(exc)})

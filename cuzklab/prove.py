@@ -7,21 +7,29 @@ a Trace whose spans are the stages' measured intervals. Given a
 of an R1CS and a witness, synthesis computes the witness first, as cuzk's
 does. On the GPU backend every stage but b_g2_msm (CPU pool, as in cuzk;
 ``b_g2_backend="gpu"`` moves it to the device) and the epilogue runs on the
-device. It sits above :mod:`cuzklab.stages`, beside :mod:`cuzklab.live` (the
+device. There, by default (``overlap``), batch_add, tail_msm and b_g2_msm
+run on a thread and CUDA stream of their own once h is computed, beside
+the H MSM of ntt_h, which needs none of their outputs (their spans are on
+lane ``gpu0.w1``), and the epilogue follows them there without H, which
+is added to C last; the proof is the same either way. It sits above :mod:`cuzklab.stages`, beside :mod:`cuzklab.live` (the
 concurrent composition).
 """
 
 from __future__ import annotations
 
+import functools
 import secrets
+import threading
 
-from .backend import check_backend, device_name
+from .backend import check_backend, device_name, xp
 from .field.constants import R as FR_MODULUS
 from .groth16.keys import Proof, ProvingKey
 from .groth16.program import CircuitProgram
 from .groth16.r1cs import R1CS, Witness
 from .stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm, synth,
                      synthesize, tail_msm)
+from .stages.epilogue import with_h
+from .stages.timing import GPU_LANE
 from .trace import Trace, TraceBuilder
 
 
@@ -72,17 +80,25 @@ def _check_key(pk: ProvingKey, r1cs: R1CS) -> None:
 def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, *,
           backend: str = "cpu", r: int | None = None, s: int | None = None,
           threads: int | None = None, b_g2_backend: str = "cpu",
-          synth_threads: int = 1) -> ProveResult:
+          synth_threads: int = 1, overlap: bool | None = None) -> ProveResult:
     """Return ProveResult (unpacks as ``proof, trace``; ``.outputs`` per stage) for ``witness``.
 
     ``r1cs, witness``: a system and its witness, or a CircuitProgram and one
     partition's public inputs (then synthesis evaluates the program).
     ``r``, ``s``: the blinding scalars (fresh random ones when None; pass
     them to get reproducible proofs). ``threads``: the b_g2_msm pool size;
-    ``synth_threads``: the MatVec's and prep_msm's.
+    ``synth_threads``: the MatVec's and prep_msm's. ``overlap``: run
+    batch_add, tail_msm and b_g2_msm beside the H MSM (see above; None: on
+    the GPU backend; True on the CPU backend is a ValueError).
     """
     check_backend(backend)
     check_backend(b_g2_backend)
+    if overlap is None:
+        overlap = backend == "gpu"
+    if not isinstance(overlap, bool):
+        raise TypeError(f"overlap must be None or a bool, got {type(overlap).__name__}")
+    if overlap and backend != "gpu":
+        raise ValueError("overlap needs the GPU backend")
     program = r1cs if isinstance(r1cs, CircuitProgram) else None
     if program is not None:
         inputs = program.check_inputs(witness)
@@ -99,20 +115,38 @@ def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, 
     else:
         so = synth(r1cs, witness, backend=backend, clock=clock, threads=synth_threads)
     po = prep_msm(so, backend=backend, clock=clock, threads=synth_threads)
-    ho = ntt_h(so, pk, backend=backend, clock=clock)
-    bo = batch_add(po, pk, backend=backend, clock=clock)
-    to = tail_msm(po, pk, backend=backend, clock=clock)
-    go = b_g2_msm(po, pk, threads=threads, backend=b_g2_backend, clock=clock)
-    proof = epilogue(pk, a=bo.a + to.a, b_g1=bo.b_g1 + to.b_g1, b_g2=bo.b_g2 + go.b_g2,
-                     l=bo.l + to.l, h=ho.h_point, r=r, s=s, clock=clock)
+
+    def msms(h=None):
+        bo = batch_add(po, pk, backend=backend, clock=clock)
+        to = tail_msm(po, pk, backend=backend, clock=clock)
+        go = b_g2_msm(po, pk, threads=threads, backend=b_g2_backend, clock=clock)
+        proof = epilogue(pk, a=bo.a + to.a, b_g1=bo.b_g1 + to.b_g1, b_g2=bo.b_g2 + go.b_g2,
+                         l=bo.l + to.l, h=h, r=r, s=s, clock=clock)
+        return bo, to, go, proof
+    side_stages = ()
+    if overlap:
+        # the MSMs, then the epilogue without H, beside the H MSM; H joins C last
+        side = _Side(msms)
+        try:
+            ho = ntt_h(so, pk, backend=backend, clock=clock, on_quotient=side.start)
+        except BaseException:
+            side.wait()
+            raise
+        bo, to, go, partial = side.join()
+        proof = with_h(partial, ho.h_point)
+        side_stages = ("batch_add", "tail_msm", "b_g2_msm")
+    else:
+        ho = ntt_h(so, pk, backend=backend, clock=clock)
+        bo, to, go, proof = msms(ho.h_point)
     builder = TraceBuilder(source="live")
     for t in clock.timings:
-        builder.span(0, 0, t.stage, t.lane, t.start, t.end, gpu=0 if t.lane.startswith("gpu0") else -1)
+        lane = SIDE_LANE if t.stage in side_stages and t.lane == GPU_LANE else t.lane
+        builder.span(0, 0, t.stage, lane, t.start, t.end, gpu=0 if lane.startswith("gpu0") else -1)
     trace = builder.build(
         config={"constraints": r1cs.num_constraints, "inputs": r1cs.num_inputs,
                 "witness_program": program is not None,
                 "aux": r1cs.num_aux, "log2_domain": pk.log2_domain, "backend": backend,
-                "b_g2_backend": b_g2_backend, "threads": go.threads},
+                "b_g2_backend": b_g2_backend, "threads": go.threads, "overlap": overlap},
         device=device_name(backend),
         stage_gpu_s={t.stage: t.gpu_s for t in clock.timings if t.gpu_s is not None},
         msm_split=po.counts(), ntt_h_split={"ntt_s": ho.ntt_s, "msm_s": ho.msm_s},
@@ -123,6 +157,59 @@ def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, 
     outputs = {"synth": so, "prep_msm": po, "ntt_h": ho, "batch_add": bo, "tail_msm": to,
                "b_g2_msm": go}
     return ProveResult(proof, trace, outputs)
+
+
+#: The trace lane of the stages that run beside the H MSM (``overlap``).
+SIDE_LANE = "gpu0.w1"
+
+
+@functools.lru_cache(maxsize=None)
+def _side_stream(device: int):
+    """Return the stream of the stages run beside the H MSM on ``device``."""
+    return xp("gpu").cuda.Stream(non_blocking=True)
+
+
+class _Side:
+    """``fn`` on a thread of its own, on a CUDA stream of its own, after the work queued so far."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.thread = None
+        self.result = None
+        self.error = None
+
+    def start(self) -> None:
+        if self.thread is not None:
+            return
+        cp = xp("gpu")
+        device = cp.cuda.Device().id
+        stream = _side_stream(device)
+        # prep_msm's outputs (and h) are complete before the side stream reads them
+        stream.wait_event(cp.cuda.get_current_stream().record())
+
+        def run():
+            try:
+                with cp.cuda.Device(device), stream:
+                    self.result = self.fn()
+            except BaseException as exc:  # noqa: BLE001 - raised again by join()
+                self.error = exc
+        self.thread = threading.Thread(target=run, name="prove-msms", daemon=True)
+        self.thread.start()
+
+    def wait(self) -> None:
+        """Wait for the thread, if it started (its result or error dropped)."""
+        if self.thread is not None:
+            self.thread.join()
+
+    def join(self):
+        """Return fn's result (starting it here if nothing did), after its device work ended."""
+        self.start()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        cp = xp("gpu")
+        cp.cuda.get_current_stream().wait_event(_side_stream(cp.cuda.Device().id).record())
+        return self.result
 
 
 def stage_seconds(trace: Trace) -> dict[str, float]:

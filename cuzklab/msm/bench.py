@@ -145,7 +145,8 @@ def _inputs(group: str, n: int, backend: str, seed: int):
 
 
 def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
-              seed: int = 1, window=None, upload: bool = True, glv=None) -> dict:
+              seed: int = 1, window=None, upload: bool = True, glv=None, upload_batches=None,
+              upload_streams=(True,)) -> dict:
     """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
 
     Keys: op, group, backend, device, log2_size, n, window, glv, repeats,
@@ -156,6 +157,12 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     ``gpu.msm_gpu_from_host``), pinned_upload_batches, pinned_upload_from,
     checked (every run equal to the exact result). ``glv``: as ``msm``'s
     (None: the GPU default, off on the CPU); the report says whether it ran.
+    ``upload_batches``: part counts to time the pinned upload with as well
+    (``batches=`` of ``msm_gpu_from_host``), each under
+    ``pinned_upload_by_batches[str(count)]`` (times_s, median_s, phases_s),
+    for each value of ``upload_streams`` (``gpu.UPLOAD_STREAMS``; False adds
+    the suffix "-one-stream" to the key); the pinned_upload_* keys stay those
+    of the defaults.
     """
     n = _check_bench(log2_size, backend, group, repeats)
     if glv is not None and not isinstance(glv, bool):
@@ -170,6 +177,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     c = D.default_window(n, backend, glv=used_glv, group=group) if window is None else D.check_window(window)
     host_limbs, want, pts = _inputs(group, n, backend, seed)
     times, up_times, pin_times, pin_phases, ok = [], [], [], {}, True
+    by_batches: dict = {}
     if backend == "gpu":
         from . import gpu
         cp = xp("gpu")
@@ -220,6 +228,27 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
             marks: list = []
             ok &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv) == want
             pin_phases = gpu.phase_times(marks)
+            variants = [(int(p), bool(st)) for p in (upload_batches or ()) for st in upload_streams]
+            default_streams = gpu.UPLOAD_STREAMS
+            for parts, streams in variants:
+                ts, marks = [], []
+                try:
+                    gpu.UPLOAD_STREAMS = streams
+                    for _ in range(repeats):
+                        fresh_device_memory()
+                        start.record()
+                        got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts)
+                        stop.record()
+                        stop.synchronize()
+                        ts.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+                        ok &= got == want
+                    fresh_device_memory()
+                    ok &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv,
+                                                batches=parts) == want
+                finally:
+                    gpu.UPLOAD_STREAMS = default_streams
+                by_batches[f"{parts}{'' if streams else '-one-stream'}"] = {
+                    "times_s": ts, "median_s": statistics.median(ts), "phases_s": gpu.phase_times(marks)}
             del pinned
     else:
         from .api import _msm_cpu
@@ -244,6 +273,8 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         out["pinned_upload_phases_s"] = pin_phases
         from . import gpu
         out["pinned_upload_batches"] = gpu.upload_batches(group, n)
+        if by_batches:
+            out["pinned_upload_by_batches"] = by_batches
     if backend == "gpu":
         marks: list = []
         got = gpu.msm_gpu(pts, xp("gpu").asarray(host_limbs), c, marks=marks, glv=used_glv)

@@ -30,6 +30,7 @@ tests run these same kernels compiled for the host.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import pathlib
 
@@ -334,13 +335,16 @@ def affine_batch(group: str, pairs: int) -> int:
     return max(1, min(int(AFFINE_BATCH[group]), max(16, pairs // max(1, int(AFFINE_MIN_THREADS)))))
 
 
-def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts):
+def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts, streams=None):
     """Run the batch-affine rounds; return (xs, ys, entries, offsets, count) of the runs left.
 
     ``counts``: entries per bucket (device); ``before(b)``: called before the
     first round reads the points of batch b, whose outputs are the range of
     buckets ``batch_cuts[b]:batch_cuts[b + 1]``. With no round worth running,
-    returns None after calling ``before`` for every batch.
+    returns None after calling ``before`` for every batch. ``streams``: None,
+    or an object whose ``part(b)`` is a context in which batch b's first
+    round (and ``before(b)``) is launched, and whose ``join()`` makes the
+    current stream wait for all of them before the second round.
     """
     mp = run.xp
     offs, cnt = [offsets], counts
@@ -372,12 +376,15 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         spans = [(ranges[b], ranges[b + 1]) for b in range(len(cuts) - 1)] if r == 1 else [(0, m)]
         G = affine_batch(g, m)
         for b, (j0, j1) in enumerate(spans):
-            if r == 1:
-                before(b)
-            if j1 > j0:
-                run.launch(name, 32 * -(-(j1 - j0) // (32 * G)),
-                           (src[0], src[1], src[2] if indexed else pairs, _u(indexed), pairs,
-                            _u(j0), _u(j1), _u(G), ox, oy))
+            with (streams.part(b) if streams is not None and r == 1 else contextlib.nullcontext()):
+                if r == 1:
+                    before(b)
+                if j1 > j0:
+                    run.launch(name, 32 * -(-(j1 - j0) // (32 * G)),
+                               (src[0], src[1], src[2] if indexed else pairs, _u(indexed), pairs,
+                                _u(j0), _u(j1), _u(G), ox, oy))
+        if streams is not None and r == 1:
+            streams.join()  # before anything freed here can be reused on this stream
         src, indexed = (ox, oy, None), 0
         del pairs
     m = totals[used]
@@ -504,15 +511,16 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
 
 
 def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=None, batches: int = 1,
-                 norig: int | None = None):
-    """The window sums; with ``batches`` > 1 (not ``shared``), (batches W, 4, words) of them.
+                 norig: int | None = None, streams=None):
+    """The (W, 4, words) window sums (W = 1 when ``shared``).
 
     Batches: the points of original index ``i mod norig`` (norig: the points
     before a GLV split, default n) are cut into ``batches`` runs of ``bsize``;
     each run has buckets of its own, so its entries form one range of the
-    sort, accumulated by a launch of its own after ``before_accumulate(b)``
-    (which may wait for that batch's points), and the reduction returns the
-    window sums of batch b at rows b W .. (b + 1) W.
+    sort, accumulated (or given its first batch-affine round) by a launch of
+    its own after ``before_accumulate(b)`` (which may wait for that batch's
+    points). The batches' bucket sums are then added bucket by bucket, so the
+    reduction runs over W windows as for one batch.
     """
     mp = run.xp
     g = points.group
@@ -552,7 +560,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
         mark("sort")
         left = _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds,
                               before_accumulate or (lambda b: None),
-                              [b * (nbt // batches) for b in range(batches + 1)])
+                              [b * (nbt // batches) for b in range(batches + 1)], streams)
         before_accumulate, parts = None, 1
         if left is not None:
             xs, ys, entries, offsets, nent = left
@@ -619,10 +627,21 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
+    if batches > 1:
+        # the batches' buckets of one (window, digit) added on the device, so
+        # that the reduction and the host combination run once, as for one
+        # batch (reducing each batch as windows of its own cost 2.65 against
+        # 1.36 ms and a host combination a batch at 2^24 in 4 batches)
+        per = nwin * nb
+        tr = mp.ascontiguousarray(buckets.reshape(batches, per, 4, words).transpose(1, 0, 2, 3))
+        del buckets
+        off = mp.arange(0, per * batches + 1, batches, dtype=mp.uint32)
+        buckets = mp.empty((per, 4, words), dtype=mp.uint32)
+        run.launch(_kname("msm_bucket_sums", g), per, (tr, off, _u(per), buckets))
+        del tr, off
     mark("bucket_sums")
     if shared:
         nwin = 1
-    nwin *= batches  # each batch's buckets reduce as windows of their own
     L = segment_length(nwin, nb, g)
     S = nb // L
     cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
@@ -682,9 +701,42 @@ def _copy_stream(device: int):
 #: 212.4 ms in 1 part, 204.1 in 2, 213.4 in 4 (172.4 with the points on the
 #: device): more parts start sooner, but each accumulation launch ends in a
 #: partly idle wave, the reduction has more windows and the host combines
-#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6).
-UPLOAD_BATCHES = 2
+#: every part (2^24, 4 parts: accumulate 167.9 ms against 153.6). That was
+#: before the batch-affine rounds and before the parts' buckets were added on
+#: the device. With both, and each part's first round on a stream of its own
+#: (2026-12-02, ``benchmarks/results/msm-upload4-h200.json``, 138.9 ms on
+#: the device): 171.6 ms in 4 parts, 177.1 in 2; on one stream 176.0 and
+#: 178.4.
+UPLOAD_BATCHES = 4
 UPLOAD_BATCH_MIN = 1 << 20
+#: With batch-affine rounds, launch each batch's first round (and its GLV
+#: points split) on a stream of its own, so that the last, partly idle wave
+#: of one batch's launch overlaps the next batch's; False: all on one stream.
+UPLOAD_STREAMS = True
+
+
+@functools.lru_cache(maxsize=None)
+def _part_stream(device: int, b: int):
+    """Return the stream of batch b's first round for :func:`msm_gpu_from_host` on ``device``."""
+    return xp("gpu").cuda.Stream(non_blocking=True)
+
+
+class _PartStreams:
+    """Batch b's first batch-affine round on a stream of its own, after the work queued on ``main``."""
+
+    def __init__(self, main, count: int):
+        dev = xp("gpu").cuda.Device().id
+        self.main = main
+        self.streams = [_part_stream(dev, b) for b in range(count)]
+
+    def part(self, b: int):
+        s = self.streams[b]
+        s.wait_event(self.main.record())
+        return s  # a CuPy stream is a context that makes it the current one
+
+    def join(self) -> None:
+        for s in self.streams:
+            self.main.wait_event(s.record())
 
 
 def upload_batches(group: str, n: int) -> int:
@@ -707,7 +759,7 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
     (default :func:`upload_batches`). Each part's points have buckets of
     their own, so the accumulation of a part starts when it has landed (with
     GLV, after the points part of the split), while the next part uploads;
-    the parts' window sums are added on the host. With batch-affine rounds
+    the parts' bucket sums are added on the device before one reduction. With batch-affine rounds
     (see ``AFFINE_ROUNDS``) the first round runs part by part instead. Same
     result as :func:`msm_gpu` over the uploaded points. ``marks``: phases
     scalars, split (GLV), sort, points (the wait for the first part, and its
@@ -743,11 +795,12 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
     batches = len(cuts)
     split = use_glv(group, n, glv)
     mark = _Marks(marks, mp)
-    dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
     if hasattr(mp, "cuda"):
         main = mp.cuda.get_current_stream()
         dl = mp.empty(limbs.shape, dtype=mp.uint32)
         dl.set(np.ascontiguousarray(limbs), stream=main)
+        # the points' device memory is allocated while the scalars copy
+        dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
         # the point copies start after the work queued on this stream so far
         # (their blocks may have been freed by it) and after the scalars
         copy = _copy_stream(mp.cuda.Device().id)
@@ -758,15 +811,18 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
             dy[lo:hi].set(ys[lo:hi], stream=copy)
             landed.append(copy.record())
 
-        def wait(b):
-            main.wait_event(landed[b])
+        def wait(b):  # on the current stream: main, or batch b's (see _PartStreams)
+            mp.cuda.get_current_stream().wait_event(landed[b])
+        streams = _PartStreams(main, batches) if UPLOAD_STREAMS and batches > 1 else None
         backend = "gpu"
     else:  # a host runner (tests): plain copies
+        dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
         dl = np.array(limbs, dtype=np.uint32)
         dx[...], dy[...] = xs, ys
 
         def wait(b):
             return None
+        streams = None
         backend = "cpu"
     mark("scalars")
     if split:
@@ -794,12 +850,9 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
                 mark("points")
         pts = Points(group, FF.wrap(group, dx, backend), FF.wrap(group, dy, backend))
         scal, bits = dl, D.SCALAR_BITS
-    win = _window_sums(pts, scal, c, run, mark, False, bits, ready, batches=batches, norig=n)
-    sums = _xyzz_to_points(group, win)
-    nwin = len(sums) // batches
-    pt = Point.infinity(group)
-    for b in range(batches):
-        pt = pt + combine_windows(group, sums[b * nwin:(b + 1) * nwin], c)
+    win = _window_sums(pts, scal, c, run, mark, False, bits, ready, batches=batches, norig=n,
+                       streams=streams)
+    pt = combine_windows(group, _xyzz_to_points(group, win), c)
     mark("combine")
     return pt
 

@@ -19,9 +19,14 @@ def _check_blinding(name: str, v) -> int:
     return v
 
 
-def epilogue(pk: ProvingKey, *, a: Point, b_g1: Point, b_g2: Point, l: Point, h: Point,
+def epilogue(pk: ProvingKey, *, a: Point, b_g1: Point, b_g2: Point, l: Point, h: Point | None,
              r: int, s: int, clock: StageClock | None = None) -> Proof:
-    """Return the Proof from the query sums (without alpha, beta, delta terms) and r, s."""
+    """Return the Proof from the query sums (without alpha, beta, delta terms) and r, s.
+
+    ``h=None``: the proof without H in C (C - H); ``with_h`` adds it later,
+    which gives the same proof (the prover assembles the rest while the H
+    MSM runs).
+    """
     r, s = _check_blinding("r", r), _check_blinding("s", s)
     vk = pk.vk
     clock = new_clock(clock)
@@ -29,6 +34,11 @@ def epilogue(pk: ProvingKey, *, a: Point, b_g1: Point, b_g2: Point, l: Point, h:
         A = vk.alpha_g1 + a + vk.delta_g1 * r
         B = vk.beta_g2 + b_g2 + vk.delta_g2 * s
         B1 = vk.beta_g1 + b_g1 + vk.delta_g1 * s
-        C = l + h + A * s + B1 * r + vk.delta_g1 * ((FR_MODULUS - r * s % FR_MODULUS) % FR_MODULUS)
-        proof = Proof(a=A, b=B, c=C)
+        C = l + A * s + B1 * r + vk.delta_g1 * ((FR_MODULUS - r * s % FR_MODULUS) % FR_MODULUS)
+        proof = Proof(a=A, b=B, c=C) if h is None else with_h(Proof(a=A, b=B, c=C), h)
     return proof
+
+
+def with_h(partial: Proof, h: Point) -> Proof:
+    """Return the proof ``partial`` (from ``epilogue(..., h=None)``) with H added to C."""
+    return Proof(a=partial.a, b=partial.b, c=partial.c + h)

@@ -69,8 +69,12 @@ def _quotient_gpu(a: Fr, b: Fr, c: Fr, log_n: int, zinv: int) -> Fr:
 
 
 def ntt_h(out: SynthOutput, pk: ProvingKey, *, backend: str | None = None,
-          clock: StageClock | None = None) -> NttHOutput:
-    """Return the NttHOutput (h and H) of the synthesized a, b, c, timed as stage ``ntt_h``."""
+          clock: StageClock | None = None, on_quotient=None) -> NttHOutput:
+    """Return the NttHOutput (h and H) of the synthesized a, b, c, timed as stage ``ntt_h``.
+
+    ``on_quotient``: None, or a callable run with no arguments once h is
+    computed, before the H MSM (the prover starts the other MSMs there).
+    """
     backend = out.a.backend if backend is None else check_backend(backend)
     if out.domain_size != pk.domain_size:
         raise ValueError(f"a, b, c have length {out.domain_size} but the key's domain is {pk.domain_size}")
@@ -86,6 +90,8 @@ def ntt_h(out: SynthOutput, pk: ProvingKey, *, backend: str | None = None,
         if backend == "gpu":
             xp("gpu").cuda.get_current_stream().synchronize()
         t1 = clock.now()
+        if on_quotient is not None:
+            on_quotient()
         bases = pk.h if pk.backend == backend else pk.h.to(backend)
         h_point = msm(bases, h[:len(h) - 1], backend=backend)
         t2 = clock.now()

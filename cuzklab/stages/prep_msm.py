@@ -10,8 +10,10 @@ batch addition. The tail's bases are gathered by ``tail_msm`` from
 ``tail_idx``; the tail scalars are gathered here.
 
 On the CPU the classify-and-gather runs in native code over ``threads``
-threads (:mod:`cuzklab.native.split`); ``native=False`` runs the NumPy twin
-below, which gives the same split.
+threads (:mod:`cuzklab.native.split`), on the GPU in two kernels
+(:mod:`cuzklab.stages.prep_gpu`, the queries' selection kept on the device
+per circuit); ``native=False`` runs the array twin below (NumPy or CuPy),
+which gives the same split.
 """
 
 from __future__ import annotations
@@ -117,12 +119,29 @@ def native_splits(out: SynthOutput, threads: int = 1) -> dict[str, QuerySplit]:
             for q, (ones, tail_idx, vals, n0, n1, sp) in res.items()}
 
 
+def gpu_splits(out: SynthOutput) -> dict[str, QuerySplit]:
+    """Return {query: QuerySplit} of L, A, B by the classify-and-gather kernels (GPU)."""
+    from . import prep_gpu
+    ni, na = len(out.inputs), len(out.aux)
+    dens = (out.a_aux_density, out.b_input_density, out.b_aux_density)
+    masks = prep_gpu.prover_masks(ni, *dens)
+    for name, m, size in (("a_aux_density", dens[0], na), ("b_input_density", dens[1], ni),
+                          ("b_aux_density", dens[2], na)):
+        if np.shape(m) != (size,):
+            raise ValueError(f"{name}: expected shape ({size},), got {np.shape(m)}")
+    sel = prep_gpu.prover_selection(ni, na, *dens)
+    res = prep_gpu.split_queries(out.inputs.limbs, out.aux.limbs, masks, sel=sel)
+    return {q: QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, "gpu", check=False), n0, n1, sp)
+            for q, (ones, tail_idx, vals, n0, n1, sp) in res.items()}
+
+
 def prep_msm(out: SynthOutput, *, backend: str | None = None,
              clock: StageClock | None = None, threads: int = 1,
              native: bool = True) -> PrepOutput:
     """Return the PrepOutput (0 / 1 / tail split of L, A, B), timed as stage ``prep_msm``.
 
-    ``threads``: the native pool size on the CPU; ``native=False``: the NumPy twin.
+    ``threads``: the native pool size on the CPU; ``native=False``: the array
+    twin (on the GPU: CuPy instead of the kernels).
     """
     backend = out.aux.backend if backend is None else check_backend(backend)
     from ..native.pool import check_threads
@@ -134,8 +153,11 @@ def prep_msm(out: SynthOutput, *, backend: str | None = None,
         else:
             if backend != out.aux.backend:
                 out = _moved(out, backend)
-            sc = query_scalars(out)
-            splits = {q: split_query(sc[q]) for q in QUERIES}
+            if native:
+                splits = gpu_splits(out)
+            else:
+                sc = query_scalars(out)
+                splits = {q: split_query(sc[q]) for q in QUERIES}
     return PrepOutput(l=splits["l"], a=splits["a"], b=splits["b"], timing=clock.last())
 
 

@@ -120,6 +120,10 @@ def test_bad_arguments(small):
         verify(vk, [], prove(pk, r1, w, r=1, s=1).proof)
     with pytest.raises(ValueError, match=r"public_inputs\[0\]"):
         verify(vk, [R] + w.public_inputs[1:], prove(pk, r1, w, r=1, s=1).proof)
+    with pytest.raises(ValueError, match="overlap needs the GPU backend"):
+        prove(pk, r1, w, overlap=True)
+    with pytest.raises(TypeError, match="overlap must be None or a bool"):
+        prove(pk, r1, w, overlap=1)
     with pytest.raises(ValueError, match="tau"):
         ToxicWaste(0, 1, 1, 1, 1)
     assert "hidden" in repr(ToxicWaste.draw(1))
@@ -135,10 +139,20 @@ def test_cpu_and_gpu_proofs_identical(log2_domain):
     for name in ("a", "b_g1", "b_g2", "h", "l"):
         assert getattr(pk_g, name).to("cpu").equals(getattr(pk_c, name)), name
     cpu = prove(pk_c, r1, w, backend="cpu", r=31, s=32)
-    gpu = prove(pk_g, r1.to("gpu"), w.to("gpu"), backend="gpu", r=31, s=32, b_g2_backend="gpu")
+    gpu = prove(pk_g, r1.to("gpu"), w.to("gpu"), backend="gpu", r=31, s=32, b_g2_backend="gpu",
+                overlap=False)
     assert gpu.proof.to_bytes() == cpu.proof.to_bytes()
     assert set(gpu.trace.spans["lane"]) == {"gpu0.w0", "cpu.main"}
     assert verify(vk, w.public_inputs, gpu.proof)
+    # the MSMs beside the H MSM (the default on the GPU), b_g2_msm on the device or the CPU
+    for b_g2 in ("gpu", "cpu"):
+        side = prove(pk_g, r1.to("gpu"), w.to("gpu"), backend="gpu", r=31, s=32, b_g2_backend=b_g2)
+        assert side.proof.to_bytes() == cpu.proof.to_bytes()
+        assert side.trace.meta["config"]["overlap"] is True
+        spans = side.trace.spans
+        lanes = dict(zip(spans["stage"], spans["lane"]))
+        assert lanes["batch_add"] == lanes["tail_msm"] == "gpu0.w1" and lanes["ntt_h"] == "gpu0.w0"
+        assert lanes["b_g2_msm"] == ("gpu0.w1" if b_g2 == "gpu" else "cpu.pool")
 
 
 def test_result_unpacks_as_proof_and_trace(small):

@@ -154,9 +154,11 @@ def test_gpu_bench_upload_runs_start_from_freed_device_memory(monkeypatch):
         pool.free_all_blocks()
         seen.append(left - pool.free_bytes())  # what the run could still have reused: nothing
     monkeypatch.setattr(MB, "fresh_device_memory", fresh)
-    r = MB.bench_msm(10, "gpu", repeats=3)
-    # 3 pageable runs, 3 pinned runs and the pinned run with phase marks
-    assert r["checked"] and len(r["upload_times_s"]) == 3 and seen == [0] * 7
+    r = MB.bench_msm(10, "gpu", repeats=3, upload_batches=[2])
+    # 3 pageable runs, 3 pinned runs and the pinned run with phase marks, then those in 2 parts
+    assert r["checked"] and len(r["upload_times_s"]) == 3 and seen == [0] * 11
+    assert len(r["pinned_upload_by_batches"]["2"]["times_s"]) == 3
+    assert "scalars" in r["pinned_upload_by_batches"]["2"]["phases_s"]
     assert r["upload_from"].startswith("pageable host memory")
     assert len(r["pinned_upload_times_s"]) == 3 and r["pinned_upload_from"].startswith("pinned host memory")
     assert list(r["pinned_upload_phases_s"]) == ["scalars", "split", "sort", "points", "accumulate",
@@ -224,7 +226,7 @@ def test_gpu_affine_rounds_equal_oracle(affine_on, group):
         assert msm(mixed, ks, window=window) == cpu
 
 
-def test_gpu_affine_rounds_large_and_from_host(affine_on):
+def test_gpu_affine_rounds_large_and_from_host(affine_on, monkeypatch):
     import cupyx
 
     from cuzklab.backend import xp
@@ -241,8 +243,10 @@ def test_gpu_affine_rounds_large_and_from_host(affine_on):
         buf = cupyx.empty_pinned(a.shape, dtype=a.dtype)
         buf[...] = a
         pinned.append(buf)
-    for parts in (1, 3):
-        assert gpu.msm_gpu_from_host("g1", *pinned, 13, batches=parts) == want
+    for streams in (True, False):  # each part's first round on a stream of its own, or not
+        monkeypatch.setattr(gpu, "UPLOAD_STREAMS", streams)
+        for parts in (1, 3, 4):
+            assert gpu.msm_gpu_from_host("g1", *pinned, 13, batches=parts) == want, (streams, parts)
     # one scalar for all: each window's points in one bucket, many rounds
     same = B.bench_scalars(1, 2).repeat(n, axis=0)
     gpu.AFFINE_ROUNDS = {"g1": 12, "g2": 0}

@@ -136,6 +136,11 @@ def test_epilogue_formula(case):
     assert p.a == A
     assert p.b == vk.beta_g2 + b2 + vk.delta_g2 * s
     assert p.c == l + h + A * s + B1 * r + vk.delta_g1 * (R - r * s)
+    # without H first, H added last (as the prover does beside the H MSM): the same proof
+    from cuzklab.stages.epilogue import with_h
+    part = epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=None, r=r, s=s)
+    assert part.c == l + A * s + B1 * r + vk.delta_g1 * (R - r * s)
+    assert with_h(part, h).to_bytes() == p.to_bytes()
     with pytest.raises(ValueError, match="s must be"):
         epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=1, s=-1)
 

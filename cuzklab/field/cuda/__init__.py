@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import pathlib
+import threading
 
 _DIR = pathlib.Path(__file__).resolve().parent
 
@@ -96,8 +97,14 @@ def load_module(source: str, name_expressions=(), options=(), mul=None):
     ``("my_kernel<cuzk::FrTraits>",)``; fetch them with ``mod.get_function(name)``.
     ``options``: extra NVRTC options (``-D...``, ``--use_fast_math`` ...).
     ``mul``: this module's multipliers (see :func:`compile_options`).
+    Thread-safe: threads asking for the same module build it once.
     """
-    return _load_module(source, tuple(name_expressions), compile_options(tuple(options), mul))
+    opts = compile_options(tuple(options), mul)
+    with _BUILD_LOCK:
+        return _load_module(source, tuple(name_expressions), opts)
+
+
+_BUILD_LOCK = threading.RLock()
 
 
 @functools.lru_cache(maxsize=None)

@@ -28,7 +28,7 @@ CXXFLAGS = ("-std=c++17", "-O1", "-w", "-frounding-math", "-ffp-contract=off")
 
 
 def _ctype(kind):
-    return ctypes.c_void_p if kind == "ptr" else ctypes.c_uint32
+    return ctypes.c_void_p if kind in ("ptr", "mem") else ctypes.c_uint32
 
 
 class EmuRunner:
@@ -46,8 +46,8 @@ class EmuRunner:
             wrappers.append(s)
         for k, name in enumerate(self.names):
             sig = signatures[name.split("<")[0]]
-            params = ", ".join(f"{'void*' if t == 'ptr' else 'unsigned'} a{i}" for i, t in enumerate(sig))
-            args = ", ".join(f"emu_ptr{{a{i}}}" if t == "ptr" else f"a{i}" for i, t in enumerate(sig))
+            params = ", ".join(f"{'void*' if t in ('ptr', 'mem') else 'unsigned'} a{i}" for i, t in enumerate(sig))
+            args = ", ".join(f"emu_ptr{{a{i}}}" if t in ("ptr", "mem") else f"a{i}" for i, t in enumerate(sig))
             wrappers.append(
                 f'extern "C" void emu_{k}(unsigned grid, unsigned block, {params}) {{\n'
                 f"  blockDim.x = block; gridDim.x = grid; blockDim.y = blockDim.z = 1;\n"
@@ -95,8 +95,9 @@ class EmuRunner:
         sig = self.signatures[name.split("<")[0]]
         conv = []
         for a, t in zip(args, sig, strict=True):
-            if t == "ptr":
-                assert isinstance(a, np.ndarray) and a.dtype == np.uint32 and a.flags.c_contiguous, name
+            if t in ("ptr", "mem"):  # mem: an array of any dtype
+                assert isinstance(a, np.ndarray) and a.flags.c_contiguous, name
+                assert t == "mem" or a.dtype == np.uint32, name
                 conv.append(ctypes.c_void_p(a.ctypes.data))
             else:
                 assert isinstance(a, np.uint32), (name, type(a))
