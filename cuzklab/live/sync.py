@@ -23,10 +23,11 @@ POLL_S = 0.02
 #: The interpreter's thread switch interval during a live run (seconds; Python's
 #: default is 0.005). cuzk's threads have no interpreter lock to share; here a GPU
 #: worker that needs the GIL to launch its next kernel can wait up to an interval
-#: behind the threads of the native pools, which take it between their calls. Measured
-#: on an H200 host at 2^20 (16 vCPUs): one partition's GPU region beside b_g2_msm calls
-#: running back to back took x1.61 its time alone at 0.005 s and x1.32 at 0.0001 s,
-#: and a split_async run (pw=12, witness work 0) went from 1.1 to 1.0 s/proof.
+#: behind the run's other Python threads. Measured on an H200 host at 2^20 (16 vCPUs),
+#: when the native pools were Python threads that took the lock between their calls:
+#: one partition's GPU region beside b_g2_msm calls running back to back took x1.61 its
+#: time alone at 0.005 s and x1.32 at 0.0001 s, and a split_async run (pw=12, witness
+#: work 0) went from 1.1 to 1.0 s/proof.
 SWITCH_INTERVAL_S = 0.0001
 
 _SWITCH_LOCK = threading.Lock()
