@@ -117,12 +117,28 @@ class NativePool:
         handle = lib.cz_pool_new(self.threads, arr, len(cpus))
         if not handle:
             raise RuntimeError(f"could not start a native pool of {self.threads} threads")
-        self.handle = handle
+        self._handle = handle
         self._free = weakref.finalize(self, lib.cz_pool_free, handle)
+        _ALL.add(self)
+
+    @property
+    def handle(self) -> int:
+        """Return the native pool's address, for the pooled functions (checked: never NULL)."""
+        if self._handle is None:
+            raise RuntimeError(f"native pool {self.name!r} was started by the parent of this "
+                               "forked process and has no threads here: start a new one")
+        if not self._free.alive:
+            raise RuntimeError(f"native pool {self.name!r} was shut down")
+        return self._handle
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Stop the pool's threads (after the batches in progress); a no-op the second time."""
         self._free()
+
+    def _forget(self) -> None:
+        """In a forked child: the threads stayed in the parent; never run on or free this pool."""
+        self._free.detach()
+        self._handle = None
 
     def grain(self, n: int, min_chunk: int) -> int:
         """Return the chunk size that cuts n items into a few chunks per thread, each >= min_chunk."""
@@ -131,6 +147,18 @@ class NativePool:
 
 
 _NATIVE: dict[int, NativePool] = {}
+_ALL: "weakref.WeakSet[NativePool]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # a forked process has none of the parent's pool threads: it starts pools of its own
+    for pool in list(_ALL):
+        pool._forget()
+    _NATIVE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def native_pool(threads: int) -> NativePool:

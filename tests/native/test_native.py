@@ -475,3 +475,38 @@ def test_a_native_pool_batch_leaves_the_gil_to_other_threads(program):
         pool.shutdown()
     assert all(g.equals(x) for g, x in zip(got, want))
     assert ticks[0] > 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_process_starts_native_pools_of_its_own(program):
+    # the parent's pool threads do not exist in a forked child: native_pool gives the
+    # child a new pool, and the parent's own pool objects say so instead of hanging
+    from cuzklab.native.pool import NativePool, native_pool
+    w = program.witness(program.inputs_for(6))
+    want = native_domain_vectors(program.r1cs, w, threads=1)
+    native_domain_vectors(program.r1cs, w, threads=2)        # the parent's pool of 2 exists
+    mine = NativePool(2, "test-parent")
+    r, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: one byte, 1 if every check held
+        ok = 0
+        try:
+            got = native_domain_vectors(program.r1cs, w, threads=2)
+            same = all(g.equals(x) for g, x in zip(got, want))
+            try:
+                mine.handle
+                stale = False
+            except RuntimeError:
+                stale = True
+            ok = int(same and stale)
+        finally:
+            os.write(wfd, bytes([ok]))
+            os._exit(0)
+    os.close(wfd)
+    got = os.read(r, 1)
+    os.waitpid(pid, 0)
+    mine.shutdown()
+    with pytest.raises(RuntimeError, match="shut down"):
+        mine.handle
+    assert got == b"\x01"
+    assert native_pool(2).handle                               # the parent's pool still works
