@@ -40,6 +40,7 @@ from ..backend import to_numpy, xp
 from ..curve import reference as ref
 from ..curve.affine import Point, Points
 from ..field.constants import P as FP_P
+from ..field.cuda import check_launch_args
 from . import digits as D
 from .combine import combine_windows
 
@@ -131,17 +132,7 @@ def kernel_names(filename: str | None = SOURCE) -> tuple[str, ...]:
 
 def check_args(name: str, args) -> None:
     """Raise TypeError when launch arguments do not match the kernel's signature."""
-    base = name.split("<")[0]
-    sig = SIGNATURES[base]
-    if len(args) != len(sig):
-        raise TypeError(f"{name}: expected {len(sig)} arguments, got {len(args)}")
-    for i, (a, kind) in enumerate(zip(args, sig)):
-        if kind == "u32":
-            if not isinstance(a, np.uint32):
-                raise TypeError(f"{name} argument {i}: expected numpy.uint32, got {type(a).__name__}")
-        else:
-            if getattr(a, "dtype", None) != np.uint32 or not a.flags.c_contiguous:
-                raise TypeError(f"{name} argument {i}: expected a C-contiguous uint32 array")
+    check_launch_args(name, args, SIGNATURES[name.split("<")[0]])
 
 
 class CupyRunner:

@@ -142,8 +142,7 @@ class NativePool:
 
     def grain(self, n: int, min_chunk: int) -> int:
         """Return the chunk size that cuts n items into a few chunks per thread, each >= min_chunk."""
-        parts = max(1, min(4 * self.threads, n // max(1, min_chunk)))
-        return max(1, -(-n // parts))
+        return max(1, -(-n // chunk_count(n, self.threads, min_chunk)))
 
 
 _NATIVE: dict[int, NativePool] = {}
@@ -161,14 +160,19 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def native_pool(threads: int) -> NativePool:
-    """Return the process-wide :class:`NativePool` of ``threads`` threads (started on first use)."""
+def _kept(table: dict, threads: int, make):
+    """Return ``table[threads]``, made by ``make(threads, name)`` on first use and kept."""
     threads = check_threads(threads)
     with _POOLS_LOCK:
-        pool = _NATIVE.get(threads)
+        pool = table.get(threads)
         if pool is None:
-            pool = _NATIVE[threads] = NativePool(threads, f"cuzklab-native-{threads}")
+            pool = table[threads] = make(threads, f"cuzklab-native-{threads}")
         return pool
+
+
+def native_pool(threads: int) -> NativePool:
+    """Return the process-wide :class:`NativePool` of ``threads`` threads (started on first use)."""
+    return _kept(_NATIVE, threads, NativePool)
 
 
 def shared_pool(threads: int) -> ThreadPoolExecutor:
@@ -177,12 +181,7 @@ def shared_pool(threads: int) -> ThreadPoolExecutor:
     Its tasks must not wait on other tasks of the same pool (none of the
     native batches does).
     """
-    threads = check_threads(threads)
-    with _POOLS_LOCK:
-        pool = _POOLS.get(threads)
-        if pool is None:
-            pool = _POOLS[threads] = new_pool(threads, f"cuzklab-native-{threads}")
-        return pool
+    return _kept(_POOLS, threads, new_pool)
 
 
 def new_pool(threads: int, name: str) -> ThreadPoolExecutor:
@@ -205,10 +204,15 @@ def run_tasks(fn, tasks, threads: int, pool: ThreadPoolExecutor | None = None) -
     return list(pool.map(lambda t: fn(*t), tasks))
 
 
+def chunk_count(n: int, threads: int, min_chunk: int) -> int:
+    """Return how many chunks to cut n items into for ``threads`` threads: a few per thread,
+    each >= min_chunk (one on one thread)."""
+    return max(1, min(4 * threads if threads > 1 else 1, n // max(1, min_chunk)))
+
+
 def chunks_for(n: int, threads: int, min_chunk: int) -> list[tuple[int, int]]:
     """Return ranges over [0, n) for ``threads`` threads: a few per thread, each >= min_chunk."""
-    parts = max(1, min(4 * threads if threads > 1 else 1, n // max(1, min_chunk)))
-    return ranges(n, parts)
+    return ranges(n, chunk_count(n, threads, min_chunk))
 
 
 def ptr(a: np.ndarray | None) -> int | None:

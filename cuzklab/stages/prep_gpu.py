@@ -36,6 +36,7 @@ import numpy as np
 
 from ..backend import to_numpy, xp
 from ..field.constants import FR
+from ..field.cuda import check_launch_args
 
 SOURCE = pathlib.Path(__file__).resolve().parent / "cuda" / "prep_msm.cu"
 #: Values per thread (PREP_K in the source): a multiple of 4 (the codes are
@@ -63,17 +64,7 @@ def kernel_source() -> str:
 
 def check_args(name: str, args) -> None:
     """Raise TypeError when launch arguments do not match the kernel's signature."""
-    sig = SIGNATURES[name]
-    if len(args) != len(sig):
-        raise TypeError(f"{name}: expected {len(sig)} arguments, got {len(args)}")
-    for i, (a, kind) in enumerate(zip(args, sig)):
-        if kind == "u32":
-            if not isinstance(a, np.uint32):
-                raise TypeError(f"{name} argument {i}: expected numpy.uint32, got {type(a).__name__}")
-        elif not getattr(getattr(a, "flags", None), "c_contiguous", False) or (
-                kind == "ptr" and a.dtype != np.uint32):
-            what = "uint32 array" if kind == "ptr" else "array"
-            raise TypeError(f"{name} argument {i}: expected a C-contiguous {what}")
+    check_launch_args(name, args, SIGNATURES[name])
 
 
 class CupyRunner:

@@ -9,26 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cuzklab.field import Fr, concat
+from cuzklab.field import Fr
 from cuzklab.stages import prep_gpu as P
-from cuzklab.stages.prep_msm import QuerySplit, split_query
+from cuzklab.stages.prep_msm import QuerySplit
 
 from ..msm.emu import CXX
-
-
-def _random_scalars(rng, n, p_zero=0.45, p_one=0.45):
-    """(n, 8) Montgomery limbs: zeros, ones and random values in the given shares."""
-    vals = Fr.random(n, rng).limbs.copy()
-    u = rng.random(n)
-    vals[u < p_zero] = 0
-    vals[(u >= p_zero) & (u < p_zero + p_one)] = Fr.ones(1).limbs[0]
-    return vals
-
-
-def _twin(inputs, aux, mask_in, mask_aux) -> QuerySplit:
-    parts = [Fr.from_mont_limbs(v if m is None else v[m], check=False)
-             for v, m in ((inputs, mask_in), (aux, mask_aux))]
-    return split_query(concat(parts))
+from ..native.test_native import _random_scalars
+from ..native.test_native import _twin_split as _twin
 
 
 def _same(got, want: QuerySplit) -> None:

@@ -23,6 +23,25 @@ HEADERS = ("cuzk_types.cuh", "cuzk_traits.cuh", "cuzk_mont.cuh", "cuzk_mont_f64.
            "cuzk_field.cuh")
 
 
+def check_launch_args(name: str, args, sig) -> None:
+    """Raise TypeError when launch arguments ``args`` do not match the kernel signature ``sig``.
+
+    Each entry of ``sig`` is ``"u32"`` (a numpy.uint32), ``"ptr"`` (a C-contiguous
+    uint32 array) or ``"mem"`` (a C-contiguous array of any dtype).
+    """
+    if len(args) != len(sig):
+        raise TypeError(f"{name}: expected {len(sig)} arguments, got {len(args)}")
+    import numpy as np
+    for i, (a, kind) in enumerate(zip(args, sig)):
+        if kind == "u32":
+            if not isinstance(a, np.uint32):
+                raise TypeError(f"{name} argument {i}: expected numpy.uint32, got {type(a).__name__}")
+        elif not getattr(getattr(a, "flags", None), "c_contiguous", False) or (
+                kind == "ptr" and getattr(a, "dtype", None) != np.uint32):
+            what = "uint32 array" if kind == "ptr" else "array"
+            raise TypeError(f"{name} argument {i}: expected a C-contiguous {what}")
+
+
 def include_dir() -> str:
     """Return the absolute path of the folder holding the ``.cuh`` headers."""
     return str(_DIR)
