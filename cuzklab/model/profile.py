@@ -72,6 +72,7 @@ _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
               "matvec_mem_bound": (0, 1)},
     "gpu": {"host_share": (0, 1)},
     "memory": {"request_gib": (0, 1e3)},
+    "partition": {"pinned_alloc_s": (0, 1e3), "pinned_warm": (0, 1e6)},
     "b_g2_msm": {"pool_core_s": (0, 1e6), "serial_s": (0, 1e5)},
 }
 

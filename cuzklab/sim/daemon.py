@@ -128,6 +128,13 @@ class DaemonModel:
                                  growth_gib=mem["reclaim_growth_gib"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
+        # the pinned a/b/c buffers: a finished synthesis stages its a, b, c into one, pinning a
+        # new one (one at a time: the driver serializes cudaHostAlloc) when none is free; the
+        # upload gives it back (partition.pinned_alloc_s; absent: the pool is never cold)
+        part = profile["partition"]
+        self.pinned_alloc_s = float(part.get("pinned_alloc_s", 0.0))
+        self.pinned_free = int(part.get("pinned_warm", 0))
+        self.pinned_driver = simpy.Resource(self.env, capacity=1)
         self.budget_total = config.effective_budget_gib(mem["safety_margin_gib"])
         self.budget = BudgetGate(self.env, self.budget_total, on_change=self._on_budget)
         lookahead = int(profile["synth"]["pipeline_lookahead"])
@@ -406,6 +413,14 @@ class DaemonModel:
             slow = (end - start) / solo
         else:
             start, end, slow = ev.value
+        if self.pinned_alloc_s > 0:  # stage a, b, c into a pinned buffer
+            if self.pinned_free > 0:
+                self.pinned_free -= 1
+            else:
+                with self.pinned_driver.request() as req:
+                    yield req
+                    yield self.env.timeout(self.pinned_alloc_s)
+                end = self.env.now
         self.tb.counter(end, "synth_running", self.machine.count("synth"))
         self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow, bytes=total * GIB)
         self.memory.alloc(total - held, what)
@@ -493,6 +508,7 @@ class DaemonModel:
         start, end, slow = yield from self._upload(prof)
         self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g,
                      bytes=part["abc_upload_gib"] * GIB, slowdown=slow)
+        self._pinned_give()
         yield from self._gpu_stage(p, k, g, lane, "ntt_h", gpu["ntt_h_s"] + gpu["overhead_s"])
         if prep_ev is not None and not prep_ev.triggered:
             t0 = env.now
@@ -500,6 +516,11 @@ class DaemonModel:
             self.tb.span(p.proof, k, "barrier_wait", lane, t0, env.now, gpu=g)
         yield from self._gpu_stage(p, k, g, lane, "batch_add", gpu["batch_add_s"])
         yield from self._gpu_stage(p, k, g, lane, "tail_msm", gpu["tail_msm_s"])
+
+    def _pinned_give(self) -> None:
+        """The upload is done: its pinned a/b/c buffer goes back to the pool."""
+        if self.pinned_alloc_s > 0:
+            self.pinned_free += 1
 
     def _upload(self, prof):
         """In-lock set-up (pool trim, device allocation, syncs), then the a/b/c upload.
@@ -682,6 +703,7 @@ class DaemonModel:
             self.tb.span(p.proof, k, "mutex_wait", lane, t0, w0, gpu=g)
         self.tb.span(p.proof, k, "h2d", lane, start, end, gpu=g,
                      bytes=prof["partition"]["abc_upload_gib"] * GIB, slowdown=slow)
+        self._pinned_give()
         t1 = env.now
         with self.mutex[g].request() as req:
             yield req
