@@ -198,9 +198,21 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             xs.append((time.perf_counter() - t) / calls)
         return float(statistics.median(xs))
 
+    def timed_each(fn, calls: int) -> float:
+        xs = []
+        for _ in range(repeat):
+            ys = []
+            for _ in range(calls):
+                t = time.perf_counter()
+                fn()
+                ys.append(time.perf_counter() - t)
+            xs.append(statistics.median(ys))
+        return float(statistics.median(xs))
+
     solo_synth = timed(lambda: W.synthesize(work, 0, 1, StageClock(), 1))
-    # prep_msm is a few milliseconds at these sizes: each sample is the mean of enough calls
-    # to last MIN_SAMPLE_S, so a point is not one scheduler hiccup
+    # prep_msm is a few milliseconds at these sizes: each sample is the median of enough calls,
+    # each timed on its own, to last MIN_SAMPLE_S, so neither a point nor a sample is one
+    # scheduler hiccup or page-fault storm (a mean of calls took those in)
     t = time.perf_counter()
     W.prep(out, StageClock())
     prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / max(time.perf_counter() - t, 1e-6))))
@@ -221,8 +233,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
         if s:
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
         got = samples.setdefault(s, {})
-        got.setdefault("prep_msm_s", []).append(timed(lambda: W.prep(out, StageClock()),
-                                                      prep_calls))
+        got.setdefault("prep_msm_s", []).append(timed_each(lambda: W.prep(out, StageClock()),
+                                                           prep_calls))
         got.setdefault("b_g2_msm_s", []).append(timed(lambda: W.b_g2(po, work, StageClock(),
                                                                      pool_threads)))
         if region is not None:
@@ -561,3 +573,57 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
                 th.join()
         res["gpu_region_slowdown"] = res["gpu_region_beside_s"] / max(res["gpu_region_alone_s"], 1e-12)
     return res
+
+
+def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_once: int = 4,
+                   alloc=None) -> dict:
+    """Return the seconds to pin one host buffer of ``nbytes``, alone and ``at_once`` together.
+
+    The live executor stages each finished synthesis's a, b, c into a pinned
+    buffer from a pool that grows on demand (cuzk's ``PinnedPool`` does the same
+    with ``cudaHostAlloc``): a synthesis that finds the pool empty pins a new
+    buffer, and a run whose pool is cold pays that for every partition in flight.
+    ``alone_s`` is the median of ``repeat`` allocations one at a time (each freed
+    before the next); ``at_once_s`` the makespan of ``at_once`` threads allocating
+    together, and ``serial_ratio`` that makespan over ``at_once`` x ``alone_s``
+    (1: the driver pins one buffer at a time). ``alloc(nbytes)`` returns a
+    buffer (default: portable pinned memory on the GPU backend; a test's stand-in).
+    """
+    if alloc is None:
+        if backend != "gpu":
+            raise ConfigError("backend", f"pinned buffers need backend 'gpu', got {backend!r}")
+        from ..backend import xp
+        cp = xp("gpu")
+
+        def alloc(n):
+            return cp.cuda.PinnedMemory(n, cp.cuda.runtime.hostAllocPortable)
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 1:
+        raise ConfigError("nbytes", f"must be an integer >= 1, got {nbytes!r}")
+    if isinstance(at_once, bool) or not isinstance(at_once, int) or at_once < 1:
+        raise ConfigError("at_once", f"must be an integer >= 1, got {at_once!r}")
+    alloc(nbytes)  # untimed: the first call sets up the allocator
+    xs = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        buf = alloc(nbytes)
+        xs.append(time.perf_counter() - t)
+        del buf
+    alone = float(statistics.median(xs))
+    start = threading.Barrier(at_once + 1)
+    held = []
+
+    def one():
+        start.wait()
+        held.append(alloc(nbytes))
+    ts = [threading.Thread(target=one, daemon=True) for _ in range(at_once)]
+    for t in ts:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    for t in ts:
+        t.join()
+    makespan = time.perf_counter() - t0
+    held.clear()
+    return {"bytes": int(nbytes), "repeat": repeat, "alone_s": alone, "at_once": at_once,
+            "at_once_s": makespan,
+            "serial_ratio": makespan / (at_once * alone) if alone > 0 else float("nan")}
