@@ -197,3 +197,20 @@ def test_the_region_load_benchmark_checks_its_options_and_needs_a_gpu(capsys, mo
     monkeypatch.setattr(B, "gpu_available", lambda: False)
     assert mod.main(["--log2", "8"]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_the_synth_split_benchmark_splits_each_run_s_synthesis_spans(tmp_path):
+    mod = _script("bench_synth_split.py")
+    out = tmp_path / "split.json"
+    assert mod.main(["--log2", "8", "--backend", "cpu", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert len(res["alone"]) == 4 and set(res["runs"]) == {
+        "solo1", "solo16", "split_async-gw2-pw12-w0", "interlock-gw2-pw8-w0.25",
+        "split_async-gw2-pw4-w1"}
+    for r in res["runs"].values():
+        assert len(r["spans_s"]) in (3, 12)
+        # the synthesis runs inside its span: a span is never shorter than its call
+        assert r["span_median_s"] >= r["inner_median_s"] - 1e-3
+        assert r["inner_median_s"] >= r["witness_median_s"]
+    import cuzklab.live.work as W
+    assert W.synthesize.__name__ == "synthesize"  # the spy is taken off again

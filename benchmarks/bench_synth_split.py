@@ -1,0 +1,118 @@
+"""Where a live run's synthesis spans go: the synthesis itself against the rest of the span.
+
+    python benchmarks/bench_synth_split.py --log2 20 --backend gpu --json synth-split.json
+
+The live executor's ``synth`` span runs from a partition worker's submit to the end of
+its task: the witness program and the MatVec (``cuzklab.stages.synthesize``, whose
+``witness_s`` and ``matvec_s`` this script records call by call), then the copy of a, b,
+c into a pinned buffer, pinning a new one when the pool has none free. The script runs
+the synthesis four times alone (on a native pool of one thread), then five live runs:
+the two solo runs of ``calibrate --live`` (one thread, every core) and three rows of the
+comparison table (split_async gw=2 pw=12 W=0, interlock gw=2 pw=8 W=0.25, split_async
+gw=2 pw=4 W=1; 3 proofs of 4 partitions). Per run: the spans' median, the synthesis
+calls' median (``inner``) with their witness and MatVec medians, and the seconds of
+other stages' spans that overlapped the synthesis spans.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cuzklab.atomic import write_text  # noqa: E402
+
+ROWS = (("split_async", 2, 12, 0.0), ("interlock", 2, 8, 0.25), ("split_async", 2, 4, 1.0))
+
+
+def _run(log2: int, backend: str, cfg, witness_work: float, calls: list) -> dict:
+    from cuzklab.live import run as run_live
+    calls.clear()
+    tr = run_live(cfg, log2_constraints=log2, backend=backend, progress=False, verify=False,
+                  witness_work=witness_work)
+    sp = tr.spans
+    syn = sp[sp.stage == "synth"]
+    overlap: dict[str, float] = {}
+    for _, a in syn.iterrows():
+        other = sp[(sp.stage != "synth") & (sp.end > a.start) & (sp.start < a.end)]
+        for _, b in other.iterrows():
+            overlap[b.stage] = overlap.get(b.stage, 0.0) + min(a.end, b.end) - max(a.start, b.start)
+    timed = calls[1:] if len(calls) > len(syn) else calls  # the first may be the warm-up's
+    return {"spans_s": sorted(round(float(x), 4) for x in syn.end - syn.start),
+            "span_median_s": float(statistics.median(syn.end - syn.start)),
+            "inner_median_s": statistics.median(c["inner"] for c in timed),
+            "witness_median_s": statistics.median(c["witness"] for c in timed),
+            "matvec_median_s": statistics.median(c["matvec"] for c in timed),
+            "calls": len(calls), "overlap_s": {k: round(v, 4) for k, v in overlap.items()}}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2", type=int, default=20)
+    ap.add_argument("--backend", choices=("cpu", "gpu"), default="gpu")
+    ap.add_argument("--json", default="")
+    a = ap.parse_args(argv)
+    from cuzklab.calibrate.measure import solo_config
+    from cuzklab.cliargs import usable_backend
+    from cuzklab.live import check_log2, workload
+    from cuzklab.live import work as W
+    from cuzklab.live.sync import switch_interval
+    from cuzklab.model import PipelineConfig
+    from cuzklab.native.pool import NativePool
+    from cuzklab.stages import StageClock
+    check_log2(a.log2)
+    usable_backend(a.backend)
+    calls: list = []
+    real = W.synthesize
+
+    def spy(work, proof, partition, clock, threads=1, pool=None):
+        t = time.perf_counter()
+        out = real(work, proof, partition, clock, threads, pool)
+        calls.append({"inner": time.perf_counter() - t, "witness": out.witness_s,
+                      "matvec": out.matvec_s})
+        return out
+    res = {"benchmark": "synth_split", "log2_constraints": a.log2, "backend": a.backend,
+           "runs": {}}
+    with switch_interval():
+        work = workload(a.log2, 0, a.backend, 1.0)
+        pool = NativePool(1, "bench-synth-split")
+        alone = []
+        for i in range(4):
+            t = time.perf_counter()
+            out = real(work, 0, 1 + i, StageClock(), 1, pool)
+            alone.append({"total_s": time.perf_counter() - t, "witness_s": out.witness_s,
+                          "matvec_s": out.matvec_s})
+        pool.shutdown()
+        res["alone"] = alone
+        print("alone (total, witness, matvec):",
+              [(round(x["total_s"], 3), round(x["witness_s"], 3), round(x["matvec_s"], 3))
+               for x in alone], flush=True)
+        W.synthesize = spy
+        try:
+            runs = [("solo1", solo_config(3, gpu_threads=16, synthesis_threads=1), 1.0),
+                    ("solo16", solo_config(3, gpu_threads=16, synthesis_threads=16), 1.0)]
+            for lock, gw, pw, ww in ROWS:
+                cfg = PipelineConfig(proofs=3, concurrency=3, partitions=4, gpu_threads=16,
+                                     synthesis_threads=16, admission="semaphore", lock=lock,
+                                     partition_workers=pw, gpu_workers_per_device=gw)
+                runs.append((f"{lock}-gw{gw}-pw{pw}-w{ww:g}", cfg, ww))
+            for name, cfg, ww in runs:
+                r = _run(a.log2, a.backend, cfg, ww, calls)
+                res["runs"][name] = r
+                print(f"{name:26s} span {r['span_median_s']:.3f} s  synthesis "
+                      f"{r['inner_median_s']:.3f} s (witness {r['witness_median_s']:.3f}, "
+                      f"MatVec {r['matvec_median_s']:.3f})", flush=True)
+        finally:
+            W.synthesize = real
+    if a.json:
+        write_text(a.json, json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
