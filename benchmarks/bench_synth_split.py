@@ -9,7 +9,7 @@ c into a pinned buffer, pinning a new one when the pool has none free. The scrip
 the synthesis four times alone (on a native pool of one thread), then five live runs:
 the two solo runs of ``calibrate --live`` (one thread, every core) and three rows of the
 comparison table (split_async gw=2 pw=12 W=0, interlock gw=2 pw=8 W=0.25, split_async
-gw=2 pw=4 W=1; 3 proofs of 4 partitions). Per run: the spans' median, the synthesis
+gw=2 pw=4 W=1; ``--proofs`` proofs of 4 partitions, default 3; ``--runs`` picks some). Per run: the spans' median, the synthesis
 calls' median (``inner``) with their witness and MatVec medians, and the seconds of
 other stages' spans that overlapped the synthesis spans.
 """
@@ -55,8 +55,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--log2", type=int, default=20)
     ap.add_argument("--backend", choices=("cpu", "gpu"), default="gpu")
+    ap.add_argument("--proofs", type=int, default=3, help="proofs of each run (default 3)")
+    ap.add_argument("--runs", default="", metavar="NAME,...",
+                    help="only these runs (solo1, solo16, or a row as split_async-gw2-pw12-w0)")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
+    if a.proofs < 1:
+        ap.error(f"--proofs must be at least 1, got {a.proofs}")
+    names = ["solo1", "solo16"] + [f"{lock}-gw{gw}-pw{pw}-w{ww:g}" for lock, gw, pw, ww in ROWS]
+    want = [x for x in a.runs.split(",") if x]
+    unknown = sorted(set(want) - set(names))
+    if unknown:
+        ap.error(f"--runs: unknown {', '.join(unknown)}; allowed: {', '.join(names)}")
     from cuzklab.calibrate.measure import solo_config
     from cuzklab.cliargs import usable_backend
     from cuzklab.live import check_log2, workload
@@ -77,7 +87,7 @@ def main(argv=None) -> int:
                       "matvec": out.matvec_s})
         return out
     res = {"benchmark": "synth_split", "log2_constraints": a.log2, "backend": a.backend,
-           "runs": {}}
+           "proofs": a.proofs, "runs": {}}
     with switch_interval():
         work = workload(a.log2, 0, a.backend, 1.0)
         pool = NativePool(1, "bench-synth-split")
@@ -94,13 +104,15 @@ def main(argv=None) -> int:
                for x in alone], flush=True)
         W.synthesize = spy
         try:
-            runs = [("solo1", solo_config(3, gpu_threads=16, synthesis_threads=1), 1.0),
-                    ("solo16", solo_config(3, gpu_threads=16, synthesis_threads=16), 1.0)]
+            runs = [("solo1", solo_config(a.proofs, gpu_threads=16, synthesis_threads=1), 1.0),
+                    ("solo16", solo_config(a.proofs, gpu_threads=16, synthesis_threads=16), 1.0)]
             for lock, gw, pw, ww in ROWS:
-                cfg = PipelineConfig(proofs=3, concurrency=3, partitions=4, gpu_threads=16,
+                cfg = PipelineConfig(proofs=a.proofs, concurrency=a.proofs, partitions=4,
+                                     gpu_threads=16,
                                      synthesis_threads=16, admission="semaphore", lock=lock,
                                      partition_workers=pw, gpu_workers_per_device=gw)
                 runs.append((f"{lock}-gw{gw}-pw{pw}-w{ww:g}", cfg, ww))
+            runs = [r for r in runs if not want or r[0] in want]
             for name, cfg, ww in runs:
                 r = _run(a.log2, a.backend, cfg, ww, calls)
                 res["runs"][name] = r

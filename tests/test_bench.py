@@ -199,18 +199,24 @@ def test_the_region_load_benchmark_checks_its_options_and_needs_a_gpu(capsys, mo
     assert "needs a CUDA GPU" in capsys.readouterr().err
 
 
-def test_the_synth_split_benchmark_splits_each_run_s_synthesis_spans(tmp_path):
+def test_the_synth_split_benchmark_splits_each_run_s_synthesis_spans(tmp_path, capsys):
     mod = _script("bench_synth_split.py")
     out = tmp_path / "split.json"
-    assert mod.main(["--log2", "8", "--backend", "cpu", "--json", str(out)]) == 0
+    assert mod.main(["--log2", "8", "--backend", "cpu", "--proofs", "1", "--runs",
+                     "solo1,split_async-gw2-pw4-w1", "--json", str(out)]) == 0
     res = json.loads(out.read_text())
-    assert len(res["alone"]) == 4 and set(res["runs"]) == {
-        "solo1", "solo16", "split_async-gw2-pw12-w0", "interlock-gw2-pw8-w0.25",
-        "split_async-gw2-pw4-w1"}
-    for r in res["runs"].values():
-        assert len(r["spans_s"]) in (3, 12)
+    assert len(res["alone"]) == 4 and res["proofs"] == 1
+    assert set(res["runs"]) == {"solo1", "split_async-gw2-pw4-w1"}
+    for name, r in res["runs"].items():
+        assert len(r["spans_s"]) == (1 if name == "solo1" else 4)
         # the synthesis runs inside its span: a span is never shorter than its call
         assert r["span_median_s"] >= r["inner_median_s"] - 1e-3
         assert r["inner_median_s"] >= r["witness_median_s"]
     import cuzklab.live.work as W
     assert W.synthesize.__name__ == "synthesize"  # the spy is taken off again
+    with pytest.raises(SystemExit):
+        mod.main(["--log2", "8", "--backend", "cpu", "--runs", "nope"])
+    assert "--runs: unknown nope; allowed: solo1, solo16" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(["--proofs", "0"])
+    assert "--proofs must be at least 1" in capsys.readouterr().err
