@@ -130,7 +130,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     from ..live import check_log2, check_witness_work, workload
     from .measure import (host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,
                           measure_contention, measure_cores, measure_gpu_host, measure_matvecs,
-                          measure_pinned, measure_solo, measure_witness_slope)
+                          gpu_region_for, measure_pinned, measure_solo,
+                          measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -194,7 +195,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
         except Exception as exc:  # noqa: BLE001 - recorded; the profile is made without it
             out["gpu_host_failed"] = f"{type(exc).__name__}: {exc}"
         try:
-            out["pinned"] = measure_pinned(int(work.abc_bytes), backend=backend, repeat=repeat)
+            out["pinned"] = measure_pinned(int(work.abc_bytes), backend=backend, repeat=repeat,
+                                           beside=gpu_region_for(log2_constraints))
         except Exception as exc:  # noqa: BLE001 - recorded; the profile is made without it
             out["pinned_failed"] = f"{type(exc).__name__}: {exc}"
     tell()
@@ -294,7 +296,10 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             Entry("pinned_alloc_s", round(pin["alone_s"], 6), "measured",
                   f"pinning one partition's a, b, c buffer ({pin['bytes'] / 2**20:.0f} MiB), "
                   f"median of {pin['repeat']}; {pin['at_once']} at once took "
-                  f"{pin['at_once_s']:.3g} s, x{pin['serial_ratio']:.2f} of one after another"),
+                  f"{pin['at_once_s']:.3g} s, x{pin['serial_ratio']:.2f} of one after another"
+                  + (f"; beside the GPU region's kernels {pin['beside_s']:.3g} s "
+                     f"(x{pin['beside_ratio']:.2f}; not in the model)"
+                     if pin.get("beside_s") else "")),
             Entry("pinned_warm", 1, "assumed", "the live executor's warm-up pins one buffer "
                   "before the clock starts (its code, not a measurement)"),
         ]

@@ -284,6 +284,16 @@ def _gpu_region(work, out, po):
     return region
 
 
+def gpu_region_for(log2_constraints: int, *, seed: int = 0):
+    """Return :func:`_gpu_region`'s call for one MatVec-only partition of 2^K rows (GPU backend)."""
+    from ..live import workload
+    from ..live import work as W
+    from ..stages import StageClock
+    work = workload(log2_constraints, seed, "gpu", 0.0)
+    out = W.synthesize(work, 0, 0, StageClock(), 1)
+    return _gpu_region(work, out, W.prep(out, StageClock()))
+
+
 def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
                           witness_work: float = 1.0, repeat: int = 3, seed: int = 0) -> dict:
     """Return the one-thread witness seconds at ``witness_work`` and at another work, and the slope.
@@ -451,19 +461,14 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
     Medians of ``repeat``; only on the GPU backend. ``region``: a call to time
     instead of the partition's kernels (a test's stand-in).
     """
-    from ..live import workload
-    from ..live import work as W
     from ..native.bench import CHAIN_SEED, median_s
     from ..native.build import library
     from ..native.pool import ptr
-    from ..stages import StageClock
     if region is None and backend != "gpu":
         raise ConfigError("backend", f"the GPU region's host share needs backend 'gpu', got {backend!r}")
     n_load = int(load_threads) or 2 * host_cores()
     if region is None:
-        work = workload(log2_constraints, seed, backend, 0.0)
-        out = W.synthesize(work, 0, 0, StageClock(), 1)
-        region = _gpu_region(work, out, W.prep(out, StageClock()))
+        region = gpu_region_for(log2_constraints, seed=seed)
     region()  # untimed: the first launch
     solo = float(median_s(region, repeat))
     lib = library()
@@ -576,7 +581,7 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
 
 
 def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_once: int = 4,
-                   alloc=None) -> dict:
+                   alloc=None, beside=None) -> dict:
     """Return the seconds to pin one host buffer of ``nbytes``, alone and ``at_once`` together.
 
     The live executor stages each finished synthesis's a, b, c into a pinned
@@ -586,8 +591,12 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
     ``alone_s`` is the median of ``repeat`` allocations one at a time (each freed
     before the next); ``at_once_s`` the makespan of ``at_once`` threads allocating
     together, and ``serial_ratio`` that makespan over ``at_once`` x ``alone_s``
-    (1: the driver pins one buffer at a time). ``alloc(nbytes)`` returns a
-    buffer (default: portable pinned memory on the GPU backend; a test's stand-in).
+    (1: the driver pins one buffer at a time). With ``beside`` (a call, such as
+    one partition's GPU region), ``beside_s`` is the median of ``repeat`` pins
+    while another thread runs it in a loop, and ``beside_ratio`` that over
+    ``alone_s``: in a live run buffers are pinned while the GPU workers drive their
+    kernels. ``alloc(nbytes)`` returns a buffer (default: portable pinned memory
+    on the GPU backend; a test's stand-in).
     """
     if alloc is None:
         if backend != "gpu":
@@ -624,6 +633,30 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
         t.join()
     makespan = time.perf_counter() - t0
     held.clear()
-    return {"bytes": int(nbytes), "repeat": repeat, "alone_s": alone, "at_once": at_once,
-            "at_once_s": makespan,
-            "serial_ratio": makespan / (at_once * alone) if alone > 0 else float("nan")}
+    out = {"bytes": int(nbytes), "repeat": repeat, "alone_s": alone, "at_once": at_once,
+           "at_once_s": makespan,
+           "serial_ratio": makespan / (at_once * alone) if alone > 0 else float("nan")}
+    if beside is not None:
+        stop = threading.Event()
+        running = threading.Event()
+
+        def load():
+            while not stop.is_set():
+                beside()
+                running.set()
+        th = threading.Thread(target=load, daemon=True)
+        th.start()
+        try:
+            running.wait(timeout=60)  # the load has run once: it is under way
+            xs = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                buf = alloc(nbytes)
+                xs.append(time.perf_counter() - t)
+                del buf
+        finally:
+            stop.set()
+            th.join()
+        out["beside_s"] = float(statistics.median(xs))
+        out["beside_ratio"] = out["beside_s"] / alone if alone > 0 else float("nan")
+    return out

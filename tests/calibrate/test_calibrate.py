@@ -661,6 +661,11 @@ def test_the_pinned_buffer_measurement_times_one_alone_and_several_at_once():
         _time.sleep(0.02)
         return bytearray(n)
     assert measure_pinned(4096, alloc=parallel, repeat=2, at_once=4)["serial_ratio"] < 0.6
+    assert "beside_s" not in m
+    # beside a load that holds the driver (kernels being launched): each pin waits for it
+    busy = measure_pinned(4096, alloc=serialized, repeat=2, at_once=2,
+                          beside=lambda: serialized(1) and _time.sleep(0.001))
+    assert busy["beside_s"] >= busy["alone_s"] and busy["beside_ratio"] >= 1.0
     with pytest.raises(ConfigError, match="backend"):
         measure_pinned(4096, backend="cpu")
     with pytest.raises(ConfigError, match="nbytes"):
@@ -673,13 +678,14 @@ def test_a_gpu_calibration_writes_the_pinned_pools_cost():
     from cuzklab.calibrate.live import derive_profile
     meas = json.loads(open("benchmarks/results/calibrate-live-h200.json").read())["measurements"]
     pin = {"bytes": 100663296, "repeat": 3, "alone_s": 0.05, "at_once": 4, "at_once_s": 0.21,
-           "serial_ratio": 1.05}
+           "serial_ratio": 1.05, "beside_s": 0.12, "beside_ratio": 2.4}
     text = derive_profile({**meas, "pinned": pin}, "pin-test")["text"]
     raw = tomllib.loads(text)
     assert raw["partition"]["pinned_alloc_s"] == pytest.approx(0.05)
     assert raw["partition"]["pinned_warm"] == 1
     line = next(x for x in text.splitlines() if x.startswith("pinned_alloc_s"))
     assert "# measured:" in line and "96 MiB" in line and "x1.05" in line
+    assert "beside the GPU region's kernels 0.12 s (x2.40; not in the model)" in line
     # a CPU calibration stages nothing: no pinned pool
     cpu = tomllib.loads(derive_profile({**meas, "pinned": pin, "backend": "cpu"}, "pin-cpu")["text"])
     assert "pinned_alloc_s" not in cpu["partition"]
