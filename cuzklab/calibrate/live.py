@@ -247,7 +247,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     share_note = (f"with node.busy_* and synth bandwidth below, the model gives the measured "
                   f"slowdown of k one-thread syntheses at once ({slow}; rms log error "
                   f"{sharing['rms_log_error']:.3f} over k >= 2) on {cores} logical cores")
-    st, st1 = every["stage_s"], one["stage_s"]
+    st = every["stage_s"]
     tc = st["synth"]
     speedup = min(float(cores), max(1.0, t1 / tc))
     # the witness step's share of the one-thread synthesis, timed on its own (the rest is the
@@ -289,7 +289,8 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         Entry("abc_upload_gbps", round(upload_gbps, 3), "measured", "a, b, c over the solo h2d"),
         Entry("free_abc_after", "gpu", "measured", "the live executor frees a, b, c after the "
               "kernels (cuzk phase 12)"),
-        Entry("device_buffers_gib", abc_gib, "measured", "one set of a, b, c device buffers"),    ]
+        Entry("device_buffers_gib", abc_gib, "measured", "one set of a, b, c device buffers"),
+    ]
     pin = meas.get("pinned")
     if backend == "gpu" and pin and pin.get("alone_s", 0) > 0:
         partition += [

@@ -610,14 +610,18 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
         raise ConfigError("nbytes", f"must be an integer >= 1, got {nbytes!r}")
     if isinstance(at_once, bool) or not isinstance(at_once, int) or at_once < 1:
         raise ConfigError("at_once", f"must be an integer >= 1, got {at_once!r}")
+
+    def pin_median() -> float:  # each buffer is freed after its pin is timed
+        xs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            buf = alloc(nbytes)
+            xs.append(time.perf_counter() - t)
+            del buf
+        return float(statistics.median(xs))
+
     alloc(nbytes)  # untimed: the first call sets up the allocator
-    xs = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        buf = alloc(nbytes)
-        xs.append(time.perf_counter() - t)
-        del buf
-    alone = float(statistics.median(xs))
+    alone = pin_median()
     start = threading.Barrier(at_once + 1)
     held = []
 
@@ -648,15 +652,9 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
         th.start()
         try:
             running.wait(timeout=60)  # the load has run once: it is under way
-            xs = []
-            for _ in range(repeat):
-                t = time.perf_counter()
-                buf = alloc(nbytes)
-                xs.append(time.perf_counter() - t)
-                del buf
+            out["beside_s"] = pin_median()
         finally:
             stop.set()
             th.join()
-        out["beside_s"] = float(statistics.median(xs))
         out["beside_ratio"] = out["beside_s"] / alone if alone > 0 else float("nan")
     return out
