@@ -3,9 +3,10 @@
     python benchmarks/bench_synth_split.py --log2 20 --backend gpu --json synth-split.json
 
 The live executor's ``synth`` span runs from a partition worker's submit to the end of
-its task: the witness program and the MatVec (``cuzklab.stages.synthesize``, whose
-``witness_s`` and ``matvec_s`` this script records call by call), then the copy of a, b,
-c into a pinned buffer, pinning a new one when the pool has none free. The script runs
+its task: the check-out of a pinned buffer (pinning a new one when the pool has none
+free), then the witness program and the MatVec writing a, b, c into it
+(``cuzklab.stages.synthesize``, whose ``witness_s`` and ``matvec_s`` this script records
+call by call). The script runs
 the synthesis four times alone (on a native pool of one thread), then five live runs:
 the two solo runs of ``calibrate --live`` (one thread, every core) and three rows of the
 comparison table (split_async gw=2 pw=12 W=0, interlock gw=2 pw=8 W=0.25, split_async
@@ -48,7 +49,8 @@ def _run(log2: int, backend: str, cfg, witness_work: float, calls: list) -> dict
             "inner_median_s": statistics.median(c["inner"] for c in timed),
             "witness_median_s": statistics.median(c["witness"] for c in timed),
             "matvec_median_s": statistics.median(c["matvec"] for c in timed),
-            "calls": len(calls), "overlap_s": {k: round(v, 4) for k, v in overlap.items()}}
+            "calls": len(calls), "overlap_s": {k: round(v, 4) for k, v in overlap.items()},
+            "pinned": tr.meta.get("live", {}).get("pinned")}
 
 
 def main(argv=None) -> int:
@@ -80,9 +82,9 @@ def main(argv=None) -> int:
     calls: list = []
     real = W.synthesize
 
-    def spy(work, proof, partition, clock, threads=1, pool=None):
+    def spy(work, proof, partition, clock, threads=1, pool=None, host=None):
         t = time.perf_counter()
-        out = real(work, proof, partition, clock, threads, pool)
+        out = real(work, proof, partition, clock, threads, pool, host)
         calls.append({"inner": time.perf_counter() - t, "witness": out.witness_s,
                       "matvec": out.matvec_s})
         return out
@@ -118,7 +120,9 @@ def main(argv=None) -> int:
                 res["runs"][name] = r
                 print(f"{name:26s} span {r['span_median_s']:.3f} s  synthesis "
                       f"{r['inner_median_s']:.3f} s (witness {r['witness_median_s']:.3f}, "
-                      f"MatVec {r['matvec_median_s']:.3f})", flush=True)
+                      f"MatVec {r['matvec_median_s']:.3f})"
+                      + (f"  pinned {r['pinned']['buffers']} buffers in {r['pinned']['pin_s']:.3f} s"
+                         if r["pinned"] else ""), flush=True)
         finally:
             W.synthesize = real
     if a.json:

@@ -584,10 +584,11 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
                    alloc=None, beside=None) -> dict:
     """Return the seconds to pin one host buffer of ``nbytes``, alone and ``at_once`` together.
 
-    The live executor stages each finished synthesis's a, b, c into a pinned
-    buffer from a pool that grows on demand (cuzk's ``PinnedPool`` does the same
-    with ``cudaHostAlloc``): a synthesis that finds the pool empty pins a new
-    buffer, and a run whose pool is cold pays that for every partition in flight.
+    The live executor's syntheses write a, b, c into pinned buffers they check
+    out of a pool that grows on demand as they start (cuzk's ``PinnedPool`` does
+    the same with ``cudaHostAlloc``): a synthesis that finds the pool empty pins
+    a new buffer, and a run whose pool is cold pays that for every partition in
+    flight.
     ``alone_s`` is the median of ``repeat`` allocations one at a time (each freed
     before the next); ``at_once_s`` the makespan of ``at_once`` threads allocating
     together, and ``serial_ratio`` that makespan over ``at_once`` x ``alone_s``

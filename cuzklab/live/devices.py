@@ -4,8 +4,8 @@ A :class:`Device` is what cuzk keeps per GPU: the per-GPU (compute) mutex
 that serializes CUDA regions, the memory mutex of ``two_lock``, its copy of
 the proving key and the device buffers that a, b and c are uploaded into.
 On the ``gpu`` backend it is a CUDA device; each GPU worker gets its own
-CUDA stream and a pinned host buffer to stage a, b and c in, so the upload is
-one DMA timed with CUDA events. On the ``cpu`` backend a device is a stand-in:
+CUDA stream, and synthesis writes a, b and c into a pinned host buffer, so the
+upload is one DMA timed with CUDA events. On the ``cpu`` backend a device is a stand-in:
 the same mutexes and buffers in host memory, the kernels run by the NumPy
 twins, so the multi-GPU code paths run anywhere.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 
 import numpy as np
 
@@ -32,52 +33,73 @@ class Buffers:
 
 
 class PinnedPool:
-    """Host buffers for a, b, c between synthesis and upload: pinned memory, reused.
+    """Host buffers that synthesis writes a, b, c into: pinned memory, reused.
 
-    On a GPU, synthesis copies a, b and c into one of these (cuzk's pinned
-    pre-staged buffers, phase 9) so the upload is a single DMA; the buffer goes
-    back to the pool once the upload is done. Portable pinned memory, so any
-    GPU of the run can read it. On CPU stand-ins there is nothing to stage:
-    the synthesized arrays themselves are uploaded.
+    As in cuzk's ``PinnedPool``: a synthesis checks a buffer out when it starts
+    (pinning a new one when none is free, which is how the pool grows), its
+    MatVec writes a, b and c straight into it, the upload is one DMA from it,
+    and the buffer goes back to the pool once the upload is done. Buffers are
+    never freed during a run. Portable pinned memory, so any GPU of the run can
+    read it. On CPU stand-ins there is nothing to pin: ``checkout`` returns None
+    and the synthesis allocates its own arrays.
     """
 
-    def __init__(self, backend: str, n: int):
+    def __init__(self, backend: str, n: int, alloc=None):
         self.backend = backend
         self.n = n
+        # alloc(nbytes) -> a writable buffer (the default on a GPU: portable pinned memory)
+        self._alloc = alloc if alloc is not None else (_pin if backend == "gpu" else None)
         self._free: list = []
         self._keep: list = []
         self._lock = threading.Lock()
         self.allocated_bytes = 0
+        self.pins = 0          # buffers pinned so far
+        self.pin_s = 0.0       # seconds spent pinning them
 
-    def stage(self, a, b, c) -> list:
-        """Return [a, b, c] as host (n, 8) limb arrays to upload, in pinned memory on a GPU."""
-        if self.backend != "gpu":
-            return [a.limbs, b.limbs, c.limbs]
+    def checkout(self):
+        """Return a free buffer ([a, b, c] as (n, 8) uint32 views), pinning one if none is free.
+
+        None on CPU stand-ins.
+        """
+        if self._alloc is None:
+            return None
         with self._lock:
-            views = self._free.pop() if self._free else None
-        if views is None:
-            views = self._allocate()
-        for dst, src in zip(views, (a, b, c)):
-            np.copyto(dst, src.limbs)
-        return views
+            if self._free:
+                return self._free.pop()
+        return self._allocate()
 
-    def give(self, host: list) -> None:
-        """Put a buffer returned by :meth:`stage` back in the pool (a no-op for a stand-in)."""
-        if self.backend == "gpu":
+    def give(self, host) -> None:
+        """Put a buffer returned by :meth:`checkout` back in the pool (a no-op for None)."""
+        if host is not None and self._alloc is not None:
             with self._lock:
                 self._free.append(host)
 
+    def stats(self) -> dict:
+        """Return the pool's size: buffers pinned, their GiB, the seconds spent pinning them."""
+        with self._lock:
+            return {"buffers": self.pins, "gib": self.allocated_bytes / 2**30,
+                    "pin_s": self.pin_s}
+
     def _allocate(self) -> list:
-        from ..backend import xp
-        cp = xp("gpu")
         count = 3 * self.n * FR_LIMBS
-        mem = cp.cuda.PinnedMemory(count * 4, cp.cuda.runtime.hostAllocPortable)
-        ptr = cp.cuda.PinnedMemoryPointer(mem, 0)
-        flat = np.frombuffer(ptr, dtype=np.uint32, count=count)
+        t0 = time.perf_counter()
+        mem = self._alloc(count * 4)
+        took = time.perf_counter() - t0
+        flat = np.frombuffer(mem, dtype=np.uint32, count=count)
         with self._lock:
             self._keep.append(mem)
             self.allocated_bytes += count * 4
+            self.pins += 1
+            self.pin_s += took
         return list(flat.reshape(3, self.n, FR_LIMBS))
+
+
+def _pin(nbytes: int):
+    """Return ``nbytes`` of portable pinned host memory (cudaHostAlloc), as a buffer."""
+    from ..backend import xp
+    cp = xp("gpu")
+    mem = cp.cuda.PinnedMemory(nbytes, cp.cuda.runtime.hostAllocPortable)
+    return cp.cuda.PinnedMemoryPointer(mem, 0)
 
 
 class Device:

@@ -241,20 +241,20 @@ class LiveRun:
         daemon has its kernels loaded, so the measured run should too.
         """
         clock = self.timed.clock()
-        out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads, self.matvec_pool)
+        host = self.pinned.checkout()
+        out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads, self.matvec_pool, host)
         po = W.prep(out, clock)
         for d in self.devices:
             with d.context():
                 buf = shared.get(d.index) or d.buffers(self.work.domain_size)
-                host = self.pinned.stage(out.a, out.b, out.c)
                 arrays = d.upload(buf, host)
                 dev_out = W.with_abc(out, *(W.fr_from_limbs(x) for x in arrays))
                 W.kernels_ntt_h(dev_out, d.pk, "gpu", clock)
                 dev_prep = W.device_prep(po, "gpu")
                 W.kernels_batch_add(dev_prep, d.pk, "gpu", clock)
                 W.kernels_tail_msm(dev_prep, d.pk, "gpu", clock)
-                self.pinned.give(host)
                 d.xp.cuda.get_current_stream().synchronize()
+        self.pinned.give(host)
 
     def _join_all(self) -> None:
         """Join every thread the run started (they exit within POLL_S of the stop flag)."""
@@ -328,6 +328,7 @@ class LiveRun:
                   "memory_limited_by": self.guard.limited_by,
                   "peak_rss_sampled_gib": round(self.peak_rss_gib, 4),
                   "slow": self.slow, "verification": verification,
+                  "pinned": self.pinned.stats(),
                   "proof_hex": {f"{p}.{k}": W.proof_bytes(pr).hex()
                                 for (p, k), pr in sorted(self.proofs.items())}})
 
@@ -363,9 +364,14 @@ class LiveRun:
     def _synth_task(self, p: Part, k: int):
         clock = self.timed.clock()
         self._pad("synth")
-        out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool)
-        host = self.pinned.stage(out.a, out.b, out.c)
-        if self.backend == "gpu":  # a, b, c now live in pinned memory only, as in cuzk
+        # as in cuzk: a pinned buffer is checked out (pinned, when the pool has none free)
+        # as the synthesis starts, and its MatVec writes a, b, c straight into it
+        host = self.pinned.checkout()
+        out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool,
+                           host)
+        if host is None:  # a CPU stand-in uploads the synthesized arrays themselves
+            host = [out.a.limbs, out.b.limbs, out.c.limbs]
+        else:  # a, b, c live in the pinned buffer only
             out = W.with_abc(out, None, None, None)
         return out, host, self.now()
 

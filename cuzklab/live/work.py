@@ -151,14 +151,15 @@ class Timed:
 
 # -- the stages, as the executor calls them ------------------------------------------
 def synthesize(work: Workload, proof: int, partition: int, clock: StageClock, threads: int = 1,
-               pool=None):
+               pool=None, out=None):
     """Synthesize one partition on the CPU (witness program, then a MatVec on ``threads``).
 
     ``pool``: the executor every synthesis's MatVec shares (None: a pool of ``threads``).
+    ``out``: the [a, b, c] host buffer to write into (None: new arrays).
     """
     from ..stages import synthesize as run_synthesis
     return run_synthesis(work.program, work.inputs(proof, partition), threads=threads,
-                         backend="cpu", clock=clock, pool=pool)
+                         backend="cpu", clock=clock, pool=pool, out=out)
 
 
 def prep(out, clock: StageClock):

@@ -128,9 +128,10 @@ class DaemonModel:
                                  growth_gib=mem["reclaim_growth_gib"],
                                  on_change=self._on_rss, on_oom=lambda msg: self.fail("oom", msg))
         self.dealloc = Deallocator(self.env, self.memory, mem["dealloc_s"])
-        # the pinned a/b/c buffers: a finished synthesis stages its a, b, c into one, pinning a
-        # new one (one at a time: the driver serializes cudaHostAlloc) when none is free; the
-        # upload gives it back (partition.pinned_alloc_s; absent: the pool is never cold)
+        # the pinned a/b/c buffers: a synthesis checks one out as it starts and writes a, b, c
+        # into it, pinning a new one (one at a time: the driver serializes cudaHostAlloc) when
+        # none is free; the upload gives it back (partition.pinned_alloc_s; absent: the pool
+        # is never cold). cuzk: PinnedPool::checkout at synthesis start (pinned_pool.rs)
         part = profile["partition"]
         self.pinned_alloc_s = float(part.get("pinned_alloc_s", 0.0))
         self.pinned_free = int(part.get("pinned_warm", 0))
@@ -356,6 +357,14 @@ class DaemonModel:
         self.memory.alloc(held + (0.0 if scratch_matvec else scratch), what)
         rec = self.proof_rec[p.proof]
         rec.setdefault("started", self.env.now)
+        span_start = self.env.now
+        if self.pinned_alloc_s > 0:  # check out a pinned buffer for a, b, c
+            if self.pinned_free > 0:
+                self.pinned_free -= 1
+            else:  # none free: pin a new one, one pin at a time
+                with self.pinned_driver.request() as req:
+                    yield req
+                    yield self.env.timeout(self.pinned_alloc_s)
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
         work = s["work_core_s"] * self._jit()
         kw = dict(bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
@@ -413,14 +422,7 @@ class DaemonModel:
             slow = (end - start) / solo
         else:
             start, end, slow = ev.value
-        if self.pinned_alloc_s > 0:  # stage a, b, c into a pinned buffer
-            if self.pinned_free > 0:
-                self.pinned_free -= 1
-            else:
-                with self.pinned_driver.request() as req:
-                    yield req
-                    yield self.env.timeout(self.pinned_alloc_s)
-                end = self.env.now
+        start = min(start, span_start)  # the span holds the pin, as the live one does
         self.tb.counter(end, "synth_running", self.machine.count("synth"))
         self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow, bytes=total * GIB)
         self.memory.alloc(total - held, what)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backend import check_backend
+from ..errors import ConfigError
 from ..field import Fr, concat
 from ..groth16.matvec import evaluate
 from ..groth16.program import CircuitProgram
@@ -60,18 +61,37 @@ def domain_vectors(r1cs: R1CS, witness: Witness) -> tuple[Fr, Fr, Fr]:
     return concat([a, witness.inputs, pad_a]), concat([b, pad]), concat([c, pad])
 
 
+def check_out_buffers(out, n: int) -> list:
+    """Return ``out`` as a list of three (n, 8) uint32 C-contiguous host arrays, or raise ConfigError."""
+    want = f"three C-contiguous (n, 8) uint32 host arrays with n = {n}"
+    if not isinstance(out, (list, tuple)) or len(out) != 3:
+        raise ConfigError("out", f"must be {want}, got {type(out).__name__}")
+    for v in out:
+        if (not isinstance(v, np.ndarray) or v.dtype != np.uint32 or v.shape != (n, 8)
+                or not v.flags["C_CONTIGUOUS"] or not v.flags["WRITEABLE"]):
+            got = (f"{v.dtype} {v.shape}" if isinstance(v, np.ndarray) else type(v).__name__)
+            raise ConfigError("out", f"must be {want}, got {got}")
+    return list(out)
+
+
 def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1,
-                          pool=None) -> tuple[Fr, Fr, Fr]:
+                          pool=None, out=None) -> tuple[Fr, Fr, Fr]:
     """Return the same a, b, c as :func:`domain_vectors`, by the native row-parallel MatVec (CPU).
 
     ``pool``: the executor the MatVec's row ranges run on (None: a shared pool of ``threads``).
+    ``out``: three (n, 8) uint32 host arrays to write a, b, c into (a pinned buffer, as
+    cuzk's synthesis writes into the buffers it checks out of its pinned pool); None
+    allocates them.
     """
     from ..native.synthesis import matvecs_into
     n, m, ni = r1cs.domain_size, r1cs.num_constraints, r1cs.num_inputs
     inputs = np.ascontiguousarray(witness.inputs.to("cpu").limbs)
     aux = np.ascontiguousarray(witness.aux.to("cpu").limbs)
     mats = [(mat.cols, mat.coeffs.limbs) for mat in (r1cs.a, r1cs.b, r1cs.c)]
-    out = [np.empty((n, 8), dtype=np.uint32) for _ in mats]   # pages fill as the rows are written
+    if out is None:   # pages fill as the rows are written
+        out = [np.empty((n, 8), dtype=np.uint32) for _ in mats]
+    else:
+        out = check_out_buffers(out, n)
     matvecs_into(mats, m, inputs, aux, out, threads=threads, pool=pool)
     for v in out:
         v[m:] = 0
@@ -80,10 +100,15 @@ def native_domain_vectors(r1cs: R1CS, witness: Witness, *, threads: int = 1,
 
 
 def _vectors(r1cs: R1CS, witness: Witness, backend: str, threads: int, native: bool,
-             pool=None):
+             pool=None, out=None):
     if backend == "cpu" and native:
-        return native_domain_vectors(r1cs, witness, threads=threads, pool=pool)
-    return domain_vectors(r1cs, witness.to(backend))
+        return native_domain_vectors(r1cs, witness, threads=threads, pool=pool, out=out)
+    a, b, c = domain_vectors(r1cs, witness.to(backend))
+    if out is None:
+        return a, b, c
+    for dst, v in zip(out, (a, b, c)):   # the twins compute, then fill the given buffers
+        np.copyto(dst, v.to("cpu").limbs)
+    return tuple(Fr.from_mont_limbs(v, "cpu", check=False) for v in out)
 
 
 def synth(r1cs: R1CS, witness: Witness, *, backend: str = "cpu", clock: StageClock | None = None,
@@ -111,7 +136,7 @@ def synth(r1cs: R1CS, witness: Witness, *, backend: str = "cpu", clock: StageClo
 
 def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: str = "cpu",
                clock: StageClock | None = None, native: bool = True,
-               pool=None) -> SynthOutput:
+               pool=None, out=None) -> SynthOutput:
     """Return the SynthOutput of one partition's public ``inputs``, timed as stage ``synth``.
 
     The witness program runs on one thread (as in cuzk, where each partition's
@@ -119,12 +144,19 @@ def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: st
     threads (on ``pool``, an executor shared by concurrent syntheses, when
     given); ``witness_s`` and ``matvec_s`` split the stage's time. On the GPU
     backend the MatVec runs on the device (the program's R1CS kept there).
+    ``out``: three (n, 8) uint32 host arrays that a, b and c are written into
+    (CPU backend only; the live executor passes a pinned buffer, as cuzk's
+    synthesis fills the buffers it checks out of its pinned pool).
     """
     check_backend(backend)
     if not isinstance(program, CircuitProgram):
         raise TypeError(f"program must be a CircuitProgram, got {type(program).__name__}")
     from ..native.pool import check_threads
     threads = check_threads(threads)
+    if out is not None:
+        if backend != "cpu":
+            raise ConfigError("out", f"host buffers for a, b, c need backend 'cpu', got {backend!r}")
+        out = check_out_buffers(out, program.r1cs.domain_size)
     vals = program.check_inputs(inputs)
     clock = new_clock(clock)
     with clock.stage("synth", lane_for(backend), backend):
@@ -133,7 +165,7 @@ def synthesize(program: CircuitProgram, inputs, *, threads: int = 1, backend: st
         t1 = time.perf_counter()
         r1 = program.r1cs if backend == "cpu" else program.on_device()
         wb = w if backend == "cpu" else w.to(backend)
-        a, b, c = _vectors(r1, wb, backend, threads, native, pool)
+        a, b, c = _vectors(r1, wb, backend, threads, native, pool, out)
         dens = program.r1cs.densities()
         t2 = time.perf_counter()
     return SynthOutput(a=a, b=b, c=c, inputs=wb.inputs, aux=wb.aux,

@@ -295,3 +295,42 @@ def test_the_matvecs_of_all_syntheses_share_one_pool_of_synthesis_threads(monkey
     assert calls and len(pools) == 1
     pool, threads = calls[0]
     assert pool is not None and pool.threads == 4 and threads == 4
+
+
+def test_syntheses_write_into_reused_pinned_buffers_checked_out_as_they_start(monkeypatch):
+    # cuzk's PinnedPool on CPU stand-ins: host memory in place of cudaHostAlloc
+    import cuzklab.live.executor as E
+    from cuzklab.live.devices import PinnedPool
+    pools = []
+
+    class HostPool(PinnedPool):
+        def __init__(self, backend, n):
+            super().__init__(backend, n, alloc=bytearray)
+            pools.append(self)
+    monkeypatch.setattr(E, "PinnedPool", HostPool)
+    cfg = _cfg(proofs=3, concurrency=1, partitions=2, partition_workers=1,
+               gpu_workers_per_device=1)
+    tr = _live(cfg, verify=True)
+    assert not tr.failed, tr.meta["failure"]
+    ver = tr.meta["live"]["verification"]
+    assert ver["checked"] == ver["verified"] == 6          # a, b, c came from the pool
+    stats = tr.meta["live"]["pinned"]
+    assert stats == pools[0].stats()
+    # six syntheses, one worker: a buffer comes back with each upload and is used again
+    assert 1 <= stats["buffers"] < 6
+    assert stats["gib"] == pytest.approx(stats["buffers"] * 3 * 32 * 2**K / 2**30)
+    assert len(pools[0]._free) == stats["buffers"]         # every buffer went back
+
+
+def test_a_pool_without_an_allocator_is_a_stand_in_that_pins_nothing():
+    from cuzklab.live.devices import PinnedPool
+    pool = PinnedPool("cpu", 16)
+    assert pool.checkout() is None
+    pool.give(None)
+    assert pool.stats() == {"buffers": 0, "gib": 0.0, "pin_s": 0.0}
+    host = PinnedPool("cpu", 16, alloc=bytearray)
+    a = host.checkout()
+    assert [v.shape for v in a] == [(16, 8)] * 3 and all(v.flags.writeable for v in a)
+    host.give(a)
+    assert host.checkout() is a and host.stats()["buffers"] == 1   # reused, not pinned again
+    assert host.checkout() is not a and host.stats()["buffers"] == 2

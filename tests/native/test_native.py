@@ -289,6 +289,25 @@ def test_synthesize_splits_its_time_and_matches_synth(program):
         synthesize(program, inputs, threads=0)
 
 
+def test_synthesize_writes_a_b_c_into_given_buffers(program):
+    from cuzklab.errors import ConfigError
+    inputs = program.inputs_for(7)
+    n = program.r1cs.domain_size
+    ref = synthesize(program, inputs, threads=2)
+    for native in (True, False):
+        bufs = [np.full((n, 8), 0xFFFFFFFF, dtype=np.uint32) for _ in range(3)]  # not zero
+        out = synthesize(program, inputs, threads=2, native=native, out=bufs)
+        assert out.a.equals(ref.a) and out.b.equals(ref.b) and out.c.equals(ref.c)
+        for v, buf in zip((out.a, out.b, out.c), bufs):
+            assert np.shares_memory(v.limbs, buf)
+    bad = [np.zeros((n, 8), np.uint32), np.zeros((n, 8), np.uint32), np.zeros((n, 4), np.uint32)]
+    for out in (bad, bad[:2], [np.zeros((n, 8), np.int64)] * 3, "abc"):
+        with pytest.raises(ConfigError, match="^out: must be three C-contiguous"):
+            synthesize(program, inputs, out=out)
+    with pytest.raises(ConfigError, match="^out: .*backend 'cpu'"):
+        synthesize(program, inputs, backend="gpu", out=bad)
+
+
 def test_native_calls_release_the_gil(program):
     slow = porep_program(1 << 12, rng=1, witness_work=8.0)
     inputs = slow.inputs_for(0)
