@@ -44,7 +44,7 @@ _U64 = ctypes.c_uint64
 #: Signatures of the exported functions (argument types, return type).
 SIGNATURES = {
     "g2_digits": ([_P, _I64, _I64, _I64, _I32, _I32, _P], None),
-    "g2_window": ([_P, _P, _P, _P, _I64, _I64, _I32, _P], None),
+    "g2_window": ([_P, _P, _P, _P, _I64, _I32, _I64, _I64, _P], None),
     "g2_combine": ([_P, _I32, _I32, _I32, _P], None),
     "fr_classify": ([_P, _I64, _P, _I64, _I64, _I32, _P, _P, _P], None),
     "fr_gather": ([_P, _I64, _P, _I64, _I64, _P, _I32, _P, _P, _P], None),

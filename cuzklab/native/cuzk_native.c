@@ -331,24 +331,29 @@ void g2_digits(const u64 *scalars, int64_t n, int64_t lo, int64_t hi, int c, int
     }
 }
 
-/* The sum over buckets of one window for points [lo, hi): out = sum_j j * B_j. Point i is
- * base idx[i] (i itself when idx is NULL). */
+/* One window's buckets [b_lo, b_hi) over all n points: out = sum_j (j + 1) B_j for j in that
+ * range, B_j the sum of the points whose digit is +-(j + 1). Point i is base idx[i] (i itself
+ * when idx is NULL). Cutting a window by buckets, not by points, adds no bucket reduction per
+ * part: the range's running sums give sum_j (j - b_lo + 1) B_j, and b_lo times the range's
+ * total (a short double-and-add) makes up the rest. */
 void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *digits,
-               int64_t lo, int64_t hi, int c, u64 *out)
+               int64_t n, int c, int64_t b_lo, int64_t b_hi, u64 *out)
 {
-    const int64_t nb = (int64_t)1 << (c - 1);
-    g2_xyzz *B = (g2_xyzz *)calloc((size_t)nb, sizeof(g2_xyzz));
+    const int64_t nb = b_hi - b_lo;
     g2_xyzz run, sum;
     g2_set_inf(&run);
     g2_set_inf(&sum);
+    if (nb <= 0 || b_lo < 0 || b_hi > ((int64_t)1 << (c - 1))) { memcpy(out, &sum, sizeof sum); return; }
+    g2_xyzz *B = (g2_xyzz *)calloc((size_t)nb, sizeof(g2_xyzz));
     if (!B) { memset(out, 0xff, sizeof(g2_xyzz)); return; }
-    for (int64_t i = lo; i < hi; i++) {
+    for (int64_t i = 0; i < n; i++) {
         int32_t d = digits[i];
         if (d == 0) continue;
+        uint64_t j = (uint64_t)((d < 0 ? -(int64_t)d : (int64_t)d) - 1 - b_lo);
+        if (j >= (uint64_t)nb) continue;
         int64_t k = idx ? idx[i] : i;
         const u64 *x = bx + 12 * k, *y = by + 12 * k;
         if (fp2_is_zero(x) && fp2_is_zero(y)) continue;   /* infinity stored as (0, 0) */
-        int64_t j = (d < 0 ? -d : d) - 1;
         g2_add_affine(&B[j], x, y, d < 0);
     }
     for (int64_t j = nb - 1; j >= 0; j--) {
@@ -356,6 +361,15 @@ void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *
         g2_add(&sum, &run);
     }
     free(B);
+    if (b_lo > 0) {   /* sum += b_lo * run */
+        g2_xyzz acc;
+        g2_set_inf(&acc);
+        for (int bit = 62; bit >= 0; bit--) {
+            g2_dbl(&acc);
+            if ((b_lo >> bit) & 1) g2_add(&acc, &run);
+        }
+        g2_add(&sum, &acc);
+    }
     memcpy(out, &sum, sizeof sum);
 }
 
@@ -773,7 +787,7 @@ void g2_digits_pool(cz_pool *p, int64_t grain, const u64 *scalars, int64_t n, in
     cz_pool_run(p, cz_digits_range, &a, n, grain);
 }
 
-/* Task t of windows x parts: window t / parts over the points [cuts[k], cuts[k + 1]) of
+/* Task t of windows x parts: window t / parts over the buckets [cuts[k], cuts[k + 1]) of
  * part k = t % parts, its sum into sums[t]. */
 typedef struct {
     const u64 *bx, *by; const int64_t *idx; const int32_t *digits; int64_t n;
@@ -785,8 +799,8 @@ static void cz_window_range(const void *c, int64_t lo, int64_t hi)
     const cz_window_args *a = c;
     for (int64_t t = lo; t < hi; t++) {
         int64_t j = t / a->parts, k = t % a->parts;
-        g2_window(a->bx, a->by, a->idx, a->digits + j * a->n, a->cuts[k], a->cuts[k + 1], a->c,
-                  a->sums + t * (int64_t)(sizeof(g2_xyzz) / sizeof(u64)));
+        g2_window(a->bx, a->by, a->idx, a->digits + j * a->n, a->n, a->c, a->cuts[k],
+                  a->cuts[k + 1], a->sums + t * (int64_t)(sizeof(g2_xyzz) / sizeof(u64)));
     }
 }
 

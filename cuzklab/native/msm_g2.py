@@ -1,8 +1,13 @@
 """b_g2_msm's Pippenger over G2, in native code on a pool of threads.
 
 Scalars are cut into signed c-bit digits (one native pass over point ranges),
-then every (window, point range) pair is one task that fills its 2^(c-1)
-XYZZ buckets with mixed additions and reduces them to a window sum; the
+then every (window, bucket range) pair is one task that reads the window's
+digits of all points, adds each point whose digit falls in its range of the
+2^(c-1) buckets into an XYZZ bucket with a mixed addition, and reduces its
+buckets to their share of the window sum (running sums over the range, plus
+the range's start times the range's total). Cutting a window by buckets, not
+by points, costs no extra bucket reduction per part, so a window can be cut
+into as many tasks as keep every thread of the pool busy to the end. The
 window sums are combined by a Horner chain of doublings. The result is the
 same point as :func:`cuzklab.msm.msm` on the CPU (the NumPy twin) and as
 py_ecc (see tests/native).
@@ -25,29 +30,52 @@ from .pool import check_threads, native_pool, ptr, ranges
 #: cost model that picks the window and the split.
 MIXED_ADD_MULS = 28
 FULL_ADD_MULS = 40
+#: Fp multiplications' worth of reading one digit that is not in a task's range.
+SCAN_MULS = 0.05
 #: Window sizes considered (bits).
 WINDOWS = range(4, 17)
+#: Plans within this factor of the fastest are as good; of those, the one with the most
+#: tasks (up to TASKS_PER_THREAD a thread) wins, so that a slow core delays a small task.
+PLAN_SLACK = 1.03
+TASKS_PER_THREAD = 4
+
+
+def _task_cost(n: int, c: int, parts: int) -> float:
+    """Return the Fp multiplications of one task: a window of c bits cut into ``parts`` bucket ranges."""
+    buckets = 1 << (c - 1)
+    return ((MIXED_ADD_MULS * n + 2 * FULL_ADD_MULS * buckets) / parts
+            + (2 * FULL_ADD_MULS * c if parts > 1 else 0) + SCAN_MULS * n)
 
 
 def plan(n: int, threads: int) -> tuple[int, int]:
-    """Return (c, parts): the window size and point ranges per window for n points on threads."""
-    best = None
+    """Return (c, parts): the window size and bucket ranges per window for n points on threads."""
+    options = []
     for c in WINDOWS:
         w = math.ceil(256 / c)
-        # cutting the points of each window too balances the rounds on the pool
-        for parts in range(1, max(1, min(math.ceil(4 * threads / w), n // 64)) + 1):
-            per_task = MIXED_ADD_MULS * n / parts + FULL_ADD_MULS * (1 << c)
-            rounds = math.ceil(w * parts / threads)
-            key = (rounds * per_task, w * parts * per_task)
-            if best is None or key < best[0]:
-                best = (key, c, parts)
-    return best[1], best[2]
+        top = max(1, min(1 << (c - 1), math.ceil(2 * TASKS_PER_THREAD * threads / w)))
+        for parts in range(1, top + 1):
+            per_task = _task_cost(n, c, parts)
+            makespan = math.ceil(w * parts / threads) * per_task
+            options.append((makespan, w * parts * per_task, c, parts, w * parts))
+    fastest = min(o[0] for o in options)
+    good = [o for o in options if o[0] <= PLAN_SLACK * fastest]
+    cap = TASKS_PER_THREAD * threads
+    _, _, c, parts, _ = min(good, key=lambda o: (-min(o[4], cap), o[1], o[0]))
+    return c, parts
+
+
+def plan_parts(n: int, threads: int, c: int) -> int:
+    """Return the bucket ranges per window that :func:`plan` would pick for n points with window c."""
+    w = math.ceil(256 / c)
+    top = max(1, min(1 << (c - 1), math.ceil(2 * TASKS_PER_THREAD * threads / w)))
+    best = min(range(1, top + 1), key=lambda p: math.ceil(w * p / threads) * _task_cost(n, c, p))
+    return best
 
 
 def tasks(n: int, threads: int) -> int:
-    """Return how many (window, point range) tasks an MSM of n points on threads threads has."""
+    """Return how many (window, bucket range) tasks an MSM of n points on threads threads has."""
     c, parts = plan(n, threads)
-    return math.ceil(256 / c) * len(ranges(n, parts))
+    return math.ceil(256 / c) * len(ranges(1 << (c - 1), parts))
 
 
 def _xyzz_to_point(limbs: np.ndarray) -> Point:
@@ -58,11 +86,12 @@ def _xyzz_to_point(limbs: np.ndarray) -> Point:
 
 
 def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
-           window: int | None = None) -> Point:
+           window: int | None = None, parts: int | None = None) -> Point:
     """Return sum_i scalars[i] * bases[idx[i]] over G2 (native Pippenger on ``threads`` threads).
 
     ``idx``: int64 indices into ``bases`` (None: bases[i]); the bases are read
-    where they are, not gathered first.
+    where they are, not gathered first. ``window`` (bits) and ``parts`` (bucket
+    ranges per window) override the plan's.
     """
     threads = check_threads(threads)
     if not isinstance(bases, Points) or bases.group != "g2":
@@ -76,27 +105,32 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         if n and (int(idx.min()) < 0 or int(idx.max()) >= len(bases)):
             raise ValueError(f"idx must index the {len(bases)} bases")
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int)
+                               or window not in WINDOWS):
+        raise ValueError(f"window must be an int in [{WINDOWS.start}, {WINDOWS.stop - 1}], got {window!r}")
+    if parts is not None and (isinstance(parts, bool) or not isinstance(parts, int) or parts < 1):
+        raise ValueError(f"parts must be an int >= 1, got {parts!r}")
     if n == 0:
         return Point.infinity("g2")
-    c, parts = plan(n, threads)
-    if window is not None:
-        if isinstance(window, bool) or not isinstance(window, int) or window not in WINDOWS:
-            raise ValueError(f"window must be an int in [{WINDOWS.start}, {WINDOWS.stop - 1}], got {window!r}")
-        c = window
+    if window is None:
+        c, planned = plan(n, threads)
+    else:
+        c, planned = window, plan_parts(n, threads, window)
+    parts = planned if parts is None else parts
     w = math.ceil(256 / c)
     lib = library()
     bx = np.ascontiguousarray(bases.x.to("cpu").limbs)
     by = np.ascontiguousarray(bases.y.to("cpu").limbs)
     sc = np.ascontiguousarray(scalars.to("cpu").limbs)
     digits = np.empty((w, n), dtype=np.int32)
-    cuts = ranges(n, parts)
+    cuts = ranges(1 << (c - 1), parts)   # bucket ranges of each window
     parts = len(cuts)
     sums = np.empty((w, parts, 4, 2, 12), dtype=np.uint32)
     if threads <= 1:
         lib.g2_digits(ptr(sc), n, 0, n, c, w, ptr(digits))
         for j in range(w):
             for k, (lo, hi) in enumerate(cuts):
-                lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, lo, hi, c,
+                lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, n, c, lo, hi,
                               sums[j, k].ctypes.data)
     else:  # on the native pool of `threads`: its threads never take the GIL
         pool = native_pool(threads)

@@ -2,7 +2,7 @@
 
 cuzk runs it on a CPU pool of ``gpu_threads`` threads while the GPU moves on.
 Here it is the native Pippenger of :mod:`cuzklab.native.msm_g2`, its
-(window, point range) tasks on ``threads`` threads with the GIL released.
+(window, bucket range) tasks on ``threads`` threads with the GIL released.
 ``native=False`` runs the NumPy twin: the tail cut into ``threads`` chunks,
 each an MSM on its own thread, the partial sums added. ``backend="gpu"``
 runs one GPU MSM instead.

@@ -74,6 +74,14 @@ def test_g2_msm_matches_twin_and_naive(g2_case, threads, window):
     assert g2_msm(bases, scalars, threads=threads, window=window) == want
 
 
+@pytest.mark.parametrize("threads,window,parts", [(1, 5, 2), (1, 4, 8), (3, 6, 3), (2, 9, 7),
+                                                   (4, 13, 5)])
+def test_g2_msm_cut_by_bucket_ranges_matches(g2_case, threads, window, parts):
+    # every range but the first adds its start times its total to the window sum
+    bases, scalars, want = g2_case
+    assert g2_msm(bases, scalars, threads=threads, window=window, parts=parts) == want
+
+
 def test_g2_msm_edges(g2_case):
     bases, scalars, _ = g2_case
     assert g2_msm(bases[:0], scalars[:0]) == Point.infinity("g2")
@@ -89,6 +97,8 @@ def test_g2_msm_edges(g2_case):
         g2_msm(bases, scalars, threads=0)
     with pytest.raises(ValueError, match="window"):
         g2_msm(bases, scalars, window=3)
+    with pytest.raises(ValueError, match="parts"):
+        g2_msm(bases, scalars, parts=0)
 
 
 def test_plan_spreads_windows_over_threads():
@@ -96,6 +106,9 @@ def test_plan_spreads_windows_over_threads():
     assert parts == 1 and 7 <= c <= 11
     c16, parts16 = plan(5000, 64)
     assert parts16 > 1
+    # a window's bucket ranges cost no extra reduction: 84,595 points keep the one-thread
+    # window on eight threads, five tasks each
+    assert plan(84595, 1) == (13, 1) and plan(84595, 8) == (13, 2)
     assert ranges(10, 3) == [(0, 3), (3, 6), (6, 10)] and ranges(0, 4) == []
 
 
