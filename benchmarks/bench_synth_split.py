@@ -31,11 +31,13 @@ from cuzklab.atomic import write_text  # noqa: E402
 ROWS = (("split_async", 2, 12, 0.0), ("interlock", 2, 8, 0.25), ("split_async", 2, 4, 1.0))
 
 
-def _run(log2: int, backend: str, cfg, witness_work: float, calls: list) -> dict:
+def _run(log2: int, backend: str, cfg, witness_work: float, calls: list,
+         pin_ahead: bool = True) -> dict:
     from cuzklab.live import run as run_live
     calls.clear()
     tr = run_live(cfg, log2_constraints=log2, backend=backend, progress=False, verify=False,
-                  witness_work=witness_work)
+                  witness_work=witness_work, pin_ahead=pin_ahead)
+    syn0 = tr.spans[tr.spans.stage == "synth"]
     sp = tr.spans
     syn = sp[sp.stage == "synth"]
     overlap: dict[str, float] = {}
@@ -50,7 +52,9 @@ def _run(log2: int, backend: str, cfg, witness_work: float, calls: list) -> dict
             "witness_median_s": statistics.median(c["witness"] for c in timed),
             "matvec_median_s": statistics.median(c["matvec"] for c in timed),
             "calls": len(calls), "overlap_s": {k: round(v, 4) for k, v in overlap.items()},
-            "pinned": tr.meta.get("live", {}).get("pinned")}
+            "pinned": tr.meta.get("live", {}).get("pinned"),
+            "synth_starts_s": sorted(round(float(x), 4) for x in syn0.start),
+            "end_s": float(tr.spans.end.max())}
 
 
 def main(argv=None) -> int:
@@ -60,6 +64,8 @@ def main(argv=None) -> int:
     ap.add_argument("--proofs", type=int, default=3, help="proofs of each run (default 3)")
     ap.add_argument("--runs", default="", metavar="NAME,...",
                     help="only these runs (solo1, solo16, or a row as split_async-gw2-pw12-w0)")
+    ap.add_argument("--cold-pinned", action="store_true",
+                    help="let the pinned pool grow during each run (default: pinned ahead)")
     ap.add_argument("--json", default="")
     a = ap.parse_args(argv)
     if a.proofs < 1:
@@ -89,7 +95,7 @@ def main(argv=None) -> int:
                       "matvec": out.matvec_s})
         return out
     res = {"benchmark": "synth_split", "log2_constraints": a.log2, "backend": a.backend,
-           "proofs": a.proofs, "runs": {}}
+           "proofs": a.proofs, "pinned_ahead": not a.cold_pinned, "runs": {}}
     with switch_interval():
         work = workload(a.log2, 0, a.backend, 1.0)
         pool = NativePool(1, "bench-synth-split")
@@ -116,11 +122,12 @@ def main(argv=None) -> int:
                 runs.append((f"{lock}-gw{gw}-pw{pw}-w{ww:g}", cfg, ww))
             runs = [r for r in runs if not want or r[0] in want]
             for name, cfg, ww in runs:
-                r = _run(a.log2, a.backend, cfg, ww, calls)
+                r = _run(a.log2, a.backend, cfg, ww, calls, not a.cold_pinned)
                 res["runs"][name] = r
                 print(f"{name:26s} span {r['span_median_s']:.3f} s  synthesis "
                       f"{r['inner_median_s']:.3f} s (witness {r['witness_median_s']:.3f}, "
-                      f"MatVec {r['matvec_median_s']:.3f})"
+                      f"MatVec {r['matvec_median_s']:.3f}), starts {r['synth_starts_s'][0]:.2f}-"
+                      f"{r['synth_starts_s'][-1]:.2f} s, end {r['end_s']:.2f} s"
                       + (f"  pinned {r['pinned']['buffers']} buffers in {r['pinned']['pin_s']:.3f} s"
                          if r["pinned"] else ""), flush=True)
         finally:

@@ -51,6 +51,9 @@ SCALAR_BYTES = 32
 GIB = 2**30
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 DEFAULT_CONTENTION = (0, 6)
+#: partition.pinned_warm of a live profile: more buffers than any configuration holds, as
+#: the live executor pins ahead what a configuration can hold (a warm pool: no pins in a run)
+PINNED_WARM_AHEAD = 100000
 
 #: How the live executor runs the syntheses' MatVecs: a fact of its code, not a
 #: measurement (tagged ``assumed``), written into every live-calibrated profile.
@@ -301,8 +304,11 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                   + (f"; beside the GPU region's kernels {pin['beside_s']:.3g} s "
                      f"(x{pin['beside_ratio']:.2f}; not in the model)"
                      if pin.get("beside_s") else "")),
-            Entry("pinned_warm", 1, "assumed", "the live executor's warm-up pins one buffer "
-                  "before the clock starts (its code, not a measurement)"),
+            Entry("pinned_warm", PINNED_WARM_AHEAD, "assumed",
+                  "the live executor pins ahead, before the clock starts, every buffer a "
+                  "configuration can hold at once, as a long-running daemon's pool is warm "
+                  "(its code, not a measurement); 1 models a pool that grows from one buffer "
+                  "(live: pin_ahead=False)"),
         ]
     memory = [
         Entry("srs_gib", key_gib, "measured", "the proving key's bases, held for the whole run"),

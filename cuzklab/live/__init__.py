@@ -80,7 +80,7 @@ def workload(log2_constraints: int, seed: int = 0, backend: str = "cpu",
 
 def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=None,
         progress=None, verify: bool = True, slow: dict | None = None, witness_work: float = 1.0,
-        **overrides):
+        pin_ahead: bool = True, **overrides):
     """Return the measured Trace of ``config`` run live at 2^``log2_constraints`` rows per partition.
 
     ``config``: a PipelineConfig, a dict of its keys or None (keyword overrides
@@ -93,7 +93,11 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     ({"b_g2_msm": 0.2}), to place a run where a what-if wants it.
     ``witness_work``: the witness program's extra work per constraint (0: the
     MatVec only; 1: cuzk's split, witness ~75 % of synthesis), which moves a run
-    between synthesis-, GPU- and CPU-stage-bound. A run that
+    between synthesis-, GPU- and CPU-stage-bound. ``pin_ahead``: on a GPU,
+    pin before the clock starts as many a/b/c buffers as the configuration can
+    hold at once, so that the run measures a warm daemon (cuzk's pinned pool
+    is never freed); False measures the pool growing from one buffer (the
+    trace's live meta counts the buffers pinned and the seconds it took). A run that
     fails (``oom``, Ctrl-C: ``interrupted``, a stage error) still returns its
     trace, marked failed with the reason.
     """
@@ -108,6 +112,8 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     usable_backend(backend)
     slow = check_slow(slow)
     check_witness_work(witness_work)
+    if not isinstance(pin_ahead, bool):
+        raise ConfigError("pin_ahead", f"expected True or False, got {pin_ahead!r}")
     if progress is not None and progress is not False and progress is not True \
             and not callable(progress):
         raise ConfigError("progress", "expected None, True, False or a callable(done, total)")
@@ -119,7 +125,8 @@ def run(config=None, *, log2_constraints: int, backend: str = "cpu", profile=Non
     devices = make_devices(config.gpus, backend)
     work = workload(log2_constraints, config.seed, backend, witness_work)
     live = LiveRun(config, work, devices, backend=backend, channel_capacity=capacity,
-                   profile=prof.name, progress=progress, verify=verify, slow=slow)
+                   profile=prof.name, progress=progress, verify=verify, slow=slow,
+                   pin_ahead=pin_ahead)
     return live.run()
 
 

@@ -73,8 +73,11 @@ class LiveRun:
 
     def __init__(self, config, work: W.Workload, devices: list[Device], *, backend: str,
                  channel_capacity: int, profile: str | None = None, progress=None, verify: bool = True,
-                 slow: dict | None = None, memory_guard: MemoryGuard | None = None):
+                 slow: dict | None = None, memory_guard: MemoryGuard | None = None,
+                 pin_ahead: bool = True):
         self.cfg = config
+        self.pin_ahead = bool(pin_ahead)
+        self.pinned_ahead = 0
         self.work = work
         self.devices = devices
         self.backend = backend
@@ -202,6 +205,8 @@ class LiveRun:
                 shared[d.index] = d.buffers(self.work.domain_size)
         if self.backend == "gpu":
             self._warm_up(shared)
+        if self.pin_ahead:
+            self.pinned_ahead = self.pinned.fill(self.pinned_needed())
         self.timed = W.Timed(time.perf_counter())
         self.tb.counter(0.0, "gpu_queue_depth", 0)
         self.tb.counter(0.0, "budget_used_gib", self.work.key_bytes / GIB)
@@ -233,6 +238,23 @@ class LiveRun:
         self.peak_rss_gib = sampler.peak_rss / GIB
         verification = self._verify()
         return self._build(verification)
+
+    def pinned_needed(self) -> int:
+        """Return the most a/b/c buffers this configuration can hold at once.
+
+        A buffer is held from a synthesis's start to its upload's end: by the
+        partitions being synthesized, those waiting in (or, under
+        ``semaphore_prefix``, for) the hand-off channel, and those uploading;
+        never more than the partitions of the proofs admitted at once.
+        """
+        cfg = self.cfg
+        in_flight = cfg.concurrency * cfg.partitions
+        if cfg.admission == "semaphore_prefix":
+            return in_flight
+        per = cfg.partitions if cfg.lock == "monolithic" else 1
+        held = ((cfg.partition_workers + self.channel.capacity) * per
+                + cfg.gpu_workers_per_device * cfg.gpus * per)
+        return min(in_flight, held)
 
     def _warm_up(self, shared: dict) -> None:
         """Run one partition's upload and kernels on each GPU before the clock starts.
@@ -328,7 +350,7 @@ class LiveRun:
                   "memory_limited_by": self.guard.limited_by,
                   "peak_rss_sampled_gib": round(self.peak_rss_gib, 4),
                   "slow": self.slow, "verification": verification,
-                  "pinned": self.pinned.stats(),
+                  "pinned": dict(self.pinned.stats(), ahead=self.pinned_ahead),
                   "proof_hex": {f"{p}.{k}": W.proof_bytes(pr).hex()
                                 for (p, k), pr in sorted(self.proofs.items())}})
 

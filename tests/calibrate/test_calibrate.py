@@ -682,7 +682,7 @@ def test_a_gpu_calibration_writes_the_pinned_pools_cost():
     text = derive_profile({**meas, "pinned": pin}, "pin-test")["text"]
     raw = tomllib.loads(text)
     assert raw["partition"]["pinned_alloc_s"] == pytest.approx(0.05)
-    assert raw["partition"]["pinned_warm"] == 1
+    assert raw["partition"]["pinned_warm"] == 100000   # the live executor pins ahead
     line = next(x for x in text.splitlines() if x.startswith("pinned_alloc_s"))
     assert "# measured:" in line and "96 MiB" in line and "x1.05" in line
     assert "beside the GPU region's kernels 0.12 s (x2.40; not in the model)" in line

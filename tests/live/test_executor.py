@@ -310,16 +310,39 @@ def test_syntheses_write_into_reused_pinned_buffers_checked_out_as_they_start(mo
     monkeypatch.setattr(E, "PinnedPool", HostPool)
     cfg = _cfg(proofs=3, concurrency=1, partitions=2, partition_workers=1,
                gpu_workers_per_device=1)
-    tr = _live(cfg, verify=True)
+    tr = _live(cfg, verify=True, pin_ahead=False)
     assert not tr.failed, tr.meta["failure"]
     ver = tr.meta["live"]["verification"]
     assert ver["checked"] == ver["verified"] == 6          # a, b, c came from the pool
     stats = tr.meta["live"]["pinned"]
-    assert stats == pools[0].stats()
+    assert stats == dict(pools[0].stats(), ahead=0)
     # six syntheses, one worker: a buffer comes back with each upload and is used again
     assert 1 <= stats["buffers"] < 6
     assert stats["gib"] == pytest.approx(stats["buffers"] * 3 * 32 * 2**K / 2**30)
     assert len(pools[0]._free) == stats["buffers"]         # every buffer went back
+    # pinned ahead: the two partitions of the one proof in flight hold at most two buffers,
+    # both pinned before the clock started, none during the run
+    warm = _live(cfg, verify=False)
+    assert warm.meta["live"]["pinned"]["ahead"] == warm.meta["live"]["pinned"]["buffers"] == 2
+
+
+def test_pinning_ahead_covers_what_a_configuration_can_hold():
+    from cuzklab.live import workload
+    from cuzklab.live.devices import make_devices
+    from cuzklab.live.executor import LiveRun
+
+    def needed(**kw):
+        cfg = _cfg(**kw)
+        live = LiveRun(cfg, workload(K, 0, "cpu", 0.0), make_devices(cfg.gpus, "cpu"),
+                       backend="cpu", channel_capacity=max(1, cfg.partition_workers))
+        return live.pinned_needed()
+    # synthesizing, in the channel, uploading: 4 + 4 + 2 of the 3 x 4 partitions in flight
+    assert needed(proofs=3, concurrency=3, partitions=4, partition_workers=4) == 10
+    assert needed(proofs=3, concurrency=3, partitions=4, partition_workers=12) == 12
+    assert needed(proofs=3, concurrency=3, partitions=4, partition_workers=2,
+                  admission="semaphore_prefix") == 12    # finished partitions pile up
+    with pytest.raises(ValueError, match="pin_ahead"):
+        _live(_cfg(), pin_ahead="yes")
 
 
 def test_a_pool_without_an_allocator_is_a_stand_in_that_pins_nothing():
