@@ -338,7 +338,10 @@ class DaemonModel:
         prof = p.prof or self.prof
         s = prof["synth"]
         part = prof["partition"]
-        total = part["abc_gib"] + part["aux_gib"]
+        # with a pinned pool, a, b, c are written into a pinned buffer: the pool's memory,
+        # counted when the buffer is pinned, not the synthesis's
+        abc_gib = 0.0 if self.pinned_alloc_s > 0 else part["abc_gib"]
+        total = abc_gib + part["aux_gib"]
         scratch = s.get("scratch_gib", 0.0)
         w = s.get("witness_fraction", 0.0)
         a0 = s["alloc_at_start"]
@@ -350,7 +353,7 @@ class DaemonModel:
                 grown = x
             else:
                 abc = float(x >= w) if abc_at_start else max(0.0, (x - w) / (1 - w))
-                grown = (part["aux_gib"] * min(1.0, x / w) + part["abc_gib"] * abc) / total
+                grown = (part["aux_gib"] * min(1.0, x / w) + abc_gib * abc) / total
             return total * (a0 + (1 - a0) * grown)
         what = f"synthesis of proof {p.proof} partition {k}"
         held = total * a0
@@ -361,10 +364,11 @@ class DaemonModel:
         if self.pinned_alloc_s > 0:  # check out a pinned buffer for a, b, c
             if self.pinned_free > 0:
                 self.pinned_free -= 1
-            else:  # none free: pin a new one, one pin at a time
+            else:  # none free: pin a new one, one pin at a time; the pool never frees it
                 with self.pinned_driver.request() as req:
                     yield req
                     yield self.env.timeout(self.pinned_alloc_s)
+                self.memory.alloc(part["abc_gib"], f"pinned a/b/c buffer for {what}")
         self.tb.counter(self.env.now, "synth_running", self.machine.count("synth") + 1)
         work = s["work_core_s"] * self._jit()
         kw = dict(bw_per_thread=s["bw_gbps_per_thread"], mem_bound=s["mem_bound"],
@@ -424,10 +428,11 @@ class DaemonModel:
             start, end, slow = ev.value
         start = min(start, span_start)  # the span holds the pin, as the live one does
         self.tb.counter(end, "synth_running", self.machine.count("synth"))
-        self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow, bytes=total * GIB)
+        self.tb.span(p.proof, k, "synth", lane, start, end, slowdown=slow,
+                     bytes=(part["abc_gib"] + part["aux_gib"]) * GIB)
         self.memory.alloc(total - held, what)
         self.memory.free(scratch)
-        p.abc_gib += part["abc_gib"]
+        p.abc_gib += abc_gib
         p.aux_gib += part["aux_gib"]
 
     def _partition_worker(self, w: int):

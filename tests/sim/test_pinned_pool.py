@@ -63,3 +63,22 @@ def test_the_upload_gives_the_buffer_back_so_a_later_wave_reuses_it():
 def test_out_of_range_pinned_keys_name_the_key(key, value):
     with pytest.raises(ProfileError, match=key):
         PROF.replace(partition={key: value})
+
+
+def test_a_pooled_a_b_c_is_the_pools_memory_pinned_once_and_never_freed():
+    part = PROF["partition"]
+    one = dict(partition_workers=1, proofs=2, concurrency=1)
+
+    def rss(prof):
+        tr = simulate(PipelineConfig(**{**CFG, **one}), prof)
+        r = tr.counters[tr.counters.name == "rss_gib"]
+        return r.value.iloc[0], r.value.max(), r.value.iloc[-1]
+    start, _, end = rss(PROF)
+    assert end == pytest.approx(start, abs=1e-9)                 # everything freed
+    cold = rss(_pinned(0.5, 0))
+    # two buffers pinned (the second synthesis starts before the first upload gives its
+    # buffer back), held to the end of the run; the syntheses themselves add only aux
+    assert cold[2] == pytest.approx(start + 2 * part["abc_gib"], abs=1e-9)
+    warm = rss(_pinned(0.5, 4))
+    assert warm[2] == pytest.approx(start, abs=1e-9)             # warm buffers: in the base
+    assert warm[1] < rss(PROF)[1] - 0.5 * part["abc_gib"]        # no a/b/c per synthesis
