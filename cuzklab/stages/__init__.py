@@ -9,6 +9,7 @@ prep_msm and b_g2_msm run native code on a pool of ``threads`` threads with
 the GIL released (:mod:`cuzklab.native`).
 """
 
+from ..errors import ConfigError
 from .b_g2_msm import BG2MsmOutput, b_g2_msm
 from .batch_add import BatchAddOutput, batch_add
 from .epilogue import epilogue
@@ -20,4 +21,5 @@ from .timing import StageClock, StageTiming
 
 __all__ = ["synth", "synthesize", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue",
            "quotient", "SynthOutput", "PrepOutput", "QuerySplit", "NttHOutput",
-           "BatchAddOutput", "TailMsmOutput", "BG2MsmOutput", "StageClock", "StageTiming"]
+           "BatchAddOutput", "TailMsmOutput", "BG2MsmOutput", "StageClock", "StageTiming",
+           "ConfigError"]
