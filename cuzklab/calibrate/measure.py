@@ -31,6 +31,9 @@ GIB = 2**30
 #: Shortest timed sample of :func:`measure_witness_slope` (seconds): calls are repeated to reach it.
 MIN_SAMPLE_S = 0.05
 
+#: Passes of :func:`measure_contention` over its counts (each there and back).
+CONTENTION_ROUNDS = 2
+
 #: The keys of the solo configuration: nothing in it ever runs beside anything else.
 SOLO_KEYS = dict(concurrency=1, partitions=1, partition_workers=1, gpus=1,
                  gpu_workers_per_device=1, lock="monolithic", admission="semaphore")
@@ -156,7 +159,8 @@ def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:
 
 def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                        backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
-                       seed: int = 0, there_and_back: bool = True) -> dict:
+                       seed: int = 0, there_and_back: bool = True,
+                       rounds: int = CONTENTION_ROUNDS) -> dict:
     """Return prep_msm and b_g2_msm seconds (medians) beside each count of running syntheses.
 
     Each loaded synthesis runs the live executor's synthesis on one thread (its
@@ -172,6 +176,13 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     other guests) then moves the first and the last points alike, and a slowdown
     against the first point does not take the drift for contention. Each row keeps
     its visits' medians (``visits``) so that the drift can be read.
+
+    ``rounds`` repeats that schedule: each point is visited ``2 x rounds`` times
+    (``rounds`` without ``there_and_back``), the visits of one point spread over the
+    whole measurement. A one-thread prep_msm of a few milliseconds on a shared host
+    keeps one speed for a visit and another for the next (the eighth job's visits of one
+    point: 13.7 and 22.1 ms with no synthesis; docs/calibrate.md): the median over more
+    visits is less one visit's luck.
     """
     from ..live import workload
     from ..live import work as W
@@ -179,6 +190,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     counts = [int(c) for c in counts]
     if not counts or min(counts) < 0:
         raise ConfigError("contention", f"expected counts >= 0, got {counts!r}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ConfigError("rounds", f"expected an int >= 1, got {rounds!r}")
     work = workload(log2_constraints, seed, backend, witness_work)
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
@@ -217,7 +230,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     W.prep(out, StageClock())
     prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / max(time.perf_counter() - t, 1e-6))))
     samples: dict[int, dict[str, list]] = {}
-    schedule = counts + counts[::-1] if there_and_back else counts
+    schedule = (counts + counts[::-1] if there_and_back else counts) * rounds
     for s in schedule:
         stop = threading.Event()
 
@@ -257,6 +270,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                     r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "there_and_back": bool(there_and_back),
+            "rounds": rounds,
             "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
 

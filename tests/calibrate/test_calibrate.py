@@ -629,16 +629,30 @@ def test_contention_points_are_measured_there_and_back():
     # a host whose speed drifts while it measures moves the first and last visits alike:
     # each count is visited in order and again in reverse, its median taken over both
     from cuzklab.calibrate.measure import measure_contention
-    res = measure_contention(K, [0, 1], pool_threads=2, repeat=1)
-    assert res["there_and_back"] is True
+    res = measure_contention(K, [0, 1], pool_threads=2, repeat=1, rounds=1)
+    assert res["there_and_back"] is True and res["rounds"] == 1
     assert [r["syntheses"] for r in res["rows"]] == [0, 1]
     for r in res["rows"]:
         assert len(r["visits"]["prep_msm_s"]) == 2 and len(r["visits"]["b_g2_msm_s"]) == 2
         lo, hi = sorted(r["visits"]["b_g2_msm_s"])
         assert lo - 1e-6 <= r["b_g2_msm_s"] <= hi + 1e-6
-    once = measure_contention(K, [0, 1], pool_threads=2, repeat=1, there_and_back=False)
+    once = measure_contention(K, [0, 1], pool_threads=2, repeat=1, there_and_back=False,
+                              rounds=1)
     assert all(len(r["visits"]["prep_msm_s"]) == 1 for r in once["rows"])
     assert once["rows"][0]["prep_msm_slowdown"] == 1.0
+
+
+def test_contention_rounds_visit_every_point_again():
+    # a short prep_msm keeps one speed for a visit and another for the next: more rounds,
+    # more visits of each point, spread over the measurement
+    from cuzklab.calibrate import measure as M
+    from cuzklab.errors import ConfigError
+    res = M.measure_contention(K, [0, 1], pool_threads=2, repeat=1, rounds=2)
+    assert res["rounds"] == 2 and M.CONTENTION_ROUNDS >= 2
+    assert all(len(r["visits"]["b_g2_msm_s"]) == 4 for r in res["rows"])
+    for bad in (0, 1.5, True):
+        with pytest.raises(ConfigError, match="rounds"):
+            M.measure_contention(K, [0], pool_threads=2, rounds=bad)
 
 
 def test_the_pinned_buffer_measurement_times_one_alone_and_several_at_once():
