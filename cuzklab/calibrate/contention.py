@@ -365,6 +365,18 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
                         for k, x, m in zip(counts, meas_k, model_k)]}
 
 
+def fit_matvec_queue(matvecs: dict, **kw) -> tuple[str, dict]:
+    """Return (queue, fits): how the pool serves MatVecs that arrive together, and both fits.
+
+    :func:`fit_matvec` all at once (``"shared"``) and one after another (``"fifo"``,
+    the native pool's first-in, first-out queue); ``queue`` is the one whose k-at-once
+    curve is nearer the measured one (``shared`` on a tie). ``kw``: :func:`fit_matvec`'s.
+    """
+    fits = {q: fit_matvec(matvecs, fifo=q == "fifo", **kw) for q in ("shared", "fifo")}
+    queue = min(fits, key=lambda q: (fits[q]["at_once_rms_log_error"], q != "shared"))
+    return queue, fits
+
+
 def gpu_region_slowdown(host_share: float, *, cores: int, load_threads: int,
                         pool_weight: float = 1.0) -> float:
     """Return the model's GPU region slowdown beside ``load_threads`` one-thread CPU jobs.

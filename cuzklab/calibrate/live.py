@@ -220,7 +220,8 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     ``derived_by`` beside the measuring one.
     """
     from ..model.profile import Profile
-    from .contention import fit_gpu_host_share, fit_matvec, fit_pool_weight, fit_synth_sharing
+    from .contention import (fit_gpu_host_share, fit_matvec_queue, fit_pool_weight,
+                             fit_synth_sharing)
     check_name(name)
     try:
         mach, cores, pool = meas["machine"], int(meas["cores"]), int(meas["pool"])
@@ -397,8 +398,14 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     matvec = None
     if meas.get("matvecs") and float(meas.get("llc_mib") or 0) > 0:
         mv, llc = meas["matvecs"], float(meas["llc_mib"])
-        matvec = fit_matvec(mv, cores=eff_cores, ws_gib=part_gib, llc_gib=llc / 1024,
-                            busy_slowdown=sharing["busy_slowdown"], busy_knee=sharing["busy_knee"])
+        # how the pool serves MatVecs that arrive together: all at once (shared max-min) or
+        # one after another (first in, first out, as the native pool's queue and rayon's
+        # injected jobs): the discipline whose at-once curve is nearer the measured one
+        queue, fits = fit_matvec_queue(mv, cores=eff_cores, ws_gib=part_gib,
+                                       llc_gib=llc / 1024,
+                                       busy_slowdown=sharing["busy_slowdown"],
+                                       busy_knee=sharing["busy_knee"])
+        matvec = fits[queue]
         speedups = ", ".join(f"{r['threads']}: x{r['speedup']:.2f}" for r in mv["scaling"])
         at_once = ", ".join(f"{r['matvecs']}: x{r['slowdown']:.2f}" for r in mv["at_once"])
         node.insert(3, Entry("llc_mib", llc, "measured",
@@ -413,6 +420,11 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                   f"{part_gib * 1024:.0f} MiB) misses the cache, from k MatVecs started "
                   f"together on one pool of {mv['pool_threads']} against one alone "
                   f"({at_once}; rms log error {matvec['at_once_rms_log_error']:.3f})"),
+            Entry("matvec_queue", queue, "fit",
+                  f"how the pool serves MatVecs that arrive together, the one whose k-at-once "
+                  f"curve is nearer the measured one (rms log error: all at once "
+                  f"{fits['shared']['at_once_rms_log_error']:.3f}, one after another "
+                  f"{fits['fifo']['at_once_rms_log_error']:.3f})"),
         ]
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}

@@ -450,6 +450,29 @@ def test_the_matvec_fit_recovers_its_serial_share_and_cache_penalty():
     assert fit_matvec(meas, cores=16, ws_gib=0.125, llc_gib=0.0)["matvec_miss_penalty"] == 0.0
 
 
+def test_the_matvec_queue_is_the_discipline_the_at_once_curve_shows():
+    # k MatVecs on one pool: all at once each takes ~k times one alone, one after another
+    # they average (k + 1) / 2 of it; the calibration writes the one the curve shows
+    from cuzklab.calibrate.contention import fit_matvec_queue, matvec_times
+    threads, counts = [1, 2, 4, 8, 16], [1, 2, 4, 8, 12]
+    for truth in ("shared", "fifo"):
+        t = matvec_times(cores=16, threads=threads, counts=counts, pool_threads=16,
+                         serial=0.05, fifo=truth == "fifo")
+        one = 0.4
+        meas = {"pool_threads": 16, "one_thread_s": one,
+                "alone_on_pool_s": one * t["scaling"][-1],
+                "scaling": [{"threads": n, "matvec_s": one * x}
+                            for n, x in zip(threads, t["scaling"])],
+                "at_once": [{"matvecs": k, "mean_s": one * x}
+                            for k, x in zip(counts, t["at_once"])]}
+        queue, fits = fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)
+        assert queue == truth
+        assert fits[truth]["at_once_rms_log_error"] < 1e-6
+        assert fits[truth]["matvec_serial"] == pytest.approx(0.05)
+        other = "fifo" if truth == "shared" else "shared"
+        assert fits[other]["at_once_rms_log_error"] > 0.1
+
+
 def test_the_matvec_keys_move_a_live_run_model_and_are_checked():
     from cuzklab.errors import ProfileError
     from cuzklab.sim import simulate
