@@ -398,9 +398,6 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     matvec = None
     if meas.get("matvecs") and float(meas.get("llc_mib") or 0) > 0:
         mv, llc = meas["matvecs"], float(meas["llc_mib"])
-        # how the pool serves MatVecs that arrive together: all at once (shared max-min) or
-        # one after another (first in, first out, as the native pool's queue and rayon's
-        # injected jobs): the discipline whose at-once curve is nearer the measured one
         queue, fits = fit_matvec_queue(mv, cores=eff_cores, ws_gib=part_gib,
                                        llc_gib=llc / 1024,
                                        busy_slowdown=sharing["busy_slowdown"],
