@@ -4,14 +4,16 @@
     python benchmarks/bench_msm.py [--backend gpu|cpu] [--group g1|g2|both]
         [--g1-sizes 16,18,20,22,24] [--g2-sizes 16,18,20] [--repeats R]
         [--windows C,...] [--precomputed off|on|both] [--glv default|on|off|both]
-        [--upload-batches B,...] [--upload-streams on|off|both] [--json out.json]
+        [--upload-batches B,...] [--upload-streams on|off|both] [--upload-pool fresh|warm|both]
+        [--json out.json]
 
 Distinct points, random scalars below 2^254; every timed run is checked
 against the exact result (see cuzklab/msm/bench.py). GPU timings are CUDA-event
 medians after a warm-up; with upload, from pageable memory and from pinned
 memory (``gpu.msm_gpu_from_host``, the points uploading in ``gpu.UPLOAD_BATCHES``
 parts while the work goes on; ``--upload-batches`` times other part counts in the
-same run, ``pinned_upload_by_batches`` in the JSON). The JSON (device, sizes, every time, medians) is
+same run, ``pinned_upload_by_batches`` in the JSON; ``--upload-pool warm`` keeps
+CuPy's device pool between runs, as the points-on-device runs do). The JSON (device, sizes, every time, medians) is
 rewritten after each size, so a run stopped midway keeps what it measured.
 """
 
@@ -58,6 +60,10 @@ def main(argv=None) -> int:
     ap.add_argument("--upload-streams", choices=["on", "off", "both"], default="on",
                     help="with --upload-batches: each part's first batch-affine round on a stream of its "
                          "own (cuzklab.msm.gpu.UPLOAD_STREAMS), on one stream, or both")
+    ap.add_argument("--upload-pool", choices=["fresh", "warm", "both"], default="fresh",
+                    help="pinned upload runs from device memory returned to the driver before each "
+                         "run (fresh), from CuPy's pool holding the previous run's blocks, as the "
+                         "points-on-device runs do (warm), or both")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     try:
@@ -86,10 +92,13 @@ def main(argv=None) -> int:
                     r = bench_msm(k, backend, group=g, repeats=args.repeats, window=window,
                                   upload=not args.no_upload, glv=gl, upload_batches=ubatches,
                                   upload_streams={"on": (True,), "off": (False,),
-                                                  "both": (True, False)}[args.upload_streams])
+                                                  "both": (True, False)}[args.upload_streams],
+                                  upload_pools={"fresh": ("fresh",), "warm": ("warm",),
+                                                "both": ("fresh", "warm")}[args.upload_pool])
                 report["results"].append(r)
                 up = r.get("upload_median_s")
                 pin = r.get("pinned_upload_median_s")
+                pin_warm = r.get("pinned_upload_warm_median_s")
                 phases = ", ".join(f"{p} {t * 1e3:.2f}" for p, t in r.get("phases_s", {}).items())
                 kind = f" precomputed ({r['precompute_s']:.2f} s to build)" if pre else ""
                 kind += " glv" if r.get("glv") else ""
@@ -97,6 +106,7 @@ def main(argv=None) -> int:
                       + (f", with upload {up * 1e3:.3f} ms" if up is not None else "")
                       + (f" (pinned, {r['pinned_upload_batches']} part(s) overlapped: {pin * 1e3:.3f} ms)"
                          if pin is not None else "")
+                      + (f" (pinned, pool warm: {pin_warm * 1e3:.3f} ms)" if pin_warm is not None else "")
                       + "".join(f" ({b} parts: {v['median_s'] * 1e3:.3f} ms)"
                                 for b, v in r.get("pinned_upload_by_batches", {}).items())
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)

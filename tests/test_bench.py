@@ -220,3 +220,10 @@ def test_the_synth_split_benchmark_splits_each_run_s_synthesis_spans(tmp_path, c
     with pytest.raises(SystemExit):
         mod.main(["--proofs", "0"])
     assert "--proofs must be at least 1" in capsys.readouterr().err
+
+
+def test_bench_msm_upload_pools_checked_before_work():
+    with pytest.raises(ValueError, match="upload_pools must name 'fresh' and/or 'warm'"):
+        MB.bench_msm(4, "cpu", repeats=1, upload_pools=("cold",))
+    with pytest.raises(ValueError, match="upload_pools"):
+        MB.bench_msm(4, "cpu", repeats=1, upload_pools=())

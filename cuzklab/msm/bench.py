@@ -146,7 +146,7 @@ def _inputs(group: str, n: int, backend: str, seed: int):
 
 def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeats: int = 5,
               seed: int = 1, window=None, upload: bool = True, glv=None, upload_batches=None,
-              upload_streams=(True,)) -> dict:
+              upload_streams=(True,), upload_pools=("fresh",)) -> dict:
     """Return MSM timings at n = 2^log2_size: ``median_s`` (points on the device), and with upload.
 
     Keys: op, group, backend, device, log2_size, n, window, glv, repeats,
@@ -162,11 +162,18 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     ``pinned_upload_by_batches[str(count)]`` (times_s, median_s, phases_s),
     for each value of ``upload_streams`` (``gpu.UPLOAD_STREAMS``; False adds
     the suffix "-one-stream" to the key); the pinned_upload_* keys stay those
-    of the defaults.
+    of the defaults. ``upload_pools``: "fresh" (device memory returned to the
+    driver before each pinned run, the pinned_upload_* keys) and/or "warm"
+    (CuPy's pool keeps the blocks of the previous run, as a prover reusing its
+    buffers does, and as the points-on-device runs do): pinned_upload_warm_*
+    keys, and by-batches keys with the suffix "-warm".
     """
     n = _check_bench(log2_size, backend, group, repeats)
     if glv is not None and not isinstance(glv, bool):
         raise TypeError(f"glv must be None or a bool, got {type(glv).__name__}")
+    pools = tuple(upload_pools)
+    if not pools or any(p not in ("fresh", "warm") for p in pools):
+        raise ValueError(f"upload_pools must name 'fresh' and/or 'warm', got {upload_pools!r}")
     if backend == "gpu":
         from . import gpu
         used_glv = gpu.use_glv(group, n, glv)
@@ -176,7 +183,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
         used_glv = bool(glv)
     c = D.default_window(n, backend, glv=used_glv, group=group) if window is None else D.check_window(window)
     host_limbs, want, pts = _inputs(group, n, backend, seed)
-    times, up_times, pin_times, pin_phases, ok = [], [], [], {}, True
+    times, up_times, pin_times, pin_phases, warm, ok = [], [], [], {}, {}, True
     by_batches: dict = {}
     if backend == "gpu":
         from . import gpu
@@ -216,39 +223,47 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                 buf = cupyx.empty_pinned(a.shape, dtype=np.uint32)
                 buf[...] = a
                 pinned.append(buf)
-            for _ in range(repeats):
-                fresh_device_memory()
-                start.record()
-                got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv)
-                stop.record()
-                stop.synchronize()
-                pin_times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-                ok &= got == want
-            fresh_device_memory()
-            marks: list = []
-            ok &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv) == want
-            pin_phases = gpu.phase_times(marks)
+
+            def timed(parts, pool):  # (times, phases) of the pinned upload in ``parts`` parts
+                ts, marks = [], []
+                if pool == "warm":  # the pool holds the blocks of one run like this before timing
+                    ok_run = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts) == want
+                else:
+                    ok_run = True
+                for _ in range(repeats):
+                    if pool == "fresh":
+                        fresh_device_memory()
+                    cp.cuda.Device().synchronize()
+                    start.record()
+                    got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts)
+                    stop.record()
+                    stop.synchronize()
+                    ts.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+                    ok_run &= got == want
+                if pool == "fresh":
+                    fresh_device_memory()
+                ok_run &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv,
+                                                batches=parts) == want
+                return ts, gpu.phase_times(marks), ok_run
+            for pool in pools:
+                ts, phases, ok_run = timed(None, pool)
+                ok &= ok_run
+                if pool == "fresh":
+                    pin_times, pin_phases = ts, phases
+                else:
+                    warm = {"times_s": ts, "phases_s": phases}
             variants = [(int(p), bool(st)) for p in (upload_batches or ()) for st in upload_streams]
             default_streams = gpu.UPLOAD_STREAMS
             for parts, streams in variants:
-                ts, marks = [], []
-                try:
-                    gpu.UPLOAD_STREAMS = streams
-                    for _ in range(repeats):
-                        fresh_device_memory()
-                        start.record()
-                        got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts)
-                        stop.record()
-                        stop.synchronize()
-                        ts.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
-                        ok &= got == want
-                    fresh_device_memory()
-                    ok &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv,
-                                                batches=parts) == want
-                finally:
-                    gpu.UPLOAD_STREAMS = default_streams
-                by_batches[f"{parts}{'' if streams else '-one-stream'}"] = {
-                    "times_s": ts, "median_s": statistics.median(ts), "phases_s": gpu.phase_times(marks)}
+                for pool in pools:
+                    try:
+                        gpu.UPLOAD_STREAMS = streams
+                        ts, phases, ok_run = timed(parts, pool)
+                    finally:
+                        gpu.UPLOAD_STREAMS = default_streams
+                    ok &= ok_run
+                    key = f"{parts}{'' if streams else '-one-stream'}{'-warm' if pool == 'warm' else ''}"
+                    by_batches[key] = {"times_s": ts, "median_s": statistics.median(ts), "phases_s": phases}
             del pinned
     else:
         from .api import _msm_cpu
@@ -271,6 +286,11 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                                      "points on a second stream while the scalars are split and sorted; "
                                      "device memory freed before each run")
         out["pinned_upload_phases_s"] = pin_phases
+    if warm:
+        out["pinned_upload_warm_times_s"] = warm["times_s"]
+        out["pinned_upload_warm_median_s"] = statistics.median(warm["times_s"])
+        out["pinned_upload_warm_phases_s"] = warm["phases_s"]
+    if pin_times or warm:
         from . import gpu
         out["pinned_upload_batches"] = gpu.upload_batches(group, n)
         if by_batches:

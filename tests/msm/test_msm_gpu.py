@@ -166,6 +166,20 @@ def test_gpu_bench_upload_runs_start_from_freed_device_memory(monkeypatch):
 
 
 @pytest.mark.gpu
+def test_gpu_bench_warm_pool_upload_runs_keep_the_device_blocks(monkeypatch):
+    from cuzklab.msm import bench as MB
+    seen = []
+    real = MB.fresh_device_memory
+    monkeypatch.setattr(MB, "fresh_device_memory", lambda: (seen.append(1), real()))
+    r = MB.bench_msm(10, "gpu", repeats=2, upload_batches=[2], upload_pools=("warm",))
+    # only the two pageable runs free the pool; the pinned ones all reuse its blocks
+    assert r["checked"] and len(seen) == 2
+    assert "pinned_upload_times_s" not in r and len(r["pinned_upload_warm_times_s"]) == 2
+    assert r["pinned_upload_warm_median_s"] > 0 and "scalars" in r["pinned_upload_warm_phases_s"]
+    assert set(r["pinned_upload_by_batches"]) == {"2-warm"}
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("group,glv", [("g1", None), ("g1", False), ("g2", None)])
 def test_gpu_msm_from_host_memory(group, glv):
     """Points and scalars from pinned and from pageable host memory give msm_gpu's result."""
