@@ -147,7 +147,13 @@ def profile_at_witness_work(profile, witness_work: float):
     one-thread witness step. The MatVec does not change with the witness work, so
     the synthesis's one-thread work moves by the difference times that slope, its
     serial share (``witness_fraction``) is the witness's share of the new work,
-    and ``max_threads`` its Amdahl speed-up on the node's cores.
+    and ``max_threads`` its Amdahl speed-up on the node's cores. Where the profile
+    also records ``witness_s`` (the witness step at its own work, timed in the same
+    step as the slope), the slope is taken relative to it: the witness moves by
+    ``witness x slope x difference / witness_s``, so a host that ran slower or
+    faster during that step than during the runs that set ``work_core_s`` does not
+    move the witness by the step's own seconds (on a host whose one-thread times
+    spread 25 %, the raw slope left the witness at witness work 0 at nothing).
     """
     from ..live import check_witness_work
     from ..model.profile import Profile
@@ -167,7 +173,11 @@ def profile_at_witness_work(profile, witness_work: float):
                           f"again to model witness work {w:g}")
     s = prof["synth"]
     work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
-    witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope))
+    at_cal = prof.get("calibration", "witness_s")
+    if at_cal is not None and float(at_cal) > 0:  # relative to the step's own witness
+        witness = max(0.0, frac * work * (1.0 + (w - float(w_cal)) * float(slope) / float(at_cal)))
+    else:
+        witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope))
     new_work = max(1e-6, (1 - frac) * work + witness)
     new_frac = min(0.99, witness / new_work)
     cores = max(1, int(prof["node"]["cores"]))

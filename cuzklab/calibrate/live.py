@@ -475,7 +475,8 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         "machine": where, "host": mach["host"], "backend": backend,
         "log2_constraints": log2_constraints, "constraints": int(sizes["constraints"]),
         "witness_work": witness_work,
-        "witness_s_per_work": slope["witness_s_per_work"], "gpu_threads": pool,
+        "witness_s_per_work": slope["witness_s_per_work"], "witness_s": slope["witness_s"],
+        "gpu_threads": pool,
         "contention_counts": counts, "fitted_on": fitted_on,
     }
     if command:

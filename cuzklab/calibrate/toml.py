@@ -28,6 +28,7 @@ CALIBRATION_NOTES = {
     "constraints": "constraints per partition of every run above",
     "witness_work": "the witness program's work per constraint of every run above",
     "witness_s_per_work": "seconds one unit of witness work adds to a one-thread synthesis",
+    "witness_s": "the one-thread witness step at witness_work, timed in the step that gave the slope",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "fitted_on": "the configurations the profile was fitted on",

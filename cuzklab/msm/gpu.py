@@ -697,7 +697,9 @@ def _copy_stream(device: int):
 #: the device. With both, and each part's first round on a stream of its own
 #: (2026-12-02, ``benchmarks/results/msm-upload4-h200.json``, 138.9 ms on
 #: the device): 171.6 ms in 4 parts, 177.1 in 2; on one stream 176.0 and
-#: 178.4.
+#: 178.4. With CuPy's pool holding the previous run's blocks, as for the
+#: points on the device (2026-12-03, ``msm-upload-parts-h200.json``, 138.0
+#: ms on the device): 153.7 ms in 4 parts, 158.0 in 8, 161.3 in 12.
 UPLOAD_BATCHES = 4
 UPLOAD_BATCH_MIN = 1 << 20
 #: With batch-affine rounds, launch each batch's first round (and its GLV
