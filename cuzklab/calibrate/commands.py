@@ -309,6 +309,11 @@ def format_calibration(res: dict, path=None) -> str:
             f"  GPU region: ntt_h {g['ntt_h_s']:.4g} s, batch_add {g['batch_add_s']:.4g} s, "
             f"tail_msm {g['tail_msm_s']:.4g} s; idle RSS "
             f"{data['memory']['srs_gib'] + data['memory']['runtime_gib']:.3f} GiB"]
+        hs = (res.get("measurements") or {}).get("host_speed")
+        if hs and hs.get("rows"):
+            xs = [r["chain_s"] * 1e3 for r in hs["rows"]]
+            lines.append(f"  host speed: a one-thread probe took {min(xs):.3g}-{max(xs):.3g} ms "
+                         f"over the {len(xs)} marks (spread {hs['spread'] * 100:.0f} %)")
     else:
         for t, entries in data.items():
             if isinstance(entries, dict) and t != "calibration":

@@ -149,7 +149,7 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     """
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
-    from .measure import (host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,
+    from .measure import (HostSpeed, host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,
                           measure_contention, measure_cores, measure_gpu_host, measure_matvecs,
                           gpu_region_for, measure_pinned, measure_solo,
                           measure_witness_slope)
@@ -172,11 +172,13 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     mach = machine()
     t0 = time.perf_counter()
     step = iter(range(len(STEPS)))
+    speed = HostSpeed()
 
     def tell():
         i = next(step)
         if callable(progress):
             progress(i + 1, len(STEPS), STEPS[i], time.perf_counter() - t0)
+        speed.mark(STEPS[i])
 
     def solo(threads, proofs=proofs):
         tell()
@@ -224,6 +226,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
                                            backend=backend, repeat=repeat,
                                            witness_work=witness_work)
+    speed.mark("end")
+    out["host_speed"] = speed.report()
     out["measure_s"] = round(time.perf_counter() - t0, 2)
     return out
 

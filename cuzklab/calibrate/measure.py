@@ -14,6 +14,9 @@
 * :func:`measure_witness_slope`: the one-thread witness step at two witness
   works, so that a profile calibrated at one witness work also describes the
   others (the extra work per gate is a fixed number of Fr products per unit).
+* :class:`HostSpeed`: a one-thread chain of Fr products timed before every
+  step and at the end, so that a host whose speed drifts over the minutes of a
+  calibration shows it beside the steps' own timings.
 """
 
 from __future__ import annotations
@@ -673,3 +676,39 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
             th.join()
         out["beside_ratio"] = out["beside_s"] / alone if alone > 0 else float("nan")
     return out
+
+
+class HostSpeed:
+    """A short one-thread probe of the host's speed, timed at each calibration step.
+
+    The probe is a dependent chain of Fr products in registers (the native
+    library's ``fr_chain``, as ``bench_cpu_stages.py --ceiling`` runs it), sized
+    once to about ``target_s`` seconds and then always the same length; each
+    :meth:`mark` times it ``repeat`` times and keeps the median. :meth:`report`
+    gives every mark and the spread (slowest over fastest, minus 1). A shared
+    host whose speed moves between steps (another guest, the clock) moves the
+    probe with it; what only one step pays (first touches, a cold pool) does not.
+    """
+
+    def __init__(self, *, target_s: float = 0.02, repeat: int = 3):
+        from ..native.bench import chain_s
+        self._chain = chain_s
+        self.repeat = int(repeat)
+        chain_s(1000, 1)  # loads the library, warms the code
+        self.n = max(1000, int(1000 * target_s / max(chain_s(1000, 1), 1e-7)))
+        self.rows: list[dict] = []
+        self._t0 = time.perf_counter()
+
+    def mark(self, step: str) -> float:
+        """Time the probe now, record it under ``step``, and return its seconds."""
+        s = statistics.median(self._chain(self.n, 1) for _ in range(self.repeat))
+        self.rows.append({"step": step, "at_s": round(time.perf_counter() - self._t0, 3),
+                          "chain_s": s})
+        return s
+
+    def report(self) -> dict:
+        """Return the probe's length, every mark, and the spread of the marks."""
+        xs = [r["chain_s"] for r in self.rows]
+        spread = (max(xs) / min(xs) - 1.0) if xs and min(xs) > 0 else 0.0
+        return {"chain_n": self.n, "repeat": self.repeat, "rows": list(self.rows),
+                "spread": spread}

@@ -307,6 +307,24 @@ def test_the_shared_matvec_pool_explains_the_h200_pw8_syntheses():
             assert lo <= r["error"]["stage_s"]["synth"] <= hi, (prof.name, r["config"])
 
 
+def test_live_calibration_probes_the_host_speed_at_every_step(live_profile):
+    from cuzklab.calibrate.live import STEPS
+    from cuzklab.calibrate.measure import HostSpeed
+    _, res = live_profile
+    hs = res["measurements"]["host_speed"]
+    assert [r["step"] for r in hs["rows"]] == [*STEPS, "end"]
+    assert all(r["chain_s"] > 0 for r in hs["rows"]) and hs["chain_n"] >= 1000
+    at = [r["at_s"] for r in hs["rows"]]
+    assert at == sorted(at)
+    xs = [r["chain_s"] for r in hs["rows"]]
+    assert hs["spread"] == pytest.approx(max(xs) / min(xs) - 1)
+    # the same probe length every mark: a longer chain takes longer
+    probe = HostSpeed(target_s=0.005, repeat=1)
+    short = probe.mark("a")
+    probe.n *= 8
+    assert probe.mark("b") > 2 * short
+
+
 def test_live_calibration_measures_the_witness_slope(live_profile):
     path, res = live_profile
     meas = res["measurements"]
