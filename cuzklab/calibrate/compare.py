@@ -173,11 +173,9 @@ def profile_at_witness_work(profile, witness_work: float):
                           f"again to model witness work {w:g}")
     s = prof["synth"]
     work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
-    at_cal = prof.get("calibration", "witness_s")
-    if at_cal is not None and float(at_cal) > 0:  # relative to the step's own witness
-        witness = max(0.0, frac * work * (1.0 + (w - float(w_cal)) * float(slope) / float(at_cal)))
-    else:
-        witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope))
+    at_cal = float(prof.get("calibration", "witness_s") or 0.0)
+    scale = frac * work / at_cal if at_cal > 0 else 1.0  # relative to the step's own witness
+    witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope) * scale)
     new_work = max(1e-6, (1 - frac) * work + witness)
     new_frac = min(0.99, witness / new_work)
     cores = max(1, int(prof["node"]["cores"]))

@@ -276,6 +276,16 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     st = every["stage_s"]
     tc = st["synth"]
     speedup = min(float(cores), max(1.0, t1 / tc))
+    # the witness step's share of the one-thread synthesis: the witness and the MatVec each
+    # timed alone on one thread (the witness over the whole synthesis timed minutes away from
+    # it has come out above 1 on a shared host)
+    m1 = float((meas.get("matvecs") or {}).get("one_thread_s") or 0.0)
+    serial = witness_share(slope["witness_s"], m1, t1)
+    how = (f"the witness step and the MatVec each timed alone on one thread "
+           f"({slope['witness_s']:.4g} s and {m1:.4g} s, medians): the witness's share, the "
+           f"serial one; the rest is the MatVec" if m1 > 0 else
+           f"the witness step timed alone on one thread ({slope['witness_s']:.4g} s, median) "
+           f"over the one-thread synthesis: the serial share, the rest is the MatVec")
     abc_gib = sizes["abc_bytes"] / GIB
     aux_gib = sizes["aux_bytes"] / GIB
     part_gib = abc_gib + aux_gib
@@ -362,7 +372,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         Entry("pipeline_lookahead", 1, "assumed", "cuzk's synthesis_lookahead = 1, as the live "
               "executor's channel reads it"),
         Entry("channel_autoscale", True, "cuzk", "phase 12: capacity = max(lookahead, pw)"),
-        None,  # witness_fraction, below (from the witness and the MatVec timed alone)
+        Entry("witness_fraction", round(serial, 4), "measured", how),
         MATVEC_POOL,
     ]
     prep = [
@@ -440,17 +450,6 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                   f"{fits['shared']['at_once_rms_log_error']:.3f}, one after another "
                   f"{fits['fifo']['at_once_rms_log_error']:.3f})"),
         ]
-    # the witness step's share of the one-thread synthesis: the witness and the MatVec each
-    # timed alone on one thread (the witness over the whole synthesis timed minutes away from
-    # it has come out above 1 on a shared host)
-    m1 = float((meas.get("matvecs") or {}).get("one_thread_s") or 0.0)
-    serial = witness_share(slope["witness_s"], m1, t1)
-    how = (f"the witness step and the MatVec each timed alone on one thread "
-           f"({slope['witness_s']:.4g} s and {m1:.4g} s, medians): the witness's share, the "
-           f"serial one; the rest is the MatVec" if m1 > 0 else
-           f"the witness step timed alone on one thread ({slope['witness_s']:.4g} s, median) "
-           f"over the one-thread synthesis: the serial share, the rest is the MatVec")
-    synth[synth.index(None)] = Entry("witness_fraction", round(serial, 4), "measured", how)
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}
     _fill_from(base, tables)

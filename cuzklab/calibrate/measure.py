@@ -691,11 +691,10 @@ class HostSpeed:
     """
 
     def __init__(self, *, target_s: float = 0.02, repeat: int = 3):
-        from ..native.bench import chain_s
+        from ..native.bench import chain_length, chain_s
         self._chain = chain_s
         self.repeat = int(repeat)
-        chain_s(1000, 1)  # loads the library, warms the code
-        self.n = max(1000, int(1000 * target_s / max(chain_s(1000, 1), 1e-7)))
+        self.n = chain_length(target_s)
         self.rows: list[dict] = []
         self._t0 = time.perf_counter()
 

@@ -224,7 +224,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                 buf[...] = a
                 pinned.append(buf)
 
-            def timed(parts, pool):  # (times, phases) of the pinned upload in ``parts`` parts
+            def timed(parts, pool):  # (times, phases, all checked) of the pinned upload in ``parts`` parts
                 ts, marks = [], []
                 if pool == "warm":  # the pool holds the blocks of one run like this before timing
                     ok_run = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts) == want

@@ -139,6 +139,12 @@ def chain_s(n: int, threads: int, pool=None) -> float:
     return time.perf_counter() - t
 
 
+def chain_length(seconds: float) -> int:
+    """Return the chain length that one thread runs in about ``seconds`` (at least 1000)."""
+    chain_s(1000, 1)  # loads the library, warms the code
+    return max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
+
+
 def ceiling(threads: list[int], *, seconds: float = 0.25, repeat: int = 3) -> list[dict]:
     """Return the host's compute ceiling per thread count: k chains at once against one alone.
 
@@ -150,8 +156,7 @@ def ceiling(threads: list[int], *, seconds: float = 0.25, repeat: int = 3) -> li
     chains' come from the same minutes of a host whose speed drifts; the figures
     are medians over the rounds.
     """
-    chain_s(1000, 1)
-    n = max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
+    n = chain_length(seconds)
     for k in threads:
         chain_s(1000, k)  # start the pools' threads first
     ones, got = [], {k: [] for k in threads}
@@ -179,8 +184,7 @@ def sibling_probe(cpus: list[int] | None = None, *, seconds: float = 0.1) -> dic
     import os
     import threading
     cpus = sorted(cpus or os.sched_getaffinity(0))
-    chain_s(1000, 1)
-    n = max(1000, int(1000 * seconds / max(chain_s(1000, 1), 1e-7)))
+    n = chain_length(seconds)
 
     def pinned(cpu_list):
         times = [0.0] * len(cpu_list)
