@@ -227,3 +227,17 @@ def test_bench_msm_upload_pools_checked_before_work():
         MB.bench_msm(4, "cpu", repeats=1, upload_pools=("cold",))
     with pytest.raises(ValueError, match="upload_pools"):
         MB.bench_msm(4, "cpu", repeats=1, upload_pools=())
+
+
+def test_the_batch_sum_benchmark_checks_its_options_and_needs_a_gpu(capsys, monkeypatch):
+    mod = _script("bench_batch_sum.py")
+    for argv, message in ((["--share", "0"], "--share must be in (0, 1]"),
+                          (["--repeats", "0"], "--repeats must be >= 1"),
+                          (["--g1", "x"], "--g1/--g2: expected comma-separated integers"),
+                          (["--g2", "30"], "sizes must lie in 10..26")):
+        with pytest.raises(SystemExit):
+            mod.main(argv)
+        assert message in capsys.readouterr().err, argv
+    monkeypatch.setattr(mod, "gpu_available", lambda: False)
+    assert mod.main(["--g1", "10", "--g2", "", "--json", ""]) == 2
+    assert "no CUDA device" in capsys.readouterr().err
