@@ -4,7 +4,7 @@
     python benchmarks/bench_compare.py --profile NAME --log2-constraints 20 --backend gpu \\
         [--locks interlock,split_async] [--gw 1,2] [--places 4:1,8:0.25,12:0 | --pw 2,4,8] \\
         [--proofs 3] [--partitions 4] [--gpu-threads 16] [--contention 0,1,2,4,8,12] \\
-        [--repeat 3] [--verify] [--traces DIR] [--budget-s 400] --json out.json
+        [--repeat 3] [--verify] [--traces DIR] [--budget-s 400] [--row-repeats N] --json out.json
     python benchmarks/bench_compare.py --quick --profile NAME   # CPU stand-ins at 2^6
 
 Each grid point (lock x gw x place) is simulated on the profile and run live
@@ -22,6 +22,11 @@ curve (prep_msm and b_g2_msm beside 0..N syntheses, on the ``--gpu-threads``
 pool, medians of ``--repeat``) is measured with the model's curve beside it.
 ``--traces DIR`` keeps each row's two traces there as Parquet
 (``ROW-live.parquet`` and ``ROW-model.parquet``, ROW as ``split_async-gw1-pw12-w0``).
+``--row-repeats N`` runs the whole grid N times over, pass after pass (so a host
+whose speed drifts moves every row alike): each row is then the run of median
+s/proof, with every run's s/proof, RSS and verdict and their spread
+(``cuzklab.calibrate.compare.merge_repeats``), and the verdict gains
+``live_noise``: how far one row's runs spread, against the 10 % target.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from cuzklab.atomic import write_text  # noqa: E402
 from cuzklab.backend import device_name  # noqa: E402
 from cuzklab.calibrate.commands import format_curve  # noqa: E402
-from cuzklab.calibrate.compare import compare_rows, format_table, jsonable, verdict  # noqa: E402
+from cuzklab.calibrate.compare import (compare_rows, format_table, jsonable,  # noqa: E402
+                                       merge_repeats, verdict)
 from cuzklab.calibrate.contention import contention_curve  # noqa: E402
 from cuzklab.model import PipelineConfig, Profile  # noqa: E402
 
@@ -75,13 +81,14 @@ def _one_row(a) -> int:
                        log2_constraints=a.log2_constraints, backend=a.backend,
                        witness_work=spec["witness_work"], verify=a.verify,
                        keep_traces=bool(a.traces))[0]
-    _save_traces(a, row)
+    _save_traces(a, row, spec.get("pass"))
     write_text(a.row_out, json.dumps(row, indent=1, default=str))
     return 0
 
 
-def _save_traces(a, row) -> None:
-    """Write a row's two traces under ``--traces`` (and drop them from the row)."""
+def _save_traces(a, row, pass_no=None) -> None:
+    """Write a row's two traces under ``--traces`` (and drop them from the row); ``pass_no``:
+    the pass of ``--row-repeats`` (its number ends the file names)."""
     traces = row.pop("traces", None)
     if not (a.traces and traces):
         return
@@ -90,10 +97,11 @@ def _save_traces(a, row) -> None:
             f"w{row['witness_work']:g}")
     pathlib.Path(a.traces).mkdir(parents=True, exist_ok=True)
     for side, trace in traces.items():
-        trace.save(pathlib.Path(a.traces) / f"{name}-{side}.parquet")
+        suffix = f"-p{pass_no}" if pass_no else ""
+        trace.save(pathlib.Path(a.traces) / f"{name}-{side}{suffix}.parquet")
 
 
-def _isolated(a, cfg, w, timeout_s):
+def _isolated(a, cfg, w, timeout_s, pass_no=None):
     """Return the row of one configuration compared in a process of its own (None if it failed)."""
     import os
     import subprocess
@@ -102,7 +110,8 @@ def _isolated(a, cfg, w, timeout_s):
         out = os.path.join(d, "row.json")
         cmd = [sys.executable, __file__, "--profile", a.profile, "--log2-constraints",
                str(a.log2_constraints), "--backend", a.backend, "--row",
-               json.dumps({"config": cfg.to_dict(), "witness_work": w}), "--row-out", out]
+               json.dumps({"config": cfg.to_dict(), "witness_work": w, "pass": pass_no}),
+               "--row-out", out]
         if a.verify:
             cmd.append("--verify")
         if a.traces:
@@ -155,11 +164,16 @@ def main(argv=None) -> int:
                     help="keep each row's live and model traces in DIR as Parquet")
     ap.add_argument("--budget-s", type=float, default=400.0,
                     help="start no new grid point after this many seconds")
+    ap.add_argument("--row-repeats", type=int, default=1,
+                    help="run the grid this many times over, pass after pass; each row is then "
+                         "the run of median s/proof, with every run's figures and their spread")
     ap.add_argument("--quick", action="store_true", help="CPU stand-ins at 2^6, pw 1-2, gw 1")
     ap.add_argument("--json", default=None)
     ap.add_argument("--row", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--row-out", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.row_repeats < 1:
+        ap.error(f"--row-repeats must be >= 1, got {a.row_repeats}")
     if a.row:
         return _one_row(a)
     if a.quick:
@@ -173,7 +187,8 @@ def main(argv=None) -> int:
            "log2_constraints": a.log2_constraints, "proofs": a.proofs,
            "partitions": a.partitions, "gpu_threads": a.gpu_threads,
            "witness_work": a.witness_work, "places": places,
-           "isolated": not a.in_process, "rows": [], "skipped": [], "failed": [],
+           "isolated": not a.in_process, "row_repeats": a.row_repeats,
+           "rows": [], "skipped": [], "failed": [],
            "native_stages": "this version's native code (cuzklab/native)"}
 
     def save():
@@ -181,9 +196,17 @@ def main(argv=None) -> int:
             write_text(a.json, json.dumps(out, indent=1, default=str))
 
     t0 = time.perf_counter()
-    for lock, gw, (pw, w) in itertools.product(a.locks, a.gw, places):
+    grid = list(itertools.product(a.locks, a.gw, places))
+    runs: dict = {}  # grid point -> its rows, one per pass
+
+    def merged():
+        return [merge_repeats(runs[p]) if len(runs[p]) > 1 else runs[p][0]
+                for p in grid if runs.get(p)]
+    for rep, (lock, gw, (pw, w)) in itertools.product(range(a.row_repeats), grid):
         left = a.budget_s - (time.perf_counter() - t0)
         point = {"lock": lock, "gw": gw, "pw": pw, "witness_work": w}
+        if a.row_repeats > 1:
+            point["pass"] = rep + 1
         if left <= 0:
             out["skipped"].append(point)
             continue
@@ -194,19 +217,21 @@ def main(argv=None) -> int:
             row = compare_rows([cfg], profile=prof, log2_constraints=a.log2_constraints,
                                backend=a.backend, witness_work=w, verify=a.verify,
                                keep_traces=bool(a.traces))[0]
-            _save_traces(a, row)
+            _save_traces(a, row, point.get("pass"))
         else:
-            row, why = _isolated(a, cfg, w, max(30.0, left + 60.0))
+            row, why = _isolated(a, cfg, w, max(30.0, left + 60.0), point.get("pass"))
             if row is None:
                 out["failed"].append({**point, "why": why})
                 save()
                 print(f"{lock:<12} gw={gw} pw={pw} W={w:g}: FAILED ({why})", flush=True)
                 continue
-        out["rows"].append(row)
+        runs.setdefault((lock, gw, (pw, w)), []).append(row)
+        out["rows"] = merged()
         out["verdict"] = verdict(out["rows"])
         save()
         e = row["error"]
-        print(f"{lock:<12} gw={gw} pw={pw} W={w:g}: s/proof {row['model']['seconds_per_proof']:.3f} | "
+        print(("" if a.row_repeats == 1 else f"pass {rep + 1}: ") +
+              f"{lock:<12} gw={gw} pw={pw} W={w:g}: s/proof {row['model']['seconds_per_proof']:.3f} | "
               f"{row['live']['seconds_per_proof']:.3f} ({100 * e['seconds_per_proof']:+.1f} %), "
               f"RSS {row['model']['peak_rss_gib']:.2f} | {row['live']['peak_rss_gib']:.2f} "
               f"({100 * e['peak_rss_gib']:+.1f} %), {row['model']['bottleneck']} | "

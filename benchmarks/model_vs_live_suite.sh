@@ -23,6 +23,8 @@
 #   STEPS=calibrate,compare bash benchmarks/model_vs_live_suite.sh   # some of the steps
 #   (calibrate, compare, small, stages, tests; the default: all)
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
+#   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
+#   (the spread of one row's live runs: the noise the 10 % target is judged against)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-benchmarks/results}
@@ -62,7 +64,8 @@ cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
 want compare && step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
     --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s $((${LIMIT_CMP:-240} - 45)) \
-    --json "$R/compare-$TAG.json"
+    --row-repeats "${ROW_REPEATS:-1}" --locks "${LOCKS:-interlock,split_async}" --gw "${GW:-1,2}" \
+    ${CONTENTION:+--contention "$CONTENTION"} --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
     want small || break
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \

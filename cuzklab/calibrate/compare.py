@@ -278,10 +278,74 @@ def remodel(result: dict, profile) -> dict:
     return out
 
 
+def merge_repeats(runs: list[dict]) -> dict:
+    """Return one row from repeated comparisons of one configuration.
+
+    ``runs``: rows of :func:`compare_rows` for the same configuration and
+    witness work, each with a live run of its own (the model side is the same
+    simulation). The row is the repeat whose live s/proof is the median (the
+    lower one of an even count), so its stage means and RSS belong to one run;
+    its live side gains ``repeats`` (each run's s/proof, peak RSS and verdict,
+    in run order) and ``spread`` ((max - min) / median of s/proof and of peak
+    RSS over the repeats), and its errors ``within_live_range``: whether the
+    model's s/proof lies between the fastest and the slowest repeat.
+    """
+    if not runs:
+        raise ConfigError("runs", "give at least one run to merge")
+    key = {(json_key(r["config"]), r.get("witness_work")) for r in runs}
+    if len(key) != 1:
+        raise ConfigError("runs", "every run must be of one configuration and witness work")
+    ok = [r for r in runs if not r["live"]["failed"]] or runs
+    order = sorted(ok, key=lambda r: r["live"]["seconds_per_proof"])
+    row = {k: (dict(v) if isinstance(v, dict) else v) for k, v in order[(len(order) - 1) // 2].items()}
+    live = dict(row["live"])
+    live["repeats"] = [{"seconds_per_proof": r["live"]["seconds_per_proof"],
+                        "peak_rss_gib": r["live"]["peak_rss_gib"],
+                        "bottleneck": r["live"]["bottleneck"], "failed": r["live"]["failed"]}
+                       for r in runs]
+
+    def spread(metric):
+        vals = sorted(r["live"][metric] for r in ok)
+        mid = vals[(len(vals) - 1) // 2]
+        return (vals[-1] - vals[0]) / mid if mid else None
+    live["spread"] = {m: spread(m) for m in ("seconds_per_proof", "peak_rss_gib")}
+    row["live"] = live
+    spp = [r["live"]["seconds_per_proof"] for r in ok]
+    row["error"] = dict(row["error"])
+    row["error"]["within_live_range"] = min(spp) <= row["model"]["seconds_per_proof"] <= max(spp)
+    return row
+
+
+def json_key(config: dict) -> str:
+    """Return a configuration dict as a canonical string (to group the repeats of one)."""
+    import json
+    return json.dumps(config, sort_keys=True, default=str)
+
+
+def noise(rows: list[dict]) -> dict | None:
+    """Return how far repeated live runs of the judged rows spread (None: no repeats).
+
+    ``rows_with_repeats``, the median and largest s/proof spread of one row's
+    repeats, and on how many rows the model lies within the live range: a
+    row whose repeats spread by more than the 10 % target cannot show the
+    model within it by one run.
+    """
+    rep = [r for r in rows if len((r["live"].get("repeats") or [])) > 1 and not r["fitted"]]
+    if not rep:
+        return None
+    spreads = sorted(r["live"]["spread"]["seconds_per_proof"] or 0.0 for r in rep)
+    return {"rows_with_repeats": len(rep), "repeats": max(len(r["live"]["repeats"]) for r in rep),
+            "median_spread": spreads[(len(spreads) - 1) // 2], "max_spread": spreads[-1],
+            "model_within_live_range": sum(bool(r["error"].get("within_live_range")) for r in rep)}
+
+
 def verdict(rows: list[dict]) -> dict:
     """Return the targets met or not over the rows that were not fitted, and the worst row."""
     judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
     out = {"rows": len(rows), "judged": len(judged), "fitted": sum(r["fitted"] for r in rows)}
+    spread = noise(judged)
+    if spread is not None:
+        out["live_noise"] = spread
     for m, tol in TARGETS.items():
         errs = [abs(r["error"][m]) for r in judged if r["error"][m] is not None]
         out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
@@ -366,6 +430,13 @@ def format_table(result: dict) -> str:
     lines.append(f"bottleneck verdict: same on {sv['rows']} of {sv['of']} rows not fitted")
     if "worst" in v:
         lines.append(f"worst row: {v['worst']['config']} — {v['worst']['why']}")
+    nz = v.get("live_noise")
+    if nz:
+        lines.append(f"live noise: {nz['repeats']} runs of each of {nz['rows_with_repeats']} rows "
+                     f"spread s/proof by {100 * nz['median_spread']:.1f} % (median row) and "
+                     f"{100 * nz['max_spread']:.1f} % (widest) of the median run; the model lies "
+                     f"within the live range on {nz['model_within_live_range']} of "
+                     f"{nz['rows_with_repeats']}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,73 @@
+"""Repeated live runs of one configuration: the row of median s/proof and the spread of all."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuzklab.calibrate.compare import format_table, merge_repeats, noise, verdict
+from cuzklab.errors import ConfigError
+
+
+def _row(spp: float, rss: float = 3.0, *, model: float = 1.0, lock: str = "interlock",
+         failed: bool = False, fitted: bool = False, tag: str = "") -> dict:
+    side = {"seconds_per_proof": spp, "peak_rss_gib": rss, "gpu_busy_fraction": 0.2,
+            "bottleneck": "cpu_pool", "failed": failed, "stage_s": {"synth": spp / 2, "tag": tag}}
+    msd = {"seconds_per_proof": model, "peak_rss_gib": 3.0, "gpu_busy_fraction": 0.2,
+           "bottleneck": "cpu_pool", "failed": False, "stage_s": {"synth": model / 2}}
+    return {"config": {"lock": lock, "gpu_workers_per_device": 2, "partition_workers": 8},
+            "witness_work": 0.25, "fitted": fitted, "model": msd, "live": side,
+            "error": {"seconds_per_proof": model / spp - 1, "peak_rss_gib": 3.0 / rss - 1,
+                      "same_verdict": True, "stage_s": {"synth": model / spp - 1}}}
+
+
+def test_the_row_is_the_median_run_with_every_runs_figures():
+    runs = [_row(1.2, 3.1, tag="a"), _row(0.9, 2.9, tag="b"), _row(1.0, 3.3, tag="c")]
+    row = merge_repeats(runs)
+    # the median run's own figures, stage means included (not a mix of runs)
+    assert row["live"]["seconds_per_proof"] == 1.0 and row["live"]["stage_s"]["tag"] == "c"
+    assert row["error"]["seconds_per_proof"] == pytest.approx(0.0)
+    assert [r["seconds_per_proof"] for r in row["live"]["repeats"]] == [1.2, 0.9, 1.0]
+    assert row["live"]["spread"]["seconds_per_proof"] == pytest.approx(0.3)
+    assert row["live"]["spread"]["peak_rss_gib"] == pytest.approx(0.4 / 3.1)
+    assert row["error"]["within_live_range"] is True
+    # the inputs are left as they were
+    assert "repeats" not in runs[2]["live"] and "within_live_range" not in runs[2]["error"]
+    # an even count takes the lower median; a model outside the range says so
+    two = merge_repeats([_row(1.4, model=1.0), _row(1.2, model=1.0)])
+    assert two["live"]["seconds_per_proof"] == 1.2 and two["error"]["within_live_range"] is False
+
+
+def test_a_failed_run_counts_in_the_repeats_not_in_the_median():
+    row = merge_repeats([_row(5.0, failed=True), _row(1.1), _row(1.0)])
+    assert row["live"]["seconds_per_proof"] == 1.0 and not row["live"]["failed"]
+    assert [r["failed"] for r in row["live"]["repeats"]] == [True, False, False]
+    assert row["live"]["spread"]["seconds_per_proof"] == pytest.approx(0.1)
+
+
+def test_runs_of_other_configurations_are_refused():
+    with pytest.raises(ConfigError, match="runs"):
+        merge_repeats([])
+    with pytest.raises(ConfigError, match="one configuration"):
+        merge_repeats([_row(1.0), _row(1.0, lock="split_async")])
+
+
+def test_the_verdict_reports_the_live_noise_beside_the_target():
+    rows = [merge_repeats([_row(1.0, model=1.05), _row(1.2, model=1.05), _row(1.1, model=1.05)]),
+            merge_repeats([_row(2.0, model=1.5), _row(2.1, model=1.5), _row(2.05, model=1.5)]),
+            _row(1.0)]
+    nz = noise(rows)
+    assert nz["rows_with_repeats"] == 2 and nz["repeats"] == 3
+    assert nz["median_spread"] == pytest.approx(0.1 / 2.05)  # the lower of two
+    assert nz["max_spread"] == pytest.approx(0.2 / 1.1)
+    assert nz["model_within_live_range"] == 1
+    v = verdict(rows)
+    assert v["live_noise"] == nz
+    text = format_table({"profile": "p", "device": "d", "log2_constraints": 20, "rows": rows,
+                         "verdict": v})
+    assert ("live noise: 3 runs of each of 2 rows spread s/proof by 4.9 % (median row) and "
+            "18.2 % (widest)") in text
+    assert "within the live range on 1 of 2" in text
+    # single runs, or repeats only of fitted rows: no noise figure
+    assert noise([_row(1.0)]) is None and "live_noise" not in verdict([_row(1.0)])
+    fitted = merge_repeats([_row(1.0, fitted=True), _row(1.1, fitted=True)])
+    assert noise([fitted]) is None
