@@ -29,3 +29,9 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "ConfigError", "ProfileError"])
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+
+# ``compare`` names both a submodule and its function. Imported lazily, the function
+# would only be found while the submodule is not yet loaded: once any code had imported
+# ``cuzklab.calibrate.compare``, the package attribute would be the module. Bound here,
+# the function stays (the submodule's own imports need only the standard library).
+from .compare import compare  # noqa: E402

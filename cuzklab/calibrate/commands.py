@@ -107,6 +107,10 @@ def register(sub) -> None:
     c.add_argument("--measured", default=None, metavar="FILE.json",
                    help="judge the profile against the live rows of an earlier compare JSON "
                         "(the model is simulated again; nothing runs live)")
+    c.add_argument("--repeats", type=int_at_least(1), default=1, metavar="N",
+                   help="run the configurations N times over, pass after pass; each row is "
+                        "then its run of median s/proof, with every run's figures and their "
+                        "spread beside the target (default 1)")
     c.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
                    help="also measure the contention curve at these counts, with the model's")
     c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
@@ -216,7 +220,7 @@ def run_compare(args) -> int:
                           "records no calibration pool")
     res = compare(configs, profile=prof, log2_constraints=args.log2_constraints,
                   backend=args.backend, witness_work=args.witness_work,
-                  keep_traces=bool(args.html))
+                  keep_traces=bool(args.html), repeats=args.repeats)
     print(format_table(res))
     if args.contention is not None:
         from .contention import contention_curve

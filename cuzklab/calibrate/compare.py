@@ -194,9 +194,16 @@ def _per_config(value, n: int, name: str) -> list:
     return [value] * n
 
 
+def check_repeats(repeats) -> int:
+    """Return ``repeats`` if it is an int >= 1, else raise ConfigError naming it."""
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError("repeats", f"must be an integer >= 1, got {repeats!r}")
+    return repeats
+
+
 def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu",
                  witness_work=1.0, keep_traces: bool = False, progress=None,
-                 verify: bool = False) -> list[dict]:
+                 verify: bool = False, repeats: int = 1) -> list[dict]:
     """Return one row per configuration: the model, the live run, the errors, fitted or not.
 
     Each row runs live first; its model starts from the live run's RSS at its
@@ -205,7 +212,12 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     ``witness_work``: one number for every row, or a list with one per
     configuration (the model side then uses :func:`profile_at_witness_work`).
     ``verify``: pairing-check every partition proof of the live runs after them.
+    ``repeats``: run the configurations this many times over, pass after pass
+    (a host that drifts then moves every row alike); each row is then
+    :func:`merge_repeats` of its runs. ``progress(done, total, row)`` is called
+    after every run.
     """
+    repeats = check_repeats(repeats)
     from ..live import run as run_live
     from ..live.report import live_summary
     from ..model import PipelineConfig
@@ -218,8 +230,10 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
         raise ConfigError("configs", "give at least one configuration to compare")
     works = _per_config(witness_work, len(configs), "witness_work")
     models = {w: profile_at_witness_work(prof, w) for w in sorted(set(works))}
-    rows = []
-    for i, (cfg, w) in enumerate(zip(configs, works)):
+    runs: list[list[dict]] = [[] for _ in configs]
+    total = len(configs) * repeats
+    for n, (i, (cfg, w)) in enumerate((i, cw) for _ in range(repeats)
+                                      for i, cw in enumerate(zip(configs, works))):
         live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
                         progress=False, verify=verify, witness_work=w)
         ls = side(live.summary())
@@ -235,10 +249,10 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
                "model": ms, "live": ls, "error": row_errors(ms, ls)}
         if keep_traces:
             row["traces"] = {"model": sim, "live": live}
-        rows.append(row)
+        runs[i].append(row)
         if callable(progress):
-            progress(i + 1, len(configs), row)
-    return rows
+            progress(n + 1, total, row)
+    return [merge_repeats(r) if len(r) > 1 else r[0] for r in runs]
 
 
 def remodel(result: dict, profile) -> dict:
@@ -263,9 +277,12 @@ def remodel(result: dict, profile) -> dict:
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
+        err = row_errors(ms, ls)
+        if len(ls.get("repeats") or []) > 1:
+            err["within_live_range"] = within_runs(ms["seconds_per_proof"], ls["repeats"])
         rows.append({"config": cfg.to_dict(), "witness_work": w,
                      "fitted": is_fitted(cfg, fitted), "model": ms,
-                     "live": ls, "error": row_errors(ms, ls)})
+                     "live": ls, "error": err})
     out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
     out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
                 "rows": rows, "verdict": verdict(rows),
@@ -310,10 +327,17 @@ def merge_repeats(runs: list[dict]) -> dict:
         return (vals[-1] - vals[0]) / mid if mid else None
     live["spread"] = {m: spread(m) for m in ("seconds_per_proof", "peak_rss_gib")}
     row["live"] = live
-    spp = [r["live"]["seconds_per_proof"] for r in ok]
     row["error"] = dict(row["error"])
-    row["error"]["within_live_range"] = min(spp) <= row["model"]["seconds_per_proof"] <= max(spp)
+    row["error"]["within_live_range"] = within_runs(row["model"]["seconds_per_proof"],
+                                                    live["repeats"])
     return row
+
+
+def within_runs(model_spp: float, repeats: list[dict]) -> bool:
+    """Return whether ``model_spp`` lies between the fastest and the slowest completed run."""
+    spp = [r["seconds_per_proof"] for r in repeats if not r.get("failed")] or \
+        [r["seconds_per_proof"] for r in repeats]
+    return min(spp) <= model_spp <= max(spp)
 
 
 def json_key(config: dict) -> str:
@@ -381,18 +405,22 @@ def _short(cfg: dict) -> str:
 
 def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
             witness_work=1.0, keep_traces: bool = False, progress=None,
-            verify: bool = False) -> dict:
-    """Return the comparison: every row, the verdict over the rows not fitted, and the setting."""
+            verify: bool = False, repeats: int = 1) -> dict:
+    """Return the comparison: every row, the verdict over the rows not fitted, and the setting.
+
+    ``repeats``: live runs of each row, pass after pass (see :func:`compare_rows`).
+    """
     from ..backend import device_name
     from ..model.profile import Profile
+    repeats = check_repeats(repeats)
     prof = Profile.load(profile)
     rows = compare_rows(configs, profile=prof, log2_constraints=log2_constraints,
                         backend=backend, witness_work=witness_work, keep_traces=keep_traces,
-                        progress=progress, verify=verify)
+                        progress=progress, verify=verify, repeats=repeats)
     return {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
                 "calibration", {}), "device": device_name(backend), "backend": backend,
             "log2_constraints": log2_constraints, "witness_work": witness_work,
-            "rows": rows, "verdict": verdict(rows)}
+            "repeats": repeats, "rows": rows, "verdict": verdict(rows)}
 
 
 def format_table(result: dict) -> str:

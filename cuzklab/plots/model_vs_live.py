@@ -89,7 +89,10 @@ def _num(v, f=".3f") -> str:
 
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table."""
-    head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th><th>s/proof live</th>"
+    reps = any(len(r["live"].get("repeats") or []) > 1 for r in result["rows"])
+    runs_head = "<th>live runs (s/proof; spread)</th>" if reps else ""
+    head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
+            f"<th>s/proof live{' (median run)' if reps else ''}</th>{runs_head}"
             "<th>error</th><th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
             "<th>GPU busy model / live</th><th>bottleneck model / live</th></tr>")
     body = []
@@ -98,9 +101,15 @@ def compare_table_html(result: dict) -> str:
         name = (f"{c['lock']} gw={c['gpu_workers_per_device']} pw={c['partition_workers']} "
                 f"({c['proofs']}×{c['partitions']})")
         same = "" if e["same_verdict"] else " style='color:#b00'"
+        runs = ""
+        if reps:
+            spp = [x["seconds_per_proof"] for x in lv.get("repeats") or []]
+            spread = (lv.get("spread") or {}).get("seconds_per_proof")
+            runs = ("<td>" + " / ".join(_num(x) for x in spp)
+                    + (f"; {100 * spread:.1f} %" if spread is not None else "") + "</td>")
         body.append(
             f"<tr><td>{html.escape(name)}</td><td>{'yes' if r['fitted'] else ''}</td>"
-            f"<td>{_num(m['seconds_per_proof'])}</td><td>{_num(lv['seconds_per_proof'])}</td>"
+            f"<td>{_num(m['seconds_per_proof'])}</td><td>{_num(lv['seconds_per_proof'])}</td>{runs}"
             f"<td>{_pct(e['seconds_per_proof'])}</td><td>{_num(m['peak_rss_gib'], '.2f')}</td>"
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
@@ -115,7 +124,16 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     parts = [f"<h1>model ({html.escape(result['profile'])}) against live "
              f"({html.escape(result['device'])}, 2<sup>{result['log2_constraints']}</sup> rows)</h1>",
              "<p>error = model / live − 1. Rows marked fitted are configurations the profile "
-             "was calibrated on; the others are predictions.</p>", compare_table_html(result)]
+             "was calibrated on; the others are predictions.</p>"]
+    nz = (result.get("verdict") or {}).get("live_noise")
+    if nz:
+        parts.append(
+            f"<p>Each row ran live {nz['repeats']} times, pass after pass; its figures are its "
+            f"run of median s/proof. One row's runs spread by {100 * nz['median_spread']:.1f} % "
+            f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
+            f"lies within the live runs on {nz['model_within_live_range']} of "
+            f"{nz['rows_with_repeats']} rows.</p>")
+    parts.append(compare_table_html(result))
     first = True
     for r in result["rows"]:
         tr = r.get("traces")

@@ -71,3 +71,66 @@ def test_the_verdict_reports_the_live_noise_beside_the_target():
     assert noise([_row(1.0)]) is None and "live_noise" not in verdict([_row(1.0)])
     fitted = merge_repeats([_row(1.0, fitted=True), _row(1.1, fitted=True)])
     assert noise([fitted]) is None
+
+
+def test_compare_runs_each_row_pass_after_pass(tmp_path):
+    # CPU stand-ins at a tiny size: two rows, three passes; each row is its median run,
+    # with three runs recorded, and the progress counts every run
+    from cuzklab.calibrate.compare import compare
+    from cuzklab.model import PipelineConfig
+    configs = [PipelineConfig(proofs=1, concurrency=1, partitions=2, partition_workers=pw)
+               for pw in (1, 2)]
+    seen = []
+    res = compare(configs, profile="porep-live-h200", log2_constraints=5, repeats=3,
+                  progress=lambda done, total, row: seen.append((done, total,
+                                                                 row["config"]["partition_workers"])))
+    assert seen == [(1, 6, 1), (2, 6, 2), (3, 6, 1), (4, 6, 2), (5, 6, 1), (6, 6, 2)]
+    assert res["repeats"] == 3 and len(res["rows"]) == 2
+    for row in res["rows"]:
+        reps = [r["seconds_per_proof"] for r in row["live"]["repeats"]]
+        assert len(reps) == 3 and row["live"]["seconds_per_proof"] == sorted(reps)[1]
+        assert "within_live_range" in row["error"]
+    assert res["verdict"]["live_noise"]["rows_with_repeats"] == 2
+    with pytest.raises(ConfigError, match="repeats"):
+        compare(configs, profile="porep-live-h200", log2_constraints=5, repeats=0)
+
+
+def test_the_measured_rows_keep_their_runs_when_judged_again():
+    from cuzklab.calibrate.compare import remodel
+    from pathlib import Path
+    import json
+    stored = json.loads((Path(__file__).parents[2] / "benchmarks" / "results"
+                         / "compare-live-h200-r15-repeats.json").read_text())
+    again = remodel(stored, "porep-live-h200")
+    for old, new in zip(stored["rows"], again["rows"]):
+        assert new["live"]["repeats"] == old["live"]["repeats"]
+        spp = [r["seconds_per_proof"] for r in old["live"]["repeats"]]
+        assert new["error"]["within_live_range"] == (
+            min(spp) <= new["model"]["seconds_per_proof"] <= max(spp))
+    assert again["verdict"]["live_noise"]["rows_with_repeats"] == 6
+
+
+def test_the_cli_takes_repeats_and_the_page_shows_the_runs(tmp_path, capsys, cli_error):
+    from cuzklab.cli import main
+    page, out = tmp_path / "c.html", tmp_path / "c.json"
+    assert main(["compare", "--profile", "porep-live-h200", "--log2-constraints", "5",
+                 "--set", "proofs=1", "--set", "concurrency=1", "--set", "partitions=2",
+                 "--repeats", "2", "--json", str(out), "--html", str(page)]) == 0
+    text = capsys.readouterr().out
+    assert "live noise: 2 runs of each of 1 rows" in text
+    html = page.read_text()
+    assert "live runs (s/proof; spread)" in html and "Each row ran live 2 times" in html
+    assert len(__import__("json").loads(out.read_text())["rows"][0]["live"]["repeats"]) == 2
+    cli_error(["compare", "--profile", "porep-live-h200", "--log2-constraints", "5",
+               "--repeats", "0"], "--repeats")
+
+
+def test_the_package_compare_is_the_function_whatever_was_imported_first():
+    import subprocess
+    import sys
+    code = ("import cuzklab.calibrate.compare\n"
+            "from cuzklab.calibrate import compare\n"
+            "assert callable(compare) and compare.__name__ == 'compare', compare\n"
+            "from cuzklab.calibrate.compare import merge_repeats\n"
+            "assert callable(merge_repeats)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
