@@ -128,8 +128,8 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     nz = (result.get("verdict") or {}).get("live_noise")
     if nz:
         parts.append(
-            f"<p>Each row ran live {nz['repeats']} times, pass after pass; its figures are its "
-            f"run of median s/proof. One row's runs spread by {100 * nz['median_spread']:.1f} % "
+            f"<p>Each row ran live {nz['repeats']} times, pass after pass; its figures, and its "
+            f"timeline below, are its run of median s/proof. One row's runs spread by {100 * nz['median_spread']:.1f} % "
             f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
             f"lies within the live runs on {nz['model_within_live_range']} of "
             f"{nz['rows_with_repeats']} rows.</p>")
