@@ -73,13 +73,15 @@ def bench_size(group: str, k: int, share: float, repeats: int, hot: bool = False
             setattr(gpu, key, value)
         try:
             want = want_idx if use_idx else want_all
-            sub = pts[idx] if use_idx else pts  # the gather prep_msm's indices ask for
-            row["checked"] &= batch_sum(sub) == want  # warm-up: compiles the kernels
+
+            def summed():  # the gather prep_msm's indices ask for, then the sum
+                return batch_sum(pts[idx] if use_idx else pts)
+            row["checked"] &= summed() == want  # warm-up: compiles the kernels
             times = []
             for _ in range(repeats):
                 cp.cuda.Device().synchronize()
                 start.record()
-                got = batch_sum(pts[idx] if use_idx else pts)
+                got = summed()
                 stop.record()
                 stop.synchronize()
                 times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)

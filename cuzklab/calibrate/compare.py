@@ -309,8 +309,9 @@ def merge_repeats(runs: list[dict]) -> dict:
     """
     if not runs:
         raise ConfigError("runs", "give at least one run to merge")
-    key = {(json_key(r["config"]), r.get("witness_work")) for r in runs}
-    if len(key) != 1:
+    first = runs[0]
+    if any(r["config"] != first["config"] or r.get("witness_work") != first.get("witness_work")
+           for r in runs):
         raise ConfigError("runs", "every run must be of one configuration and witness work")
     ok = [r for r in runs if not r["live"]["failed"]] or runs
     order = sorted(ok, key=lambda r: r["live"]["seconds_per_proof"])
@@ -338,12 +339,6 @@ def within_runs(model_spp: float, repeats: list[dict]) -> bool:
     spp = [r["seconds_per_proof"] for r in repeats if not r.get("failed")] or \
         [r["seconds_per_proof"] for r in repeats]
     return min(spp) <= model_spp <= max(spp)
-
-
-def json_key(config: dict) -> str:
-    """Return a configuration dict as a canonical string (to group the repeats of one)."""
-    import json
-    return json.dumps(config, sort_keys=True, default=str)
 
 
 def noise(rows: list[dict]) -> dict | None:
