@@ -241,3 +241,25 @@ def test_the_batch_sum_benchmark_checks_its_options_and_needs_a_gpu(capsys, monk
     monkeypatch.setattr(mod, "gpu_available", lambda: False)
     assert mod.main(["--g1", "10", "--g2", "", "--json", ""]) == 2
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_the_contention_loads_benchmark_times_visits_and_three_loads(tmp_path, capsys):
+    mod = _script("bench_contention_loads.py")
+    out = tmp_path / "loads.json"
+    assert mod.main(["--quick", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    for how in ("free", "pinned"):
+        visits = res["prep_visits"][how]
+        assert len(visits) == 2
+        for v in visits:
+            assert len(v["s"]) == len(v["faults"]) == mod.PREP_CALLS
+            assert min(v["s"]) <= v["median_s"] <= max(v["s"])
+    assert {v["cpu"] for v in res["prep_visits"]["pinned"]} <= {res["prep_visits"]["pinned_to"]}
+    assert set(res["b_g2_beside"]) == set(mod.LOADS)
+    assert set(res["b_g2_beside"]["synth"]) == {"0", "1"}
+    assert set(res["b_g2_beside"]["chain"]) == {"1"}          # the solo point is timed once
+    assert res["b_g2_slowdown"]["synth"]["0"] == 1.0
+    assert "b_g2_msm beside" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mod.main(["--rounds", "0"])
+    assert "--rounds must be >= 1, got 0" in capsys.readouterr().err

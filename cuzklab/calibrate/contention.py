@@ -105,6 +105,11 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
             if f"{stage}_slowdown" in r:
                 row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
                 row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
+        for key in ("prep_msm_raw", "host_probe"):  # measured only: the host's own speed
+            if f"{key}_s" in r:
+                row[f"{key}_live_s"] = round(r[f"{key}_s"], 5)
+            if r.get(f"{key}_slowdown") is not None:
+                row[f"{key}_live_x"] = round(r[f"{key}_slowdown"], 4)
         if "gpu_region_s" in r:  # measured only (the model's GPU region does not share the CPU)
             row["gpu_region_live_s"] = round(r["gpu_region_s"], 5)
             if "gpu_region_slowdown" in r:
@@ -122,6 +127,8 @@ def remodel_curve(curve: dict, profile) -> dict:
     meas = [{"syntheses": r["syntheses"], "prep_msm_s": r["prep_msm_live_s"],
              "b_g2_msm_s": r["b_g2_msm_live_s"], "prep_msm_slowdown": r.get("prep_msm_live_x"),
              "b_g2_msm_slowdown": r.get("b_g2_msm_live_x"),
+             **{f"{k}_{u}": r.get(f"{k}_live_{v}") for k in ("prep_msm_raw", "host_probe")
+                for u, v in (("s", "s"), ("slowdown", "x"))},
              "visits": r.get("live_visits")} for r in curve["rows"]]
     meas = [{k: v for k, v in r.items() if v is not None} for r in meas]
     out = {k: v for k, v in curve.items() if k not in ("rows", "target", "worst")}
@@ -132,21 +139,27 @@ def remodel_curve(curve: dict, profile) -> dict:
 
 
 def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: int,
-                     backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0) -> dict:
+                     backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
+                     rounds: int | None = None) -> dict:
     """Return the measured contention curve with the model's beside it, and the error per point.
 
     Counts the profile's contention was fitted on are marked ``fitted``.
+    ``rounds``: passes over the counts, each there and back (default
+    :data:`~cuzklab.calibrate.measure.CONTENTION_ROUNDS`).
     """
     from ..model.profile import Profile
-    from .measure import measure_contention
+    from .measure import CONTENTION_ROUNDS, measure_contention
     prof = Profile.load(profile)
+    rounds = CONTENTION_ROUNDS if rounds is None else rounds
     meas = measure_contention(log2_constraints, counts, pool_threads=pool_threads,
-                              backend=backend, repeat=repeat, witness_work=witness_work)
+                              backend=backend, repeat=repeat, witness_work=witness_work,
+                              rounds=rounds)
     rows = _curve(prof, meas["rows"], pool_threads=pool_threads,
                   synth_threads=meas["synth_threads"])
     out = {"profile": prof.name, "log2_constraints": log2_constraints,
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
-           "repeat": repeat, "backend": backend, "rows": rows}
+           "repeat": repeat, "rounds": rounds, "host_probe_s": meas["host_probe_s"],
+           "backend": backend, "rows": rows}
     return judge_curve(out)
 
 

@@ -35,7 +35,9 @@ GIB = 2**30
 MIN_SAMPLE_S = 0.05
 
 #: Passes of :func:`measure_contention` over its counts (each there and back).
-CONTENTION_ROUNDS = 2
+CONTENTION_ROUNDS = 4
+#: Seconds of the host probe timed before and after each prep_msm call of the contention curve.
+PROBE_S = 0.002
 
 #: The keys of the solo configuration: nothing in it ever runs beside anything else.
 SOLO_KEYS = dict(concurrency=1, partitions=1, partition_workers=1, gpus=1,
@@ -163,7 +165,7 @@ def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:
 def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                        backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
                        seed: int = 0, there_and_back: bool = True,
-                       rounds: int = CONTENTION_ROUNDS) -> dict:
+                       rounds: int = CONTENTION_ROUNDS, host_probe: bool = True) -> dict:
     """Return prep_msm and b_g2_msm seconds (medians) beside each count of running syntheses.
 
     Each loaded synthesis runs the live executor's synthesis on one thread (its
@@ -186,6 +188,19 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     keeps one speed for a visit and another for the next (the eighth job's visits of one
     point: 13.7 and 22.1 ms with no synthesis; docs/calibrate.md): the median over more
     visits is less one visit's luck.
+
+    ``host_probe`` (the default) times a short one-thread chain of Fr products in
+    registers (:class:`HostSpeed`'s probe, ~2 ms) on the same thread right before
+    and right after every prep_msm call. The host's one-thread speed flips between
+    states that last a fraction of a second to seconds (on an H200 host, pinned to
+    one CPU, prep_msm ran at ~19 or ~27 ms by turns with nothing beside it), longer
+    than one call and shorter than a visit; each call is then taken over the mean
+    of its two probes, the point's figure is the median of those ratios times the
+    probe's median over the whole measurement (``prep_msm_s``: prep_msm at the
+    host's median speed). The call's own seconds stay under ``prep_msm_raw_s`` and
+    the probe's under ``host_probe_s``, with their slowdowns: a probe that itself
+    slows beside the syntheses (a clock that drops as more cores are busy) says
+    how much of the raw slowdown the ratio leaves out.
     """
     from ..live import workload
     from ..live import work as W
@@ -214,17 +229,35 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             xs.append((time.perf_counter() - t) / calls)
         return float(statistics.median(xs))
 
-    def timed_each(fn, calls: int) -> float:
-        xs = []
+    def timed_each(fn, calls: int) -> tuple[float, float, float]:
+        """Return the median seconds of ``fn``, of the probe and of fn over its probes."""
+        xs, ps, rs = [], [], []
         for _ in range(repeat):
-            ys = []
+            ys, qs, zs = [], [], []
+            before = probe() if probe else 0.0
             for _ in range(calls):
                 t = time.perf_counter()
                 fn()
                 ys.append(time.perf_counter() - t)
+                if probe:
+                    after = probe()
+                    qs.append(0.5 * (before + after))
+                    zs.append(ys[-1] / qs[-1])
+                    before = after
             xs.append(statistics.median(ys))
-        return float(statistics.median(xs))
+            if probe:
+                ps.append(statistics.median(qs))
+                rs.append(statistics.median(zs))
+        med = float(statistics.median(xs))
+        if not probe:
+            return med, float("nan"), float("nan")
+        return med, float(statistics.median(ps)), float(statistics.median(rs))
 
+    probe = None
+    if host_probe:
+        from ..native.bench import chain_length, chain_s
+        n_probe = chain_length(PROBE_S)
+        probe = lambda: chain_s(n_probe, 1)  # noqa: E731 (inline on this thread)
     solo_synth = timed(lambda: W.synthesize(work, 0, 1, StageClock(), 1))
     # prep_msm is a few milliseconds at these sizes: each sample is the median of enough calls,
     # each timed on its own, to last MIN_SAMPLE_S, so neither a point nor a sample is one
@@ -249,8 +282,11 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
         if s:
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
         got = samples.setdefault(s, {})
-        got.setdefault("prep_msm_s", []).append(timed_each(lambda: W.prep(out, StageClock()),
-                                                           prep_calls))
+        raw, probe_s, ratio = timed_each(lambda: W.prep(out, StageClock()), prep_calls)
+        got.setdefault("prep_msm_raw_s" if probe else "prep_msm_s", []).append(raw)
+        if probe:
+            got.setdefault("host_probe_s", []).append(probe_s)
+            got.setdefault("prep_msm_ratio", []).append(ratio)
         got.setdefault("b_g2_msm_s", []).append(timed(lambda: W.b_g2(po, work, StageClock(),
                                                                      pool_threads)))
         if region is not None:
@@ -258,22 +294,28 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
         stop.set()
         for t in ts:
             t.join()
+    # the probe's median over every visit: the host's median one-thread speed
+    probe_ref = (statistics.median(x for v in samples.values() for x in v["host_probe_s"])
+                 if probe else None)
     rows = []
     for s in dict.fromkeys(counts):  # each count once, in the order asked
         row = {"syntheses": s}
         for key, xs in samples[s].items():
-            row[key] = float(statistics.median(xs))
+            if key != "prep_msm_ratio":
+                row[key] = float(statistics.median(xs))
+        if probe:
+            row["prep_msm_s"] = float(statistics.median(samples[s]["prep_msm_ratio"])) * probe_ref
         row["visits"] = {key: [round(x, 6) for x in xs] for key, xs in samples[s].items()}
         rows.append(row)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
         if base:
-            for key in ("prep_msm", "b_g2_msm", "gpu_region"):
+            for key in ("prep_msm", "prep_msm_raw", "host_probe", "b_g2_msm", "gpu_region"):
                 if f"{key}_s" in r and base.get(f"{key}_s"):
                     r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "there_and_back": bool(there_and_back),
-            "rounds": rounds,
+            "rounds": rounds, "host_probe_s": probe_ref,
             "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
 

@@ -682,13 +682,47 @@ def test_contention_points_are_measured_there_and_back():
     assert res["there_and_back"] is True and res["rounds"] == 1
     assert [r["syntheses"] for r in res["rows"]] == [0, 1]
     for r in res["rows"]:
-        assert len(r["visits"]["prep_msm_s"]) == 2 and len(r["visits"]["b_g2_msm_s"]) == 2
+        assert len(r["visits"]["prep_msm_raw_s"]) == 2 and len(r["visits"]["b_g2_msm_s"]) == 2
         lo, hi = sorted(r["visits"]["b_g2_msm_s"])
         assert lo - 1e-6 <= r["b_g2_msm_s"] <= hi + 1e-6
     once = measure_contention(K, [0, 1], pool_threads=2, repeat=1, there_and_back=False,
-                              rounds=1)
+                              rounds=1, host_probe=False)
     assert all(len(r["visits"]["prep_msm_s"]) == 1 for r in once["rows"])
     assert once["rows"][0]["prep_msm_slowdown"] == 1.0
+    assert "host_probe_s" not in once["rows"][0] and once["host_probe_s"] is None
+
+
+def test_contention_prep_is_taken_over_the_host_probe(monkeypatch):
+    # a host whose one-thread speed flips between two states for a few calls at a time:
+    # the raw seconds of a visit land on either state, prep over its probes does not
+    import time as _time
+    from cuzklab.calibrate import measure as M
+    from cuzklab.live import work as W
+    from cuzklab.native import bench
+    state = {"slow": 1.0, "calls": 0}
+    real = W.prep
+
+    def prep(out, clock):
+        state["calls"] += 1
+        if state["calls"] % 7 == 0:
+            state["slow"] = 3.0 - state["slow"]   # 1 <-> 2, now and then
+        _time.sleep(0.004 * state["slow"])
+        return real(out, clock)
+
+    monkeypatch.setattr(W, "prep", prep)
+    monkeypatch.setattr(bench, "chain_length", lambda seconds: 1000)
+    monkeypatch.setattr(bench, "chain_s", lambda n, threads, pool=None: 0.001 * state["slow"])
+    res = M.measure_contention(K, [0, 1], pool_threads=2, repeat=3, rounds=2)
+    assert res["host_probe_s"] == pytest.approx(0.0015, abs=0.0006)
+    for r in res["rows"]:
+        assert set(r["visits"]) >= {"prep_msm_raw_s", "host_probe_s", "prep_msm_ratio"}
+        ratio = r["visits"]["prep_msm_ratio"]
+        assert max(ratio) / min(ratio) < 1.3
+        assert r["prep_msm_s"] == pytest.approx(
+            res["host_probe_s"] * __import__("statistics").median(r["visits"]["prep_msm_ratio"]))
+    one = res["rows"][1]
+    assert one["prep_msm_slowdown"] == pytest.approx(1.0, rel=0.3)
+    assert one["host_probe_slowdown"] == one["host_probe_s"] / res["rows"][0]["host_probe_s"]
 
 
 def test_contention_rounds_visit_every_point_again():
