@@ -282,6 +282,11 @@ def format_curve(curve: dict) -> str:
                          f"{r.get(f'{s}_live_x', 1):>5.2f}|{r.get(f'{s}_model_x', 1):<5.2f} "
                          f"{100 * r.get(f'{s}_x_error', 0):>+4.0f}%")
         lines.append(f"{r['syntheses']:>9} {'yes' if r['fitted'] else '':>3}  " + "  ".join(cells))
+    if curve["rows"] and all("host_probe_live_x" in r for r in curve["rows"]):
+        lines.append("prep_msm is each call over the host probe timed around it; its raw "
+                     "slowdown / the probe's: "
+                     + ", ".join(f"{r['syntheses']}: x{r.get('prep_msm_raw_live_x', 1):.2f}"
+                                 f" / x{r['host_probe_live_x']:.2f}" for r in curve["rows"]))
     t = curve.get("target") or {}
     if t.get("max_abs_error") is not None:
         lines.append(f"slowdown: worst {100 * t['max_abs_error']:.1f} % over the points not fitted "

@@ -4,7 +4,7 @@ Every figure names the source of each side in its labels: ``model (sim,
 PROFILE)`` and ``live (BACKEND)`` or ``cuzk-log``. :func:`overlay` puts a
 measured trace and the model's prediction of the same configuration in one
 figure (the two timelines, then the per-stage bars of both);
-:func:`contention_figure` draws prep_msm and b_g2_msm seconds against the
+:func:`contention_figure` draws prep_msm's and b_g2_msm's slowdown against the
 number of concurrent syntheses, measured and modelled; :func:`compare_html`
 writes ``cuzklab compare``'s page.
 """
@@ -53,29 +53,66 @@ def overlay(measured, model, *, title: str | None = None, width: int = 1200) -> 
 
 
 def contention_figure(curve: dict) -> go.Figure:
-    """Return prep_msm and b_g2_msm seconds against concurrent syntheses, live and model."""
+    """Return prep_msm's and b_g2_msm's slowdown against concurrent syntheses, live and model.
+
+    The slowdown (seconds beside S syntheses over seconds beside none, each side
+    against its own) is what the curve is judged on: the two sides' solo seconds
+    come from different measurements, so seconds side by side would show a gap
+    the judgement does not count. The seconds are in the hover text. The band
+    around the model is the target (model / live within 15 %). Where prep_msm
+    was taken over the host probe, its raw slowdown and the probe's are drawn
+    too, as markers.
+    """
+    from ..calibrate.contention import CURVE_TARGET
     rows = curve["rows"]
     x = [r["syntheses"] for r in rows]
     fig = go.Figure()
     for stage in ("prep_msm", "b_g2_msm"):
         c = stage_color(stage)
-        fig.add_trace(go.Scatter(x=x, y=[r[f"{stage}_live_s"] for r in rows], name=f"{stage} · live",
-                                 mode="lines+markers", line=dict(color=c, width=2),
-                                 marker=dict(size=8)))
-        fig.add_trace(go.Scatter(x=x, y=[r[f"{stage}_model_s"] for r in rows],
-                                 name=f"{stage} · model ({curve['profile']})",
-                                 mode="lines+markers", line=dict(color=c, width=2, dash="dash"),
-                                 marker=dict(size=8, symbol="diamond-open")))
+        model = [r.get(f"{stage}_model_x", 1.0) for r in rows]
+        # live within the target of the model: model / live - 1 in [-t, t]
+        lo = [m / (1 + CURVE_TARGET) for m in model]
+        hi = [m / (1 - CURVE_TARGET) for m in model]
+        fig.add_trace(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], fill="toself", fillcolor=c, mode="lines",
+                                 opacity=0.15, line=dict(width=0), hoverinfo="skip",
+                                 name=f"{stage} · within {100 * CURVE_TARGET:.0f} % of the model"))
+        fig.add_trace(go.Scatter(
+            x=x, y=[r.get(f"{stage}_live_x", 1.0) for r in rows], name=f"{stage} · live",
+            mode="lines+markers", line=dict(color=c, width=2), marker=dict(size=8),
+            customdata=[r[f"{stage}_live_s"] * 1e3 for r in rows],
+            hovertemplate=f"{stage} live, %{{x}} syntheses: x%{{y:.2f}} (%{{customdata:.1f}} ms)"
+                          "<extra></extra>"))
+        fig.add_trace(go.Scatter(
+            x=x, y=model, name=f"{stage} · model ({curve['profile']})",
+            mode="lines+markers", line=dict(color=c, width=2, dash="dash"),
+            marker=dict(size=8, symbol="diamond-open"),
+            customdata=[r[f"{stage}_model_s"] * 1e3 for r in rows],
+            hovertemplate=f"{stage} model, %{{x}} syntheses: x%{{y:.2f}} (%{{customdata:.1f}} ms)"
+                          "<extra></extra>"))
+    probed = bool(rows) and all("prep_msm_raw_live_x" in r and "host_probe_live_x" in r
+                                for r in rows)
+    if probed:  # the calls' own seconds move with the host's speed of the moment
+        c = stage_color("prep_msm")
+        fig.add_trace(go.Scatter(x=x, y=[r["prep_msm_raw_live_x"] for r in rows],
+                                 name="prep_msm · live, raw seconds", mode="markers",
+                                 marker=dict(size=8, symbol="x-thin", line=dict(width=1.5, color=c))))
+        fig.add_trace(go.Scatter(x=x, y=[r["host_probe_live_x"] for r in rows],
+                                 name="host probe (one thread)", mode="markers",
+                                 marker=dict(size=7, symbol="circle-open", color="#777")))
     fitted = [r["syntheses"] for r in rows if r.get("fitted")]
+    notes = []
+    if fitted:
+        notes.append(f"fitted on {fitted}; the other points are predictions")
+    if probed:
+        notes.append("prep_msm live: each call over a one-thread probe timed around it")
     fig.update_layout(**base_layout(
         title=dict(text=f"prep_msm and b_g2_msm beside concurrent syntheses — live "
                         f"({curve.get('backend')}, 2^{curve['log2_constraints']}, pool of "
                         f"{curve['pool_threads']}) and model"
-                        + (f"<br><sup>fitted on {fitted}; the other points are predictions</sup>"
-                           if fitted else ""), x=0.0, xanchor="left"),
-        height=420))
+                        + "".join(f"<br><sup>{n}</sup>" for n in notes), x=0.0, xanchor="left"),
+        margin=dict(l=70, r=20, t=56 + 18 * len(notes), b=50), height=420 + 18 * len(notes)))
     fig.update_xaxes(title_text="concurrent syntheses", dtick=1 if max(x, default=0) <= 16 else None)
-    fig.update_yaxes(title_text="seconds (median)", rangemode="tozero")
+    fig.update_yaxes(title_text="slowdown (seconds over seconds beside none)", rangemode="tozero")
     return fig
 
 
@@ -119,7 +156,8 @@ def compare_table_html(result: dict) -> str:
 
 
 def compare_html(result: dict, path, *, timelines: bool = True):
-    """Write the comparison page: the error table, then each row's two timelines side by side."""
+    """Write the comparison page: the error table, each row's two timelines side by side, then
+    the contention curve where the comparison measured one."""
     from ..atomic import write_text
     parts = [f"<h1>model ({html.escape(result['profile'])}) against live "
              f"({html.escape(result['device'])}, 2<sup>{result['log2_constraints']}</sup> rows)</h1>",
@@ -142,6 +180,16 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         fig = overlay(tr["live"], tr["model"])
         parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
         first = False
+    curve = result.get("contention")
+    if curve and curve.get("rows"):
+        t = curve.get("target") or {}
+        verdict = ("" if t.get("max_abs_error") is None else
+                   f" Worst slowdown error over the points not fitted: {100 * t['max_abs_error']:.1f} % "
+                   f"(target {100 * t['slowdown_error']:.0f} %): {'met' if t['met'] else 'not met'}.")
+        parts.append("<h2>The contention curve</h2><p>prep_msm and b_g2_msm beside concurrent "
+                     "syntheses, each side's slowdown against its own time beside none."
+                     + html.escape(verdict) + "</p>")
+        parts.append(contention_figure(curve).to_html(full_html=False, include_plotlyjs=first))
     style = ("<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
              "td:first-child{text-align:left}</style>")

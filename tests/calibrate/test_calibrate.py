@@ -858,3 +858,54 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     rows = json.loads((tmp_path / "again.json").read_text())["rows"]
     w0 = [r["error"]["stage_s"]["synth"] for r in rows if r["witness_work"] == 0]
     assert len(w0) == 4 and all(-0.25 <= e <= 0.0 for e in w0), w0
+
+
+def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
+    # the curve is judged on the slowdown, each side against its own solo seconds: the
+    # figure draws that (seconds in the hover), the target band around the model, and,
+    # where prep_msm was taken over the host probe, its raw slowdown and the probe's
+    from cuzklab.calibrate.commands import format_curve
+    from cuzklab.calibrate.contention import CURVE_TARGET
+    from cuzklab.plots.model_vs_live import contention_figure
+
+    def row(s, probe):
+        r = {"syntheses": s, "fitted": s == 0, "prep_msm_live_s": 0.02, "prep_msm_model_s": 0.03,
+             "prep_msm_live_x": 1.0 + 0.01 * s, "prep_msm_model_x": 1.0,
+             "b_g2_msm_live_s": 0.2 * (1 + s / 8), "b_g2_msm_model_s": 0.25 * (1 + s / 10),
+             "b_g2_msm_live_x": 1 + s / 8, "b_g2_msm_model_x": 1 + s / 10}
+        if probe:
+            r.update(prep_msm_raw_live_s=0.02, prep_msm_raw_live_x=0.8, host_probe_live_x=0.82)
+        return r
+
+    for probe in (False, True):
+        curve = {"profile": "p", "log2_constraints": 20, "pool_threads": 16, "backend": "gpu",
+                 "rows": [row(s, probe) for s in (0, 4, 8)]}
+        fig = contention_figure(curve)
+        names = [t.name for t in fig.data]
+        live = next(t for t in fig.data if t.name == "b_g2_msm · live")
+        assert list(live.y) == [1.0, 1.5, 2.0]                      # slowdowns, not seconds
+        assert list(live.customdata) == pytest.approx([200.0, 300.0, 400.0])   # ms in the hover
+        band = next(t for t in fig.data if t.name == f"b_g2_msm · within {100 * CURVE_TARGET:.0f} % of the model")
+        assert max(band.y) == pytest.approx(1.8 / (1 - CURVE_TARGET))
+        assert min(band.y) == pytest.approx(1.0 / (1 + CURVE_TARGET))
+        assert ("host probe (one thread)" in names) is probe
+        assert ("prep_msm live: each call over a one-thread probe" in fig.layout.title.text) is probe
+        assert "slowdown" in fig.layout.yaxis.title.text
+        text = format_curve(curve)
+        assert ("its raw slowdown / the probe's: 0: x0.80 / x0.82" in text) is probe
+
+
+def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
+    import json as _json
+    from pathlib import Path
+    from cuzklab.plots.model_vs_live import compare_html
+    stored = _json.loads((Path(__file__).parents[2] / "benchmarks" / "results"
+                          / "compare-live-h200-r15.json").read_text())
+    page = tmp_path / "c.html"
+    compare_html(stored, page, timelines=False)
+    text = page.read_text()
+    assert "<h2>The contention curve</h2>" in text and "not met" in text
+    assert text.count("plotly.js v") <= 1 and "beside concurrent syntheses" in text
+    del stored["contention"]
+    compare_html(stored, page, timelines=False)
+    assert "contention curve" not in page.read_text()
