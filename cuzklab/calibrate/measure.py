@@ -190,7 +190,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     visits is less one visit's luck.
 
     ``host_probe`` (the default) times a short one-thread chain of Fr products in
-    registers (:class:`HostSpeed`'s probe, ~2 ms) on the same thread right before
+    registers (:class:`HostSpeed`'s probe, ``PROBE_S`` or a quarter of one prep_msm call,
+    whichever is shorter) on the same thread right before
     and right after every prep_msm call. The host's one-thread speed flips between
     states that last a fraction of a second to seconds (on an H200 host, pinned to
     one CPU, prep_msm ran at ~19 or ~27 ms by turns with nothing beside it), longer
@@ -253,18 +254,20 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             return med, float("nan"), float("nan")
         return med, float(statistics.median(ps)), float(statistics.median(rs))
 
-    probe = None
-    if host_probe:
-        from ..native.bench import chain_length, chain_s
-        n_probe = chain_length(PROBE_S)
-        probe = lambda: chain_s(n_probe, 1)  # noqa: E731 (inline on this thread)
     solo_synth = timed(lambda: W.synthesize(work, 0, 1, StageClock(), 1))
     # prep_msm is a few milliseconds at these sizes: each sample is the median of enough calls,
     # each timed on its own, to last MIN_SAMPLE_S, so neither a point nor a sample is one
     # scheduler hiccup or page-fault storm (a mean of calls took those in)
     t = time.perf_counter()
     W.prep(out, StageClock())
-    prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / max(time.perf_counter() - t, 1e-6))))
+    one_prep = max(time.perf_counter() - t, 1e-6)
+    prep_calls = max(1, min(100, int(MIN_SAMPLE_S * 4 / one_prep)))
+    probe = None
+    if host_probe:
+        from ..native.bench import chain_length, chain_s
+        # PROBE_S, or a quarter of a call where prep_msm is shorter (tiny sizes)
+        n_probe = chain_length(min(PROBE_S, 0.25 * one_prep))
+        probe = lambda: chain_s(n_probe, 1)  # noqa: E731 (inline on this thread)
     samples: dict[int, dict[str, list]] = {}
     schedule = (counts + counts[::-1] if there_and_back else counts) * rounds
     for s in schedule:

@@ -803,7 +803,7 @@ def test_a_contention_point_is_not_moved_by_one_slow_prep_call(monkeypatch):
         return real(out, clock)
     real = W.prep
     monkeypatch.setattr(W, "prep", prep)
-    res = measure_contention(K, [0], pool_threads=2, repeat=1, there_and_back=False)
+    res = measure_contention(K, [0], pool_threads=2, repeat=1, there_and_back=False, rounds=1)
     assert res["prep_calls_per_sample"] >= 3
     assert res["rows"][0]["prep_msm_s"] < 0.05
 
