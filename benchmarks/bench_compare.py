@@ -157,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu-threads", type=int, default=16)
     ap.add_argument("--witness-work", type=float, default=1.0)
     ap.add_argument("--contention", type=_list(int), default=[0, 1, 2, 4, 8, 12])
+    ap.add_argument("--contention-rounds", type=int, default=None, metavar="N",
+                    help="passes over the contention counts, each there and back "
+                         "(default: the measurement's own)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--verify", action="store_true", help="pairing-check every partition proof")
     ap.add_argument("--in-process", action="store_true", help="run every row in this process")
@@ -174,6 +177,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.row_repeats < 1:
         ap.error(f"--row-repeats must be >= 1, got {a.row_repeats}")
+    if a.contention_rounds is not None and a.contention_rounds < 1:
+        ap.error(f"--contention-rounds must be >= 1, got {a.contention_rounds}")
     if a.row:
         return _one_row(a)
     if a.quick:
@@ -242,7 +247,8 @@ def main(argv=None) -> int:
     if a.contention:
         curve = contention_curve(prof, a.log2_constraints, a.contention,
                                  pool_threads=a.gpu_threads, backend=a.backend,
-                                 repeat=a.repeat, witness_work=a.witness_work)
+                                 repeat=a.repeat, witness_work=a.witness_work,
+                                 rounds=a.contention_rounds)
         out["contention"] = curve
         save()
         print(format_curve(curve))

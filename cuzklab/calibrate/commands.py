@@ -3,14 +3,15 @@
 ::
 
     cuzklab calibrate --live --log2-constraints K [--backend cpu|gpu] --name NAME
-                      [--gpu-threads N] [--proofs P] [--contention 0,6] [--witness-work W]
-                      [--out DIR] [--json FILE]
+                      [--gpu-threads N] [--proofs P] [--contention 0,6] [--contention-rounds N]
+                      [--witness-work W] [--out DIR] [--json FILE]
     cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
                       [--out DIR] [--json FILE]
     cuzklab calibrate --measurements FILE.json --name NAME [--out DIR] [--json FILE]
     cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
                     [--config cuzk.toml] [--set key=value]... [--grid FILE]
-                    [--witness-work W] [--contention 0,1,2,4,8,12 [--gpu-threads N]]
+                    [--witness-work W] [--repeats N]
+                    [--contention 0,1,2,4,8,12 [--gpu-threads N] [--contention-rounds N]]
                     [--json FILE] [--html FILE]
 
 Every bad input is one ``cuzklab: error: ...`` line and exit code 2 before
@@ -76,6 +77,9 @@ def register(sub) -> None:
     p.add_argument("--contention", type=_counts, default=[0, 6], metavar="S,S,...",
                    help="--live: concurrent syntheses to time prep_msm and b_g2_msm beside "
                         "(default 0,6; 0 must be among them)")
+    p.add_argument("--contention-rounds", type=int_at_least(1), default=None, metavar="N",
+                   help="--live: passes over the contention counts, each there and back "
+                        f"(default {_rounds()}; fewer on a quiet machine, more on a shared one)")
     p.add_argument("--witness-work", type=witness_work_arg, default=1.0, metavar="W",
                    help="--live: the witness program's work per constraint (default 1)")
     p.add_argument("--base", default="porep-32g", metavar="PROFILE",
@@ -115,10 +119,17 @@ def register(sub) -> None:
                    help="also measure the contention curve at these counts, with the model's")
     c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
                    help="the contention curve's pool (default: the profile's calibration pool)")
+    c.add_argument("--contention-rounds", type=int_at_least(1), default=None, metavar="N",
+                   help=f"passes over the contention counts, each there and back (default {_rounds()})")
     c.add_argument("--json", default=None, metavar="FILE", help="write the comparison as JSON")
     c.add_argument("--html", default=None, metavar="FILE",
                    help="write a page with the table and each row's two timelines")
     c.set_defaults(func=run_compare)
+
+
+def _rounds() -> int:
+    from .measure import CONTENTION_ROUNDS
+    return CONTENTION_ROUNDS
 
 
 def _stored_measurements(path) -> dict:
@@ -166,7 +177,8 @@ def run_calibrate(args) -> int:
         res = calibrate_live(args.log2_constraints, name=args.name, backend=args.backend,
                              gpu_threads=args.gpu_threads, proofs=args.proofs,
                              contention=args.contention, witness_work=args.witness_work,
-                             command=cmd, progress=progress)
+                             command=cmd, progress=progress,
+                             contention_rounds=args.contention_rounds)
     else:
         for f in args.logs:
             input_file(f, "--logs", text=True)
@@ -214,6 +226,8 @@ def run_compare(args) -> int:
     else:
         config, _, _ = config_from_args(args, prof)
         configs = [config]
+    if args.contention_rounds is not None and args.contention is None:
+        raise ConfigError("--contention-rounds", "is the contention curve's: give --contention too")
     pool = args.gpu_threads or int(prof.get("calibration", "gpu_threads", 0) or 0) or None
     if args.contention is not None and pool is None:
         raise ConfigError("--gpu-threads", "is required with --contention when the profile "
@@ -226,7 +240,7 @@ def run_compare(args) -> int:
         from .contention import contention_curve
         curve = contention_curve(prof, args.log2_constraints, args.contention,
                                  pool_threads=pool, backend=args.backend,
-                                 witness_work=args.witness_work)
+                                 witness_work=args.witness_work, rounds=args.contention_rounds)
         res["contention"] = curve
         print(format_curve(curve))
     if args.json:
@@ -254,7 +268,7 @@ def _remeasured(args, prof) -> int:
         raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs rows "
                           "with config and live)") from None
     for option, given in (("--grid", args.grid), ("--contention", args.contention),
-                          ("--html", args.html)):
+                          ("--contention-rounds", args.contention_rounds), ("--html", args.html)):
         if given:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
     res = remodel(stored, prof)
@@ -283,8 +297,10 @@ def format_curve(curve: dict) -> str:
                          f"{100 * r.get(f'{s}_x_error', 0):>+4.0f}%")
         lines.append(f"{r['syntheses']:>9} {'yes' if r['fitted'] else '':>3}  " + "  ".join(cells))
     if curve["rows"] and all("host_probe_live_x" in r for r in curve["rows"]):
-        lines.append("prep_msm is each call over the host probe timed around it; its raw "
-                     "slowdown / the probe's: "
+        how = ("prep_msm is its raw seconds: the host probe itself slowed beside the syntheses"
+               if curve.get("prep_over_probe") is False else
+               "prep_msm is each call over the host probe timed around it")
+        lines.append(f"{how}; its raw slowdown / the probe's: "
                      + ", ".join(f"{r['syntheses']}: x{r.get('prep_msm_raw_live_x', 1):.2f}"
                                  f" / x{r['host_probe_live_x']:.2f}" for r in curve["rows"]))
     t = curve.get("target") or {}

@@ -159,6 +159,7 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
     out = {"profile": prof.name, "log2_constraints": log2_constraints,
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
            "repeat": repeat, "rounds": rounds, "host_probe_s": meas["host_probe_s"],
+           "prep_over_probe": meas.get("prep_over_probe"),
            "backend": backend, "rows": rows}
     return judge_curve(out)
 

@@ -113,19 +113,23 @@ def _vram_gib(backend: str) -> float:
 def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
                    gpu_threads: int = 0, proofs: int = 3,
                    contention=DEFAULT_CONTENTION, repeat: int = 3,
-                   witness_work: float = 1.0, command: str = "", progress=None) -> dict:
+                   witness_work: float = 1.0, command: str = "", progress=None,
+                   contention_rounds: int | None = None) -> dict:
     """Measure this machine and return ``{"text", "calibration", "measurements"}`` of a new profile.
 
     ``gpu_threads`` (0: every core) is the prep_msm / b_g2_msm pool of the solo
     run and of the contention curve; ``contention`` the counts of concurrent
-    syntheses measured (the points the profile is fitted on). The measurements
+    syntheses measured (the points the profile is fitted on), each visited
+    ``2 x contention_rounds`` times (default
+    :data:`~cuzklab.calibrate.measure.CONTENTION_ROUNDS`). The measurements
     (:func:`measure_live`) are kept whole, so :func:`derive_profile` can make
     the profile again from them without measuring.
     """
     check_name(name)
     meas = measure_live(log2_constraints, backend=backend, gpu_threads=gpu_threads,
                         proofs=proofs, contention=contention, repeat=repeat,
-                        witness_work=witness_work, command=command, progress=progress)
+                        witness_work=witness_work, command=command, progress=progress,
+                        contention_rounds=contention_rounds)
     return derive_profile(meas, name)
 
 
@@ -139,7 +143,8 @@ STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synt
 @switch_interval()
 def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: int = 0,
                  proofs: int = 3, contention=DEFAULT_CONTENTION, repeat: int = 3,
-                 witness_work: float = 1.0, command: str = "", progress=None) -> dict:
+                 witness_work: float = 1.0, command: str = "", progress=None,
+                 contention_rounds: int | None = None) -> dict:
     """Return every measurement ``calibrate --live`` makes on this machine (JSON-able).
 
     ``progress(i, n, what, seconds)`` is called before each of the n steps
@@ -167,6 +172,10 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
                           f"include 0 (the solo point), got {list(contention)!r}")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ConfigError("repeat", f"must be an integer >= 1, got {repeat!r}")
+    from .measure import CONTENTION_ROUNDS
+    rounds = CONTENTION_ROUNDS if contention_rounds is None else contention_rounds
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ConfigError("contention_rounds", f"must be an integer >= 1, got {rounds!r}")
 
     date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     mach = machine()
@@ -225,7 +234,7 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     tell()
     out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
                                            backend=backend, repeat=repeat,
-                                           witness_work=witness_work)
+                                           witness_work=witness_work, rounds=rounds)
     speed.mark("end")
     out["host_speed"] = speed.report()
     out["measure_s"] = round(time.perf_counter() - t0, 2)

@@ -199,9 +199,12 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     of its two probes, the point's figure is the median of those ratios times the
     probe's median over the whole measurement (``prep_msm_s``: prep_msm at the
     host's median speed). The call's own seconds stay under ``prep_msm_raw_s`` and
-    the probe's under ``host_probe_s``, with their slowdowns: a probe that itself
-    slows beside the syntheses (a clock that drops as more cores are busy) says
-    how much of the raw slowdown the ratio leaves out.
+    the probe's under ``host_probe_s``, with their slowdowns. The ratio is used
+    only where the probe itself did not slow beside the syntheses
+    (:func:`probe_steady` at every count, on every call's probe; ``prep_over_probe``): a probe that
+    slows (all cores busy, the GIL, a clock that drops with load) shares the load
+    with prep_msm, and the ratio would hide it, so ``prep_msm_s`` is then the raw
+    seconds.
     """
     from ..live import workload
     from ..live import work as W
@@ -230,8 +233,11 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             xs.append((time.perf_counter() - t) / calls)
         return float(statistics.median(xs))
 
-    def timed_each(fn, calls: int) -> tuple[float, float, float]:
-        """Return the median seconds of ``fn``, of the probe and of fn over its probes."""
+    probe_calls: dict[int, list] = {}   # every call's probe, per count (probe_steady)
+
+    def timed_each(fn, calls: int, keep: list) -> tuple[float, float, float]:
+        """Return the median seconds of ``fn``, of the probe and of fn over its probes
+        (each call's probe appended to ``keep``)."""
         xs, ps, rs = [], [], []
         for _ in range(repeat):
             ys, qs, zs = [], [], []
@@ -249,6 +255,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             if probe:
                 ps.append(statistics.median(qs))
                 rs.append(statistics.median(zs))
+                keep.extend(qs)
         med = float(statistics.median(xs))
         if not probe:
             return med, float("nan"), float("nan")
@@ -285,7 +292,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
         if s:
             time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
         got = samples.setdefault(s, {})
-        raw, probe_s, ratio = timed_each(lambda: W.prep(out, StageClock()), prep_calls)
+        raw, probe_s, ratio = timed_each(lambda: W.prep(out, StageClock()), prep_calls,
+                                         probe_calls.setdefault(s, []))
         got.setdefault("prep_msm_raw_s" if probe else "prep_msm_s", []).append(raw)
         if probe:
             got.setdefault("host_probe_s", []).append(probe_s)
@@ -300,6 +308,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     # the probe's median over every visit: the host's median one-thread speed
     probe_ref = (statistics.median(x for v in samples.values() for x in v["host_probe_s"])
                  if probe else None)
+    steady = probe_steady(probe_calls) if probe else None
+    over_probe = bool(steady) and all(steady.values())
     rows = []
     for s in dict.fromkeys(counts):  # each count once, in the order asked
         row = {"syntheses": s}
@@ -307,7 +317,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             if key != "prep_msm_ratio":
                 row[key] = float(statistics.median(xs))
         if probe:
-            row["prep_msm_s"] = float(statistics.median(samples[s]["prep_msm_ratio"])) * probe_ref
+            row["prep_msm_s"] = (float(statistics.median(samples[s]["prep_msm_ratio"])) * probe_ref
+                                 if over_probe else row["prep_msm_raw_s"])
         row["visits"] = {key: [round(x, 6) for x in xs] for key, xs in samples[s].items()}
         rows.append(row)
     base = next((r for r in rows if r["syntheses"] == 0), None)
@@ -319,8 +330,28 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "there_and_back": bool(there_and_back),
             "rounds": rounds, "host_probe_s": probe_ref,
+            "prep_over_probe": over_probe if probe else None,
+            "probe_steady": ({str(k): v for k, v in steady.items()} if steady is not None else None),
             "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
+
+
+def probe_steady(calls: dict) -> dict[int, bool] | None:
+    """Return {S: whether the probe beside S syntheses ran as it did beside none}.
+
+    ``calls``: {S: every prep_msm call's probe seconds}. The probe's median beside
+    S lies between the 5th and 95th percentiles of its calls beside none (the
+    host's own states, a hiccup left out). Where it does not, the load reached
+    the measuring thread itself (cores all busy, the GIL) and prep_msm over the
+    probe would hide that: the curve keeps prep_msm's raw seconds. None without
+    a solo point or with fewer than 20 of its calls (too few to tell the host's
+    spread).
+    """
+    base = list(calls.get(0) or [])
+    if len(base) < 20:
+        return None
+    lo, hi = (float(x) for x in np.percentile(base, [5, 95]))
+    return {s: lo <= statistics.median(v) <= hi for s, v in calls.items() if s != 0 and v}
 
 
 def _gpu_region(work, out, po):

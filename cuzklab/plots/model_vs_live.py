@@ -103,7 +103,10 @@ def contention_figure(curve: dict) -> go.Figure:
     notes = []
     if fitted:
         notes.append(f"fitted on {fitted}; the other points are predictions")
-    if probed:
+    if probed and curve.get("prep_over_probe") is False:
+        notes.append("prep_msm live: raw seconds (the probe itself slowed beside the "
+                     "syntheses, so the ratio would hide the load)")
+    elif probed:
         notes.append("prep_msm live: each call over a one-thread probe timed around it")
     fig.update_layout(**base_layout(
         title=dict(text=f"prep_msm and b_g2_msm beside concurrent syntheses — live "

@@ -187,6 +187,13 @@ def test_cli_calibrate_logs_then_compare_json(tmp_path, capsys):
      ["--grid", "none.toml"]),
     (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--contention", "0,1"],
      ["--gpu-threads"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--contention-rounds", "0"],
+     ["--contention-rounds"]),
+    (["compare", "--profile", "porep-live-h200", "--log2-constraints", "4",
+      "--contention-rounds", "2"], ["--contention-rounds", "--contention"]),
+    (["compare", "--profile", "porep-live-h200", "--measured",
+      "benchmarks/results/compare-live-h200-r15.json", "--contention-rounds", "2"],
+     ["--contention-rounds", "--measured"]),
 ])
 def test_bad_inputs_give_one_error_line(cli_error, argv, parts):
     cli_error(argv, *parts)
@@ -713,6 +720,7 @@ def test_contention_prep_is_taken_over_the_host_probe(monkeypatch):
     monkeypatch.setattr(bench, "chain_length", lambda seconds: 1000)
     monkeypatch.setattr(bench, "chain_s", lambda n, threads, pool=None: 0.001 * state["slow"])
     res = M.measure_contention(K, [0, 1], pool_threads=2, repeat=3, rounds=2)
+    assert res["prep_over_probe"] is True and res["probe_steady"] == {"1": True}
     assert res["host_probe_s"] == pytest.approx(0.0015, abs=0.0006)
     for r in res["rows"]:
         assert set(r["visits"]) >= {"prep_msm_raw_s", "host_probe_s", "prep_msm_ratio"}
@@ -909,3 +917,57 @@ def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
     del stored["contention"]
     compare_html(stored, page, timelines=False)
     assert "contention curve" not in page.read_text()
+
+
+def test_contention_rounds_reach_the_measurement(monkeypatch, capsys):
+    # --contention-rounds sets how often each contention point is visited, in calibrate
+    # --live and in compare's curve; the default is the measurement's own
+    from cuzklab.calibrate import measure as M
+    from cuzklab.cli import main
+    seen = []
+    real = M.measure_contention
+
+    def spy(*a, **kw):
+        seen.append(kw.get("rounds"))
+        return real(*a, **{**kw, "repeat": 1})
+    monkeypatch.setattr(M, "measure_contention", spy)
+    assert main(["compare", "--profile", "porep-live-h200", "--log2-constraints", "4",
+                 "--set", "proofs=1", "--set", "concurrency=1", "--set", "partitions=1",
+                 "--contention", "0,1", "--gpu-threads", "2", "--contention-rounds", "1"]) == 0
+    assert seen == [1]
+    assert "contention, pool of 2" in capsys.readouterr().out
+    from cuzklab.calibrate import live as L
+    with pytest.raises(__import__("cuzklab.errors", fromlist=["ConfigError"]).ConfigError,
+                       match="contention_rounds"):
+        L.measure_live(4, contention=[0], contention_rounds=0)
+
+
+def test_contention_keeps_raw_prep_where_the_probe_itself_slows(monkeypatch):
+    # where the load reaches the measuring thread (cores all busy, the GIL), the probe slows
+    # with prep_msm and the ratio would hide the contention: the curve keeps the raw seconds
+    import threading as _threading
+    import time as _time
+    from cuzklab.calibrate import measure as M
+    from cuzklab.live import work as W
+    from cuzklab.native import bench
+    real = W.prep
+
+    def loaded() -> bool:
+        return any("(loop)" in t.name for t in _threading.enumerate())
+
+    def prep(out, clock):
+        _time.sleep(0.006 if loaded() else 0.003)
+        return real(out, clock)
+
+    monkeypatch.setattr(W, "prep", prep)
+    monkeypatch.setattr(bench, "chain_length", lambda seconds: 1000)
+    monkeypatch.setattr(bench, "chain_s", lambda n, threads, pool=None: 0.004 if loaded() else 0.001)
+    res = M.measure_contention(K, [0, 1], pool_threads=2, repeat=1, rounds=2)
+    assert res["probe_steady"] == {"1": False} and res["prep_over_probe"] is False
+    one = res["rows"][1]
+    assert one["prep_msm_s"] == one["prep_msm_raw_s"]
+    assert one["prep_msm_slowdown"] == pytest.approx(2.0, rel=0.3)   # not the ratio's x0.5
+    assert M.probe_steady({0: [1.0, 1.2] * 5, 1: [1.1]}) is None        # too few solo calls
+    two_states = [1.0] * 12 + [1.4] * 12 + [9.0]                       # and one hiccup
+    assert M.probe_steady({0: two_states, 2: [1.35, 1.0, 1.4], 4: [1.6, 1.7, 1.5],
+                           8: [0.5, 0.6, 0.7]}) == {2: True, 4: False, 8: False}
