@@ -148,9 +148,8 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
     :data:`~cuzklab.calibrate.measure.CONTENTION_ROUNDS`).
     """
     from ..model.profile import Profile
-    from .measure import CONTENTION_ROUNDS, measure_contention
+    from .measure import measure_contention
     prof = Profile.load(profile)
-    rounds = CONTENTION_ROUNDS if rounds is None else rounds
     meas = measure_contention(log2_constraints, counts, pool_threads=pool_threads,
                               backend=backend, repeat=repeat, witness_work=witness_work,
                               rounds=rounds)
@@ -158,7 +157,7 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
                   synth_threads=meas["synth_threads"])
     out = {"profile": prof.name, "log2_constraints": log2_constraints,
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
-           "repeat": repeat, "rounds": rounds, "host_probe_s": meas["host_probe_s"],
+           "repeat": repeat, "rounds": meas["rounds"], "host_probe_s": meas["host_probe_s"],
            "prep_over_probe": meas.get("prep_over_probe"),
            "backend": backend, "rows": rows}
     return judge_curve(out)

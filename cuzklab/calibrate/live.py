@@ -154,10 +154,10 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     """
     from ..cliargs import usable_backend
     from ..live import check_log2, check_witness_work, workload
-    from .measure import (HostSpeed, host_cores, llc_mib, measure_b_g2_pool, measure_bandwidth,
-                          measure_contention, measure_cores, measure_gpu_host, measure_matvecs,
-                          gpu_region_for, measure_pinned, measure_solo,
-                          measure_witness_slope)
+    from .measure import (HostSpeed, check_rounds, gpu_region_for, host_cores, llc_mib,
+                          measure_b_g2_pool, measure_bandwidth, measure_contention,
+                          measure_cores, measure_gpu_host, measure_matvecs, measure_pinned,
+                          measure_solo, measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -172,10 +172,7 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
                           f"include 0 (the solo point), got {list(contention)!r}")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ConfigError("repeat", f"must be an integer >= 1, got {repeat!r}")
-    from .measure import CONTENTION_ROUNDS
-    rounds = CONTENTION_ROUNDS if contention_rounds is None else contention_rounds
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ConfigError("contention_rounds", f"must be an integer >= 1, got {rounds!r}")
+    rounds = check_rounds(contention_rounds, "contention_rounds")  # before any step runs
 
     date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     mach = machine()

@@ -165,7 +165,7 @@ def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:
 def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                        backend: str = "cpu", repeat: int = 3, witness_work: float = 1.0,
                        seed: int = 0, there_and_back: bool = True,
-                       rounds: int = CONTENTION_ROUNDS, host_probe: bool = True) -> dict:
+                       rounds: int | None = None, host_probe: bool = True) -> dict:
     """Return prep_msm and b_g2_msm seconds (medians) beside each count of running syntheses.
 
     Each loaded synthesis runs the live executor's synthesis on one thread (its
@@ -182,7 +182,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     against the first point does not take the drift for contention. Each row keeps
     its visits' medians (``visits``) so that the drift can be read.
 
-    ``rounds`` repeats that schedule: each point is visited ``2 x rounds`` times
+    ``rounds`` (None: :data:`CONTENTION_ROUNDS`) repeats that schedule: each point is visited ``2 x rounds`` times
     (``rounds`` without ``there_and_back``), the visits of one point spread over the
     whole measurement. A one-thread prep_msm of a few milliseconds on a shared host
     keeps one speed for a visit and another for the next (the eighth job's visits of one
@@ -212,8 +212,7 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     counts = [int(c) for c in counts]
     if not counts or min(counts) < 0:
         raise ConfigError("contention", f"expected counts >= 0, got {counts!r}")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ConfigError("rounds", f"expected an int >= 1, got {rounds!r}")
+    rounds = check_rounds(rounds)
     work = workload(log2_constraints, seed, backend, witness_work)
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
@@ -334,6 +333,18 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
             "probe_steady": ({str(k): v for k, v in steady.items()} if steady is not None else None),
             "solo_synth_s": solo_synth,
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
+
+
+def check_rounds(rounds, name: str = "rounds") -> int:
+    """Return the contention visits' rounds: ``rounds``, or :data:`CONTENTION_ROUNDS` for None.
+
+    Anything but an int >= 1 is a ConfigError naming ``name``.
+    """
+    if rounds is None:
+        return CONTENTION_ROUNDS
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ConfigError(name, f"must be an integer >= 1, got {rounds!r}")
+    return rounds
 
 
 def probe_steady(calls: dict) -> dict[int, bool] | None:
