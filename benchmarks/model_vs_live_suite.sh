@@ -25,7 +25,7 @@
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
-#   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=250 LIMIT_CMP=340 CONTENTION=0 ...
+#   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=250 LIMIT_CMP=340 CONTENTION=0 ...  (0: no curve)
 #   (a host's own calibration, then half the table three times over on its profile: ~9 minutes
 #   at 2^20 on an H200 host; GW=1 the other half. A profile carries its host's one-thread speed,
 #   which differs by ~30 % between hosts of one kind: docs/calibrate.md)

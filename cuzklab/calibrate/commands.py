@@ -228,6 +228,9 @@ def run_compare(args) -> int:
         configs = [config]
     if args.contention_rounds is not None and args.contention is None:
         raise ConfigError("--contention-rounds", "is the contention curve's: give --contention too")
+    if args.contention is not None and (0 not in args.contention or max(args.contention) == 0):
+        raise ConfigError("--contention", "must hold 0 (the solo point) and at least one count "
+                          f"above it, got {','.join(map(str, args.contention))}")
     pool = args.gpu_threads or int(prof.get("calibration", "gpu_threads", 0) or 0) or None
     if args.contention is not None and pool is None:
         raise ConfigError("--gpu-threads", "is required with --contention when the profile "
@@ -273,7 +276,8 @@ def _remeasured(args, prof) -> int:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
     res = remodel(stored, prof)
     print(format_table(res))
-    if res.get("contention"):
+    from .contention import has_load
+    if has_load(res.get("contention")):
         print(format_curve(res["contention"]))
     print(f"live side: {path.name} (measured with profile {stored.get('profile')})")
     if args.json:
@@ -297,8 +301,9 @@ def format_curve(curve: dict) -> str:
                          f"{100 * r.get(f'{s}_x_error', 0):>+4.0f}%")
         lines.append(f"{r['syntheses']:>9} {'yes' if r['fitted'] else '':>3}  " + "  ".join(cells))
     if curve["rows"] and all("host_probe_live_x" in r for r in curve["rows"]):
-        how = ("prep_msm is its raw seconds: the host probe itself slowed beside the syntheses"
-               if curve.get("prep_over_probe") is False else
+        from .contention import raw_prep_reason
+        why = raw_prep_reason(curve)
+        how = (f"prep_msm is its raw seconds: {why}" if why else
                "prep_msm is each call over the host probe timed around it")
         lines.append(f"{how}; its raw slowdown / the probe's: "
                      + ", ".join(f"{r['syntheses']}: x{r.get('prep_msm_raw_live_x', 1):.2f}"

@@ -355,7 +355,30 @@ def noise(rows: list[dict]) -> dict | None:
     spreads = sorted(r["live"]["spread"]["seconds_per_proof"] or 0.0 for r in rep)
     return {"rows_with_repeats": len(rep), "repeats": max(len(r["live"]["repeats"]) for r in rep),
             "median_spread": spreads[(len(spreads) - 1) // 2], "max_spread": spreads[-1],
-            "model_within_live_range": sum(bool(r["error"].get("within_live_range")) for r in rep)}
+            "model_within_live_range": sum(bool(r["error"].get("within_live_range")) for r in rep),
+            "pass_drift": pass_drift(rep)}
+
+
+def pass_drift(rows: list[dict]) -> list[float | None]:
+    """Return how much slower each pass ran than the first: per pass, the median over the
+    rows of its run's s/proof over the first run's, less 1 (None where no row has both runs
+    completed).
+
+    The passes run one after another (:func:`compare_rows`), the calibration before the
+    first: a host whose speed drifts during a comparison shows here as a trend, which no
+    profile fitted before it can follow (the same configuration ran +10 % and +20 % slower
+    in the second and third pass than in the first, minutes apart, on an H200 host;
+    docs/calibrate.md).
+    """
+    n = max(len(r["live"].get("repeats") or []) for r in rows)
+    out: list[float | None] = []
+    for i in range(n):
+        ratios = sorted(rep[i]["seconds_per_proof"] / rep[0]["seconds_per_proof"] - 1
+                        for rep in (r["live"]["repeats"] for r in rows)
+                        if len(rep) > i and not rep[0].get("failed") and not rep[i].get("failed")
+                        and rep[0]["seconds_per_proof"] > 0)
+        out.append(ratios[(len(ratios) - 1) // 2] if ratios else None)
+    return out
 
 
 def verdict(rows: list[dict]) -> dict:
@@ -460,7 +483,21 @@ def format_table(result: dict) -> str:
                      f"{100 * nz['max_spread']:.1f} % (widest) of the median run; the model lies "
                      f"within the live range on {nz['model_within_live_range']} of "
                      f"{nz['rows_with_repeats']}")
+        drift = drift_text(nz)
+        if drift:
+            lines.append(f"host drift: {drift}")
     return "\n".join(lines)
+
+
+def drift_text(nz: dict) -> str:
+    """Return the passes' drift as words ('' with one pass or none measured)."""
+    drift = nz.get("pass_drift") or []
+    later = [(i + 1, d) for i, d in enumerate(drift) if i > 0 and d is not None]
+    if not later:
+        return ""
+    each = ", ".join(f"pass {i} {100 * d:+.1f} %" for i, d in later)
+    return (f"{each} in s/proof against pass 1 (median over the rows); the profile was "
+            f"fitted before pass 1")
 
 
 def jsonable(result: dict) -> dict:

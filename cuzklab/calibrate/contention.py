@@ -159,8 +159,26 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
            "repeat": repeat, "rounds": meas["rounds"], "host_probe_s": meas["host_probe_s"],
            "prep_over_probe": meas.get("prep_over_probe"),
+           "probe_steady": meas.get("probe_steady"),
            "backend": backend, "rows": rows}
     return judge_curve(out)
+
+
+def has_load(curve: dict | None) -> bool:
+    """Return whether ``curve`` has a point beside at least one synthesis (the solo point
+    alone is no curve)."""
+    return bool(curve) and any(r.get("syntheses", 0) > 0 for r in curve.get("rows") or [])
+
+
+def raw_prep_reason(curve: dict) -> str:
+    """Return why the curve's live prep_msm is its raw seconds, not over the host probe
+    ('' where it is over the probe, or no probe was timed)."""
+    if curve.get("prep_over_probe") is not False or not has_load(curve):
+        return ""
+    steady = curve.get("probe_steady")
+    if "probe_steady" in curve and steady is None:
+        return "too few prep_msm calls beside no synthesis (under 20) to tell the host's own spread"
+    return "the host probe itself slowed beside the syntheses"
 
 
 def judge_curve(curve: dict) -> dict:

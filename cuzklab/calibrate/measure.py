@@ -308,7 +308,8 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     probe_ref = (statistics.median(x for v in samples.values() for x in v["host_probe_s"])
                  if probe else None)
     steady = probe_steady(probe_calls) if probe else None
-    over_probe = bool(steady) and all(steady.values())
+    # no count beside the solo one: nothing could have reached the probe (all of nothing)
+    over_probe = steady is not None and all(steady.values())
     rows = []
     for s in dict.fromkeys(counts):  # each count once, in the order asked
         row = {"syntheses": s}

@@ -103,9 +103,10 @@ def contention_figure(curve: dict) -> go.Figure:
     notes = []
     if fitted:
         notes.append(f"fitted on {fitted}; the other points are predictions")
-    if probed and curve.get("prep_over_probe") is False:
-        notes.append("prep_msm live: raw seconds (the probe itself slowed beside the "
-                     "syntheses, so the ratio would hide the load)")
+    from ..calibrate.contention import raw_prep_reason
+    why = raw_prep_reason(curve)
+    if probed and why:
+        notes.append(f"prep_msm live: raw seconds ({why})")
     elif probed:
         notes.append("prep_msm live: each call over a one-thread probe timed around it")
     fig.update_layout(**base_layout(
@@ -174,6 +175,11 @@ def compare_html(result: dict, path, *, timelines: bool = True):
             f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
             f"lies within the live runs on {nz['model_within_live_range']} of "
             f"{nz['rows_with_repeats']} rows.</p>")
+        from ..calibrate.compare import drift_text
+        drift = drift_text(nz)
+        if drift:
+            parts.append(f"<p>Host drift: {html.escape(drift)}. A trend here is the host's, "
+                         f"not the model's.</p>")
     parts.append(compare_table_html(result))
     first = True
     for r in result["rows"]:
@@ -183,8 +189,9 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         fig = overlay(tr["live"], tr["model"])
         parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
         first = False
+    from ..calibrate.contention import has_load
     curve = result.get("contention")
-    if curve and curve.get("rows"):
+    if has_load(curve):
         t = curve.get("target") or {}
         verdict = ("" if t.get("max_abs_error") is None else
                    f" Worst slowdown error over the points not fitted: {100 * t['max_abs_error']:.1f} % "

@@ -194,6 +194,10 @@ def test_cli_calibrate_logs_then_compare_json(tmp_path, capsys):
     (["compare", "--profile", "porep-live-h200", "--measured",
       "benchmarks/results/compare-live-h200-r15.json", "--contention-rounds", "2"],
      ["--contention-rounds", "--measured"]),
+    (["compare", "--profile", "porep-live-h200", "--log2-constraints", "4", "--contention", "0"],
+     ["--contention", "at least one count above it"]),
+    (["compare", "--profile", "porep-live-h200", "--log2-constraints", "4", "--contention", "2,4"],
+     ["--contention", "0 (the solo point)"]),
 ])
 def test_bad_inputs_give_one_error_line(cli_error, argv, parts):
     cli_error(argv, *parts)
@@ -967,7 +971,16 @@ def test_contention_keeps_raw_prep_where_the_probe_itself_slows(monkeypatch):
     one = res["rows"][1]
     assert one["prep_msm_s"] == one["prep_msm_raw_s"]
     assert one["prep_msm_slowdown"] == pytest.approx(2.0, rel=0.3)   # not the ratio's x0.5
+    from cuzklab.calibrate.contention import raw_prep_reason
+    assert raw_prep_reason(res) == "the host probe itself slowed beside the syntheses"
     assert M.probe_steady({0: [1.0, 1.2] * 5, 1: [1.1]}) is None        # too few solo calls
+    assert "too few prep_msm calls" in raw_prep_reason({"prep_over_probe": False,
+                                                         "probe_steady": None,
+                                                         "rows": res["rows"]})
+    # the solo point alone: nothing beside it could reach the probe, prep is over it
+    solo = M.measure_contention(K, [0], pool_threads=2, repeat=3, rounds=4)
+    assert solo["probe_steady"] == {} and solo["prep_over_probe"] is True
+    assert raw_prep_reason(solo) == ""
     two_states = [1.0] * 12 + [1.4] * 12 + [9.0]                       # and one hiccup
     assert M.probe_steady({0: two_states, 2: [1.35, 1.0, 1.4], 4: [1.6, 1.7, 1.5],
                            8: [0.5, 0.6, 0.7]}) == {2: True, 4: False, 8: False}

@@ -134,3 +134,50 @@ def test_the_package_compare_is_the_function_whatever_was_imported_first():
             "from cuzklab.calibrate.compare import merge_repeats\n"
             "assert callable(merge_repeats)\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_verdict_shows_the_hosts_drift_pass_after_pass(tmp_path):
+    from cuzklab.calibrate.compare import drift_text, pass_drift
+    from cuzklab.plots.model_vs_live import compare_html
+    # two rows that ran slower pass after pass, one whose second run failed
+    rows = [merge_repeats([_row(1.0), _row(1.1), _row(1.2)]),
+            merge_repeats([_row(2.0), _row(2.4), _row(2.6)]),
+            merge_repeats([_row(1.0), _row(9.0, failed=True), _row(0.9)])]
+    drift = pass_drift(rows)
+    assert drift[0] == pytest.approx(0.0)
+    assert drift[1] == pytest.approx(0.1)  # the lower median of +10 % and +20 %
+    assert drift[2] == pytest.approx(0.2)  # of -10 %, +20 %, +30 %
+    v = verdict(rows)
+    assert v["live_noise"]["pass_drift"] == drift
+    result = {"profile": "p", "device": "d", "log2_constraints": 20, "rows": rows, "verdict": v}
+    assert ("host drift: pass 2 +10.0 %, pass 3 +20.0 % in s/proof against pass 1 (median "
+            "over the rows); the profile was fitted before pass 1") in format_table(result)
+    for r in rows:
+        r["config"].update(proofs=3, partitions=4)
+    page = tmp_path / "c.html"
+    compare_html(result, page, timelines=False)
+    assert "Host drift: pass 2 +10.0 %, pass 3 +20.0 %" in page.read_text()
+    # no later pass measured: nothing to say
+    assert pass_drift([merge_repeats([_row(1.0, failed=True), _row(1.1)])]) == [None, None]
+    assert drift_text({"pass_drift": [0.0]}) == "" and drift_text({}) == ""
+
+
+def test_a_solo_point_alone_is_no_curve(tmp_path, capsys):
+    # a comparison stored with the contention counts [0] (the suite's CONTENTION=0): the
+    # text and the page leave the curve out, and no reason is given for a ratio never taken
+    import json
+    from cuzklab.calibrate.contention import has_load, raw_prep_reason
+    from cuzklab.cli import main
+    from cuzklab.plots.model_vs_live import compare_html
+    stored = json.loads(open("benchmarks/results/compare-live-h200-r17-samehost-gw2.json").read())
+    solo = stored["contention"]
+    assert [r["syntheses"] for r in solo["rows"]] == [0] and solo["prep_over_probe"] is False
+    assert not has_load(solo) and raw_prep_reason(solo) == ""
+    assert has_load({"rows": [{"syntheses": 0}, {"syntheses": 1}]}) and not has_load(None)
+    assert main(["compare", "--profile", "porep-live-h200", "--measured",
+                 "benchmarks/results/compare-live-h200-r17-samehost-gw2.json"]) == 0
+    text = capsys.readouterr().out
+    assert "host drift: pass 2 " in text and "contention, pool of" not in text
+    page = tmp_path / "c.html"
+    compare_html(stored, page, timelines=False)
+    assert "The contention curve" not in page.read_text()
