@@ -272,8 +272,7 @@ class LiveRun:
                 arrays = d.upload(buf, host)
                 dev_out = W.with_abc(out, *(W.fr_from_limbs(x) for x in arrays))
                 W.kernels_ntt_h(dev_out, d.pk, "gpu", clock)
-                dev_prep = W.device_prep(po, "gpu")
-                W.kernels_batch_add(dev_prep, d.pk, "gpu", clock)
+                _, dev_prep = W.kernels_batch_add_from_host(po, d.pk, "gpu", clock)
                 W.kernels_tail_msm(dev_prep, d.pk, "gpu", clock)
                 d.xp.cuda.get_current_stream().synchronize()
         self.pinned.give(host)
@@ -516,8 +515,8 @@ class LiveRun:
             self._span(p, k, "barrier_wait", lane, t0, self.now(), gpu=d.index)
         po = prep.result()
         data["prep"] = po
-        dev_prep = W.device_prep(po, be)
-        bo = self._kernel(p, k, d, lane, "batch_add", W.kernels_batch_add, dev_prep, d.pk, be)
+        bo, dev_prep = self._kernel(p, k, d, lane, "batch_add", W.kernels_batch_add_from_host,
+                                    po, d.pk, be)
         to = self._kernel(p, k, d, lane, "tail_msm", W.kernels_tail_msm, dev_prep, d.pk, be)
         data.update(h=ho.h_point, bo=bo, to=to)
 

@@ -206,6 +206,18 @@ def kernels_batch_add(prep_dev, pk, backend: str, clock: StageClock):
     return batch_add(prep_dev, pk, backend=backend, clock=clock)
 
 
+def kernels_batch_add_from_host(prep_out, pk, backend: str, clock: StageClock):
+    """Move prep_msm's output to ``backend``, then run ``batch_add``; return (its
+    BatchAddOutput, the moved prep output for ``tail_msm``).
+
+    The move (the queries' index and scalar arrays, a host-to-device copy on a GPU) is the
+    first thing batch_add needs and runs under the same mutex, so it is timed inside
+    batch_add's span: no time the region holds the GPU goes unnamed.
+    """
+    prep_dev = device_prep(prep_out, backend)
+    return kernels_batch_add(prep_dev, pk, backend, clock), prep_dev
+
+
 def kernels_tail_msm(prep_dev, pk, backend: str, clock: StageClock):
     """Run ``tail_msm`` on ``backend``; return its TailMsmOutput."""
     from ..stages import tail_msm

@@ -357,3 +357,29 @@ def test_a_pool_without_an_allocator_is_a_stand_in_that_pins_nothing():
     host.give(a)
     assert host.checkout() is a and host.stats()["buffers"] == 1   # reused, not pinned again
     assert host.checkout() is not a and host.stats()["buffers"] == 2
+
+
+def test_the_prep_output_move_is_timed_inside_batch_add(monkeypatch):
+    """Moving prep_msm's output to the device runs under the GPU mutex: it is batch_add's
+    first step, inside its span, so the region holds the GPU for no unnamed time."""
+    import time
+
+    from cuzklab.live import work as W
+    real = W.device_prep
+
+    def slow_move(prep_out, backend):
+        time.sleep(0.05)
+        return real(prep_out, backend)
+
+    monkeypatch.setattr(W, "device_prep", slow_move)
+    trace = _live(_cfg(lock="interlock", gpu_workers_per_device=1))
+    assert not trace.meta.get("failed")
+    s = trace.spans
+    adds = s[s["stage"] == "batch_add"]
+    assert len(adds) == 2 and ((adds["end"] - adds["start"]) >= 0.05).all()
+    # on the worker's lane, batch_add starts where the stage before it ended
+    for (_, _), g in s[s["lane"].str.fullmatch(r"gpu\d+\.w\d+")].groupby(["proof", "partition"]):
+        g = g.sort_values("start")
+        before = g[g["stage"].isin(["ntt_h", "barrier_wait"])]["end"].max()
+        start = g[g["stage"] == "batch_add"]["start"].iloc[0]
+        assert 0 <= start - before < 0.02
