@@ -25,7 +25,7 @@
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
-#   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=250 LIMIT_CMP=340 CONTENTION=0 ...  (0: no curve)
+#   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=280 LIMIT_CMP=310 CONTENTION=0 ...  (0: no curve)
 #   (a host's own calibration, then half the table three times over on its profile: ~9 minutes
 #   at 2^20 on an H200 host; GW=1 the other half. A profile carries its host's one-thread speed,
 #   which differs by ~30 % between hosts of one kind: docs/calibrate.md)
@@ -61,7 +61,7 @@ step() {  # step NAME LIMIT_S COMMAND...
 { lscpu; echo; free -g; echo; nproc; nvidia-smi -L 2>/dev/null; } >"$R/host.txt" 2>&1
 grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
 
-want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-230}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
+want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-270}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
     --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
     --json "$R/calibrate-$TAG.json"
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null

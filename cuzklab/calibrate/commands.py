@@ -3,7 +3,7 @@
 ::
 
     cuzklab calibrate --live --log2-constraints K [--backend cpu|gpu] --name NAME
-                      [--gpu-threads N] [--proofs P] [--contention 0,6] [--contention-rounds N]
+                      [--gpu-threads N] [--proofs P] [--contention 0,5,10] [--contention-rounds N]
                       [--witness-work W] [--out DIR] [--json FILE]
     cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
                       [--out DIR] [--json FILE]
@@ -74,9 +74,9 @@ def register(sub) -> None:
                    help="--live: the prep_msm / b_g2_msm pool (0, the default: every core)")
     p.add_argument("--proofs", type=int_at_least(1), default=3, metavar="P",
                    help="--live: proofs of each solo run (medians over them; default 3)")
-    p.add_argument("--contention", type=_counts, default=[0, 6], metavar="S,S,...",
+    p.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
                    help="--live: concurrent syntheses to time prep_msm and b_g2_msm beside "
-                        "(default 0,6; 0 must be among them)")
+                        "(default 0,5,10; 0 must be among them)")
     p.add_argument("--contention-rounds", type=int_at_least(1), default=None, metavar="N",
                    help="--live: passes over the contention counts, each there and back "
                         f"(default {_rounds()}; fewer on a quiet machine, more on a shared one)")
@@ -167,16 +167,17 @@ def run_calibrate(args) -> int:
         if args.log2_constraints is None:
             raise ConfigError("--log2-constraints", "is required with --live (e.g. 18)")
         require_backend(args.backend, "--backend")
-        if 0 not in args.contention:
+        from .live import DEFAULT_CONTENTION, calibrate_live
+        counts = list(DEFAULT_CONTENTION) if args.contention is None else args.contention
+        if 0 not in counts:
             raise ConfigError("--contention", f"must include 0 (the solo point), got "
-                              f"{','.join(map(str, args.contention))}")
-        from .live import calibrate_live
+                              f"{','.join(map(str, counts))}")
         def progress(i, n, what, seconds):
             print(f"calibrate [{i}/{n}] {what} ({seconds:.0f} s so far)", file=sys.stderr,
                   flush=True)
         res = calibrate_live(args.log2_constraints, name=args.name, backend=args.backend,
                              gpu_threads=args.gpu_threads, proofs=args.proofs,
-                             contention=args.contention, witness_work=args.witness_work,
+                             contention=counts, witness_work=args.witness_work,
                              command=cmd, progress=progress,
                              contention_rounds=args.contention_rounds)
     else:

@@ -378,12 +378,10 @@ def _gpu_region(work, out, po):
     cp = xp("gpu")
     pk = work.key_on("gpu")
     dev_out = W.with_abc(out, out.a.to("gpu"), out.b.to("gpu"), out.c.to("gpu"))
-    dev_prep = W.device_prep(po, "gpu")
-
     def region():
         clock = StageClock()
         W.kernels_ntt_h(dev_out, pk, "gpu", clock)
-        W.kernels_batch_add(dev_prep, pk, "gpu", clock)
+        _, dev_prep = W.kernels_batch_add_from_host(po, pk, "gpu", clock)
         W.kernels_tail_msm(dev_prep, pk, "gpu", clock)
         cp.cuda.Device().synchronize()
     return region

@@ -984,3 +984,29 @@ def test_contention_keeps_raw_prep_where_the_probe_itself_slows(monkeypatch):
     two_states = [1.0] * 12 + [1.4] * 12 + [9.0]                       # and one hiccup
     assert M.probe_steady({0: two_states, 2: [1.35, 1.0, 1.4], 4: [1.6, 1.7, 1.5],
                            8: [0.5, 0.6, 0.7]}) == {2: True, 4: False, 8: False}
+
+
+def test_the_default_contention_counts_span_the_curve_off_its_points(monkeypatch, tmp_path):
+    # the pool weight is fitted below the curve's middle and near its top, at counts the
+    # curve (0, 1, 2, 4, 8, 12) does not visit: every point of the curve stays a prediction
+    import cuzklab.calibrate.live as live
+    from cuzklab.cli import main
+    counts = live.DEFAULT_CONTENTION
+    assert counts[0] == 0 and len(counts) == 3
+    assert set(counts) & {1, 2, 4, 8, 12} == set()
+    assert min(c for c in counts if c) < 6 < max(counts) and max(counts) >= 10
+    seen = {}
+
+    def fake(log2_constraints, **kw):
+        seen.update(kw)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(live, "calibrate_live", fake)
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--out",
+              str(tmp_path)])
+    assert list(seen["contention"]) == list(counts)
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--out",
+              str(tmp_path), "--contention", "0,3"])
+    assert seen["contention"] == [0, 3]
