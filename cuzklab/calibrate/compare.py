@@ -104,6 +104,27 @@ def side(summary: dict) -> dict:
             "failed": summary.get("run_failed"), "failure_reason": summary.get("failure_reason")}
 
 
+#: The stages a GPU worker runs while it holds its GPU (the per-GPU mutex's region).
+REGION_STAGES = ("h2d", "ntt_h", "barrier_wait", "batch_add", "tail_msm")
+
+
+def gpu_hold_s(trace) -> float | None:
+    """Return how long a partition's GPU region holds the GPU: the median, over the
+    partitions, of the time from its first region span (``REGION_STAGES``) to its last on
+    its worker's lane, gaps between them included (None without such spans).
+
+    With one mutex per GPU the workers take turns, so a GPU-bound run's rate is about one
+    partition per hold; a hold longer live than in the model delays every partition queued
+    behind it (the twenty-fourth H200 job: 73-93 ms live against 45-73 in the model).
+    """
+    s = trace.spans
+    s = s[s["stage"].isin(REGION_STAGES) & s["lane"].str.fullmatch(r"gpu\d+\.w\d+")]
+    if not len(s):
+        return None
+    g = s.groupby(["lane", "proof", "partition"]).agg(a=("start", "min"), b=("end", "max"))
+    return round(float((g["b"] - g["a"]).median()), 6)
+
+
 def _rss_start(trace):
     rss = trace.counters[trace.counters["name"] == "rss_gib"]
     return round(float(rss.sort_values("t")["value"].iloc[0]), 4) if len(rss) else None
@@ -136,6 +157,7 @@ def row_errors(model: dict, live: dict) -> dict:
     err["stage_s"] = {s: _rel(model["stage_s"].get(s), live["stage_s"].get(s))
                       for s in STAGES if s in live["stage_s"] and s in model["stage_s"]}
     err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
+    err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
     return err
 
 
@@ -238,9 +260,11 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
                         progress=False, verify=verify, witness_work=w)
         ls = side(live.summary())
         ls["rss_start_gib"] = _rss_start(live)
+        ls["gpu_hold_s"] = gpu_hold_s(live)
         sim = simulate(cfg, at_live_start(models[w], ls["rss_start_gib"]))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
+        ms["gpu_hold_s"] = gpu_hold_s(sim)
         extra = live_summary(live)
         ls["overhead_fraction"] = extra.get("overhead_fraction")
         if verify:
@@ -277,6 +301,7 @@ def remodel(result: dict, profile) -> dict:
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
+        ms["gpu_hold_s"] = gpu_hold_s(sim)
         err = row_errors(ms, ls)
         if len(ls.get("repeats") or []) > 1:
             err["within_live_range"] = within_runs(ms["seconds_per_proof"], ls["repeats"])
@@ -446,7 +471,7 @@ def format_table(result: dict) -> str:
     lines = [f"model ({result['profile']}) against live ({result['device']}, "
              f"2^{result['log2_constraints']} rows); error = model / live - 1",
              f"{'config':<26} {'fit':>3} {'s/proof m|l':>15} {'err':>6} {'RSS GiB m|l':>13} "
-             f"{'err':>6} {'GPU% m|l':>9}  verdict m|l"]
+             f"{'err':>6} {'GPU% m|l':>9} {'hold ms m|l':>11}  verdict m|l"]
     works = {r.get("witness_work") for r in result["rows"]}
     for r in result["rows"]:
         m, lv, e = r["model"], r["live"], r["error"]
@@ -456,6 +481,9 @@ def format_table(result: dict) -> str:
 
         def pct(v):
             return "—" if v is None else f"{100 * v:+.0f}%"
+
+        def hold(s):
+            return n(s.get("gpu_hold_s") and 1000 * s["gpu_hold_s"], ".0f")
         label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
         lines.append(
             f"{label:<26} {'yes' if r['fitted'] else '':>3} "
@@ -463,7 +491,8 @@ def format_table(result: dict) -> str:
             f"{pct(e['seconds_per_proof']):>6} {n(m['peak_rss_gib'], '.2f'):>6}|"
             f"{n(lv['peak_rss_gib'], '.2f'):<6} {pct(e['peak_rss_gib']):>6} "
             f"{n(m['gpu_busy_fraction'] and 100 * m['gpu_busy_fraction'], '.0f'):>4}|"
-            f"{n(lv['gpu_busy_fraction'] and 100 * lv['gpu_busy_fraction'], '.0f'):<4}  "
+            f"{n(lv['gpu_busy_fraction'] and 100 * lv['gpu_busy_fraction'], '.0f'):<4} "
+            f"{hold(m):>5}|{hold(lv):<5}  "
             f"{m['bottleneck']}|{lv['bottleneck']}"
             + ("" if e["same_verdict"] else "  (differ)"))
     v = result["verdict"]

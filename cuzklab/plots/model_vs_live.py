@@ -128,6 +128,10 @@ def _num(v, f=".3f") -> str:
     return "—" if v is None else format(v, f)
 
 
+def _ms(seconds) -> str:
+    return "—" if seconds is None else f"{1000 * seconds:.0f}"
+
+
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table."""
     reps = any(len(r["live"].get("repeats") or []) > 1 for r in result["rows"])
@@ -135,7 +139,8 @@ def compare_table_html(result: dict) -> str:
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
             f"<th>s/proof live{' (median run)' if reps else ''}</th>{runs_head}"
             "<th>error</th><th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
-            "<th>GPU busy model / live</th><th>bottleneck model / live</th></tr>")
+            "<th>GPU busy model / live</th><th>GPU hold a partition, ms: model / live</th>"
+            "<th>bottleneck model / live</th></tr>")
     body = []
     for r in result["rows"]:
         c, m, lv, e = r["config"], r["model"], r["live"], r["error"]
@@ -154,6 +159,7 @@ def compare_table_html(result: dict) -> str:
             f"<td>{_pct(e['seconds_per_proof'])}</td><td>{_num(m['peak_rss_gib'], '.2f')}</td>"
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
+            f"<td>{_ms(m.get('gpu_hold_s'))} / {_ms(lv.get('gpu_hold_s'))}</td>"
             f"<td{same}>{html.escape(str(m['bottleneck']))} / {html.escape(str(lv['bottleneck']))}"
             f"</td></tr>")
     return "<table>" + head + "".join(body) + "</table>"

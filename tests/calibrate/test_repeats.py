@@ -90,6 +90,9 @@ def test_compare_runs_each_row_pass_after_pass(tmp_path):
         reps = [r["seconds_per_proof"] for r in row["live"]["repeats"]]
         assert len(reps) == 3 and row["live"]["seconds_per_proof"] == sorted(reps)[1]
         assert "within_live_range" in row["error"]
+        # both sides carry the GPU region's hold a partition, and the row its error
+        assert row["live"]["gpu_hold_s"] > 0 and row["model"]["gpu_hold_s"] > 0
+        assert row["error"]["gpu_hold_s"] is not None
     assert res["verdict"]["live_noise"]["rows_with_repeats"] == 2
     with pytest.raises(ConfigError, match="repeats"):
         compare(configs, profile="porep-live-h200", log2_constraints=5, repeats=0)
