@@ -125,6 +125,24 @@ def gpu_hold_s(trace) -> float | None:
     return round(float((g["b"] - g["a"]).median()), 6)
 
 
+def pool_interval_s(trace) -> float | None:
+    """Return the seconds between b_g2_msm calls finishing while the pool is backed up: the
+    median gap between consecutive ends where the next call had already started (None
+    with fewer than two such gaps).
+
+    A call's span counts from its submission, so its mean holds its wait for the pool;
+    this is the pool's own pace (the twenty-fourth H200 job's split_async pw=12 row: a call
+    every ~0.15 s live against ~0.12 s in the model, with the means alike).
+    """
+    s = trace.spans
+    b = s[s["stage"] == "b_g2_msm"].sort_values("end")
+    ends, starts = b["end"].to_numpy(), b["start"].to_numpy()
+    gaps = [ends[i + 1] - ends[i] for i in range(len(ends) - 1) if starts[i + 1] < ends[i]]
+    if len(gaps) < 2:
+        return None
+    return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
+
+
 def _rss_start(trace):
     rss = trace.counters[trace.counters["name"] == "rss_gib"]
     return round(float(rss.sort_values("t")["value"].iloc[0]), 4) if len(rss) else None
@@ -158,6 +176,7 @@ def row_errors(model: dict, live: dict) -> dict:
                       for s in STAGES if s in live["stage_s"] and s in model["stage_s"]}
     err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
     err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
+    err["pool_interval_s"] = _rel(model.get("pool_interval_s"), live.get("pool_interval_s"))
     return err
 
 
@@ -261,10 +280,12 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
         ls = side(live.summary())
         ls["rss_start_gib"] = _rss_start(live)
         ls["gpu_hold_s"] = gpu_hold_s(live)
+        ls["pool_interval_s"] = pool_interval_s(live)
         sim = simulate(cfg, at_live_start(models[w], ls["rss_start_gib"]))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
         ms["gpu_hold_s"] = gpu_hold_s(sim)
+        ms["pool_interval_s"] = pool_interval_s(sim)
         extra = live_summary(live)
         ls["overhead_fraction"] = extra.get("overhead_fraction")
         if verify:
@@ -302,6 +323,7 @@ def remodel(result: dict, profile) -> dict:
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
         ms["gpu_hold_s"] = gpu_hold_s(sim)
+        ms["pool_interval_s"] = pool_interval_s(sim)
         err = row_errors(ms, ls)
         if len(ls.get("repeats") or []) > 1:
             err["within_live_range"] = within_runs(ms["seconds_per_proof"], ls["repeats"])
@@ -314,6 +336,7 @@ def remodel(result: dict, profile) -> dict:
                 "live_measured_with": {"profile": result.get("profile"),
                                        "calibration_date": (result.get("calibration") or {})
                                        .get("date")}})
+    _attribute_worst(out, rows, prof)
     if result.get("contention"):
         from .contention import remodel_curve
         out["contention"] = remodel_curve(result["contention"], prof)
@@ -429,6 +452,86 @@ def verdict(rows: list[dict]) -> dict:
     return out
 
 
+#: The profile values that set each stage's time in the model (power 1: seconds, scaled
+#: with the stage; -1: a rate, scaled inversely).
+STAGE_KEYS = {
+    "synth": (("synth", "work_core_s", 1),),
+    "prep_msm": (("prep_msm", "solo_s", 1),),
+    "h2d": (("partition", "abc_upload_gbps", -1),),
+    "ntt_h": (("gpu", "ntt_h_s", 1),),
+    "batch_add": (("gpu", "batch_add_s", 1),),
+    "tail_msm": (("gpu", "tail_msm_s", 1),),
+    "b_g2_msm": (("b_g2_msm", "solo_s_at_all_cores", 1), ("b_g2_msm", "solo_s_at_32", 1),
+                 ("b_g2_msm", "pool_core_s", 1), ("b_g2_msm", "serial_s", 1)),
+    "epilogue": (("epilogue", "solo_s", 1),),
+    # not a stage: the whole region's hold of the GPU (waits for prep_msm and the time
+    # between its spans included), its kernels scaled alike
+    "gpu_hold": (("gpu", "ntt_h_s", 1), ("gpu", "batch_add_s", 1), ("gpu", "tail_msm_s", 1),
+                 ("gpu", "overhead_s", 1)),
+}
+
+
+def attribute_gap(row: dict, profile) -> list[dict]:
+    """Return which stage's gap the row's s/proof gap comes from, by counterfactual.
+
+    For each stage whose mean differs between the sides, the row's model is simulated
+    again with that stage's profile time (``STAGE_KEYS``) scaled by live mean / model
+    mean, everything else as it was: ``seconds_per_proof`` is what the model then gives,
+    ``closes`` the share of the gap (live - model) that moves (1: all of it; negative:
+    the wrong way). Sorted by how much of the gap each closes. A stage can differ a lot in
+    its own mean and close little (off the bottleneck), which is what this tells apart.
+    """
+    from ..model import PipelineConfig
+    from ..model.profile import Profile
+    from ..sim import simulate
+    prof = Profile.load(profile)
+    cfg = PipelineConfig.from_dict(row["config"])
+    w = row.get("witness_work", 1.0)
+    base = at_live_start(profile_at_witness_work(prof, w), row["live"].get("rss_start_gib"))
+    m_spp, l_spp = row["model"]["seconds_per_proof"], row["live"]["seconds_per_proof"]
+    gap = (l_spp or 0.0) - (m_spp or 0.0)
+    out = []
+    for stage, keys in STAGE_KEYS.items():
+        if stage == "gpu_hold":
+            ms, ls = row["model"].get("gpu_hold_s"), row["live"].get("gpu_hold_s")
+        elif stage == "b_g2_msm" and row["model"].get("pool_interval_s") \
+                and row["live"].get("pool_interval_s"):  # its pace, not its queued mean
+            ms, ls = row["model"]["pool_interval_s"], row["live"]["pool_interval_s"]
+        else:
+            ms, ls = row["model"]["stage_s"].get(stage), row["live"]["stage_s"].get(stage)
+        if not ms or not ls or abs(ls / ms - 1.0) < 0.01:
+            continue
+        f = ls / ms
+        tables: dict = {}
+        for table, key, power in keys:
+            if key in base[table]:
+                tables.setdefault(table, {})[key] = base[table][key] * f ** power
+        if not tables:
+            continue
+        spp = simulate(cfg, base.replace(**tables)).summary()["seconds_per_proof"]
+        out.append({"stage": stage, "live_over_model": round(f, 4),
+                    "seconds_per_proof": spp,
+                    "closes": round((spp - m_spp) / gap, 4) if gap else None})
+    return sorted(out, key=lambda a: -(a["closes"] or 0.0))
+
+
+def attribution_text(att: list[dict], n: int = 3) -> str:
+    """Return the first ``n`` stages of :func:`attribute_gap` as one line ('' without any)."""
+    parts = [f"{a['stage']} at its live mean (x{a['live_over_model']:.2f}) closes "
+             f"{100 * a['closes']:.0f} %" for a in att[:n] if a["closes"] is not None]
+    return "; ".join(parts)
+
+
+def _attribute_worst(out: dict, rows: list[dict], profile) -> None:
+    """Add the counterfactual attribution of the worst row's gap to ``out['verdict']``."""
+    worst = out["verdict"].get("worst")
+    if not worst:
+        return
+    judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
+    row = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0))
+    worst["attribution"] = attribute_gap(row, profile)
+
+
 def worst_reason(row: dict) -> str:
     """Return the stage whose mean the model misses by the most seconds in ``row``, as a sentence."""
     st = row["error"]["stage_s"]
@@ -436,7 +539,7 @@ def worst_reason(row: dict) -> str:
         return "no stage to compare"
     m, lv = row["model"]["stage_s"], row["live"]["stage_s"]
     s = max(st, key=lambda k: abs(m[k] - lv[k]))
-    return (f"{s}: model {row['model']['stage_s'][s]:.4g} s against live "
+    return (f"largest stage gap, {s}: model {row['model']['stage_s'][s]:.4g} s against live "
             f"{row['live']['stage_s'][s]:.4g} s ({100 * st[s]:+.0f} %)")
 
 
@@ -460,10 +563,12 @@ def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
     rows = compare_rows(configs, profile=prof, log2_constraints=log2_constraints,
                         backend=backend, witness_work=witness_work, keep_traces=keep_traces,
                         progress=progress, verify=verify, repeats=repeats)
-    return {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
-                "calibration", {}), "device": device_name(backend), "backend": backend,
-            "log2_constraints": log2_constraints, "witness_work": witness_work,
-            "repeats": repeats, "rows": rows, "verdict": verdict(rows)}
+    out = {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
+               "calibration", {}), "device": device_name(backend), "backend": backend,
+           "log2_constraints": log2_constraints, "witness_work": witness_work,
+           "repeats": repeats, "rows": rows, "verdict": verdict(rows)}
+    _attribute_worst(out, rows, prof)
+    return out
 
 
 def format_table(result: dict) -> str:
@@ -505,6 +610,10 @@ def format_table(result: dict) -> str:
     lines.append(f"bottleneck verdict: same on {sv['rows']} of {sv['of']} rows not fitted")
     if "worst" in v:
         lines.append(f"worst row: {v['worst']['config']} — {v['worst']['why']}")
+        att = attribution_text(v["worst"].get("attribution") or [])
+        if att:
+            lines.append(f"  of its s/proof gap, simulated again with one stage at its live "
+                         f"mean: {att}")
     nz = v.get("live_noise")
     if nz:
         lines.append(f"live noise: {nz['repeats']} runs of each of {nz['rows_with_repeats']} rows "

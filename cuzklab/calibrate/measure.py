@@ -599,7 +599,8 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
 
 
 def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str = "cpu",
-                      counts=None, repeat: int = 3, seed: int = 0, region=None) -> dict:
+                      counts=None, repeat: int = 3, seed: int = 0, region=None,
+                      distinct: bool = True) -> dict:
     """Return how b_g2_msm calls share their pool: k calls at once, and the GPU region beside them.
 
     The live executor runs every b_g2_msm of a run on one persistent pool of
@@ -612,7 +613,13 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     makespan against k is what one more call costs a full pool:
     ``pool_core_s`` = pool_threads x slope thread-seconds, and ``serial_s`` =
     the makespan of one call alone minus that slope, the part of a call that
-    runs beside an idle pool.
+    runs beside an idle pool. The k calls are of k different partitions (their own
+    witnesses, so their own G2 tails and digits), as the calls of a run are; ``distinct``
+    is False for k calls of one partition, as this measurement was made before (a run's
+    calls then followed one another every 0.15-0.23 s with the pool backed up, where the
+    slope of k copies of one call was 0.11-0.13 s; the twenty-fourth and twenty-fifth
+    H200 jobs, docs/calibrate.md; whether the copies' shared data is the cause is not
+    measured yet).
 
     On the GPU backend (or with a stand-in ``region``) one partition's GPU
     region is also timed alone and while b_g2_msm calls run back to back on the
@@ -633,13 +640,17 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     work = workload(log2_constraints, seed, backend, 0.0)
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
-    W.b_g2(po, work, StageClock(), pool_threads)  # untimed: starts the pool, touches the bases
+    # one prep output per call of the largest count: partition i's own (0: the one above)
+    pos = [po] + [W.prep(W.synthesize(work, 0, i, StageClock(), pool_threads), StageClock())
+                  for i in range(1, max(ks) if distinct else 1)]
+    for x in pos:  # untimed: starts the pool, touches the bases and each call's data
+        W.b_g2(x, work, StageClock(), pool_threads)
 
     def at_once(k: int) -> float:
         barrier = threading.Barrier(k + 1)
-        ts = [threading.Thread(target=lambda: (barrier.wait(),
-                                               W.b_g2(po, work, StageClock(), pool_threads)),
-                               daemon=True) for _ in range(k)]
+        ts = [threading.Thread(target=lambda x=pos[i % len(pos)]: (
+                  barrier.wait(), W.b_g2(x, work, StageClock(), pool_threads)), daemon=True)
+              for i in range(k)]
         for th in ts:
             th.start()
         barrier.wait()
@@ -655,7 +666,8 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     slope = max(float(np.polyfit(xs, ys, 1)[0]), 1e-9)
     alone = rows[0]["makespan_s"]
     res = {"log2_constraints": log2_constraints, "pool_threads": pool_threads, "repeat": repeat,
-           "b_g2_tail": int(po.b.tail), "rows": rows, "alone_s": alone, "slope_s": slope,
+           "b_g2_tail": int(po.b.tail), "distinct_partitions": len(pos),
+           "rows": rows, "alone_s": alone, "slope_s": slope,
            "pool_core_s": pool_threads * min(slope, alone),
            "serial_s": max(0.0, alone - slope)}
     if region is None and backend == "gpu":

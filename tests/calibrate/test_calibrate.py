@@ -1010,3 +1010,24 @@ def test_the_default_contention_counts_span_the_curve_off_its_points(monkeypatch
         main(["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--out",
               str(tmp_path), "--contention", "0,3"])
     assert seen["contention"] == [0, 3]
+
+
+def test_the_b_g2_pool_calls_at_once_are_of_different_partitions(monkeypatch):
+    # as in a run, each of the k calls started together has its own partition's prep output
+    from cuzklab.calibrate.measure import measure_b_g2_pool
+    from cuzklab.live import work as W
+    real, seen = W.b_g2, []
+
+    def spy(po, work, clock, threads=1):
+        seen.append(id(po))
+        return real(po, work, clock, threads)
+
+    monkeypatch.setattr(W, "b_g2", spy)
+    m = measure_b_g2_pool(6, pool_threads=2, counts=(3,), repeat=1, region=lambda: None)
+    assert m["distinct_partitions"] == 3
+    warm, ones, threes = seen[:3], seen[3:4], seen[4:7]
+    assert len(set(warm)) == 3 and set(threes) == set(warm) and ones == warm[:1]
+    seen.clear()
+    m = measure_b_g2_pool(6, pool_threads=2, counts=(3,), repeat=1, region=lambda: None,
+                          distinct=False)
+    assert m["distinct_partitions"] == 1 and len(set(seen)) == 1

@@ -50,3 +50,39 @@ def test_each_side_carries_its_hold_and_the_row_its_error(capsys):
     text = format_table(res)
     assert "hold ms m|l" in text.splitlines()[1]
     assert f"{1000 * res['rows'][0]['model']['gpu_hold_s']:.0f}|—" in text
+
+
+def test_the_pools_pace_is_the_gap_between_calls_ending_with_the_pool_backed_up():
+    from cuzklab.calibrate.compare import pool_interval_s
+    tb = TraceBuilder(source="live")
+    for k, (a, b) in enumerate(((0.0, 1.0), (0.1, 1.2), (0.2, 1.45), (1.5, 2.0))):
+        tb.span(0, k, "b_g2_msm", f"final.{k}", a, b)
+    # 1.0 -> 1.2 and 1.2 -> 1.45 with the next call waiting (the lower median of the two);
+    # 1.45 -> 2.0 with the pool idle does not count
+    assert pool_interval_s(tb.build()) == pytest.approx(0.2)
+    one = TraceBuilder(source="live")
+    one.span(0, 0, "b_g2_msm", "final.0", 0.0, 1.0)
+    assert pool_interval_s(one.build()) is None
+
+
+def test_the_gap_is_attributed_by_simulating_each_stage_at_its_live_time():
+    from cuzklab.calibrate.compare import attribute_gap, attribution_text
+    stored = json.load(open("benchmarks/results/compare-live-h200-r17-samehost-gw2.json"))
+    res = remodel(stored, "porep-live-h200")
+    row = res["rows"][5]   # split_async gw=2 pw=12 W=0: bound by the b_g2_msm pool
+    m = row["model"]
+    row["live"] = dict(row["live"], stage_s=dict(m["stage_s"]),
+                       pool_interval_s=1.4 * m["pool_interval_s"],
+                       seconds_per_proof=1.3 * m["seconds_per_proof"])
+    row["live"]["stage_s"]["epilogue"] = 3 * m["stage_s"]["epilogue"]
+    att = attribute_gap(row, "porep-live-h200")
+    # only the stages that differ are tried; the pool's pace closes the most of the gap
+    assert {a["stage"] for a in att} == {"b_g2_msm", "epilogue"}
+    assert att[0]["stage"] == "b_g2_msm" and att[0]["live_over_model"] == pytest.approx(1.4)
+    assert att[0]["closes"] > 0.5 and att[0]["seconds_per_proof"] > m["seconds_per_proof"]
+    assert abs(att[1]["closes"]) < att[0]["closes"]
+    assert attribution_text(att, 1).startswith("b_g2_msm at its live mean (x1.40) closes")
+    # no gap: nothing to close
+    row["live"]["seconds_per_proof"] = m["seconds_per_proof"]
+    assert all(a["closes"] is None for a in attribute_gap(row, "porep-live-h200"))
+    assert attribution_text([{"stage": "x", "live_over_model": 1.0, "closes": None}]) == ""
