@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 from ..atomic import atomic_path, write_text
@@ -19,6 +20,9 @@ CHROME_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROME_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
                 "chrome")
 PNG_SCALE = 2  # device pixels per CSS pixel: sharp on high-DPI screens and slides
+#: Attempts at one PNG when the browser tab answers before its scripts have loaded (kaleido
+#: reports "kaleido_scopes is not defined"; seen on a loaded two-core machine).
+PNG_ATTEMPTS = 3
 
 
 def find_chrome() -> str | None:
@@ -53,11 +57,16 @@ def write_png(fig, path, *, width: int | None = None, height: int | None = None,
             "BROWSER_PATH to its executable; HTML export works without it")
     os.environ.setdefault("BROWSER_PATH", chrome)
     path = Path(path)
-    try:
-        with atomic_path(path) as tmp:
-            fig.write_image(str(tmp), format="png", width=width, height=height, scale=scale)
-    except ExportError:
-        raise
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise ExportError(f"PNG export to {path} failed through {chrome}: {exc}") from exc
+    for attempt in range(1, PNG_ATTEMPTS + 1):
+        try:
+            with atomic_path(path) as tmp:
+                fig.write_image(str(tmp), format="png", width=width, height=height, scale=scale)
+            return path
+        except ExportError:
+            raise
+        except (OSError, RuntimeError, ValueError) as exc:
+            if attempt < PNG_ATTEMPTS and "is not defined" in str(exc):
+                time.sleep(0.2 * attempt)   # the tab was not ready: ask again
+                continue
+            raise ExportError(f"PNG export to {path} failed through {chrome}: {exc}") from exc
     return path

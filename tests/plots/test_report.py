@@ -44,6 +44,36 @@ def test_png_through_chromium(traces, tmp_path):
     assert data.startswith(PNG_MAGIC) and len(data) > 50_000
 
 
+def test_a_tab_not_ready_is_asked_again_other_failures_are_not(tmp_path, monkeypatch):
+    # kaleido's tab can answer before its scripts have loaded on a loaded machine
+    monkeypatch.setattr(export, "find_chrome", lambda: "/bin/true")
+    monkeypatch.setenv("BROWSER_PATH", "/bin/true")   # restored after the test
+    monkeypatch.setattr(export.time, "sleep", lambda s: None)
+
+    class Fig:
+        def __init__(self, fails):
+            self.fails, self.calls = list(fails), 0
+
+        def write_image(self, path, **kw):
+            self.calls += 1
+            if self.fails:
+                raise self.fails.pop(0)
+            open(path, "wb").write(PNG_MAGIC)
+
+    not_ready = RuntimeError("ReferenceError: kaleido_scopes is not defined")
+    fig = Fig([not_ready, not_ready])
+    assert export.write_png(fig, tmp_path / "a.png").read_bytes() == PNG_MAGIC
+    assert fig.calls == 3
+    fig = Fig([not_ready] * export.PNG_ATTEMPTS)
+    with pytest.raises(ExportError, match="is not defined"):
+        export.write_png(fig, tmp_path / "b.png")
+    assert fig.calls == export.PNG_ATTEMPTS and not (tmp_path / "b.png").exists()
+    fig = Fig([RuntimeError("the browser crashed")])
+    with pytest.raises(ExportError, match="crashed"):
+        export.write_png(fig, tmp_path / "c.png")
+    assert fig.calls == 1
+
+
 def test_png_without_chrome_is_a_clear_error(traces, tmp_path, monkeypatch):
     monkeypatch.setattr(export, "find_chrome", lambda: None)
     with pytest.raises(ExportError, match="apt-get install chromium"):
