@@ -614,12 +614,14 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     ``pool_core_s`` = pool_threads x slope thread-seconds, and ``serial_s`` =
     the makespan of one call alone minus that slope, the part of a call that
     runs beside an idle pool. The k calls are of k different partitions (their own
-    witnesses, so their own G2 tails and digits), as the calls of a run are; ``distinct``
+    witnesses: the same G2 tail bases, which the circuit fixes, under other scalars, so
+    other digits and buckets), as the calls of a run are; ``distinct``
     is False for k calls of one partition, as this measurement was made before (a run's
     calls then followed one another every 0.15-0.23 s with the pool backed up, where the
     slope of k copies of one call was 0.11-0.13 s; the twenty-fourth and twenty-fifth
-    H200 jobs, docs/calibrate.md; whether the copies' shared data is the cause is not
-    measured yet).
+    H200 jobs, docs/calibrate.md; on a two-core machine at 2^18, six calls one after
+    another took 1.96 s for six partitions against 1.83 s for one, so the copies' shared
+    digits explain a few per cent of that at most).
 
     On the GPU backend (or with a stand-in ``region``) one partition's GPU
     region is also timed alone and while b_g2_msm calls run back to back on the
