@@ -44,7 +44,7 @@ from cuzklab.atomic import write_text  # noqa: E402
 from cuzklab.backend import device_name  # noqa: E402
 from cuzklab.calibrate.commands import format_curve  # noqa: E402
 from cuzklab.calibrate.compare import (compare_rows, format_table, jsonable,  # noqa: E402
-                                       merge_repeats, verdict)
+                                       merge_repeats, verdict, trace_name, attribute_worst)
 from cuzklab.calibrate.contention import contention_curve  # noqa: E402
 from cuzklab.model import PipelineConfig, Profile  # noqa: E402
 
@@ -92,13 +92,10 @@ def _save_traces(a, row, pass_no=None) -> None:
     traces = row.pop("traces", None)
     if not (a.traces and traces):
         return
-    c = row["config"]
-    name = (f"{c['lock']}-gw{c['gpu_workers_per_device']}-pw{c['partition_workers']}-"
-            f"w{row['witness_work']:g}")
     pathlib.Path(a.traces).mkdir(parents=True, exist_ok=True)
     for side, trace in traces.items():
-        suffix = f"-p{pass_no}" if pass_no else ""
-        trace.save(pathlib.Path(a.traces) / f"{name}-{side}{suffix}.parquet")
+        trace.save(pathlib.Path(a.traces) / trace_name(row["config"], row["witness_work"],
+                                                       side, pass_no))
 
 
 def _isolated(a, cfg, w, timeout_s, pass_no=None):
@@ -244,6 +241,8 @@ def main(argv=None) -> int:
               f"({100 * e['peak_rss_gib']:+.1f} %), {row['model']['bottleneck']} | "
               f"{row['live']['bottleneck']}" + (" [fitted]" if row["fitted"] else ""), flush=True)
     if out["rows"]:
+        attribute_worst(out, out["rows"], prof)
+        save()
         print(live_table(out["rows"]))
         print(format_table(jsonable(out)))
     if any(s > 0 for s in a.contention):  # the solo point alone is no curve

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pathlib
 import shlex
 import sys
 
@@ -111,6 +112,9 @@ def register(sub) -> None:
     c.add_argument("--measured", default=None, metavar="FILE.json",
                    help="judge the profile against the live rows of an earlier compare JSON "
                         "(the model is simulated again; nothing runs live)")
+    c.add_argument("--live-traces", default=None, metavar="DIR",
+                   help="--measured: the folder of its live traces (bench_compare.py --traces): "
+                        "each row's GPU hold and b_g2_msm pool pace from its median run")
     c.add_argument("--repeats", type=int_at_least(1), default=1, metavar="N",
                    help="run the configurations N times over, pass after pass; each row is "
                         "then its run of median s/proof, with every run's figures and their "
@@ -216,6 +220,9 @@ def run_compare(args) -> int:
             output_file(path, option)
     if args.measured:
         return _remeasured(args, prof)
+    if args.live_traces:
+        raise ConfigError("--live-traces", "is read with --measured (the traces of a stored "
+                          "comparison); give --measured FILE.json too")
     if args.log2_constraints is None:
         raise ConfigError("--log2-constraints", "is required unless --measured (e.g. 18)")
     if args.grid:
@@ -275,7 +282,13 @@ def _remeasured(args, prof) -> int:
                           ("--contention-rounds", args.contention_rounds), ("--html", args.html)):
         if given:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
-    res = remodel(stored, prof)
+    traces = None
+    if args.live_traces:
+        traces = pathlib.Path(args.live_traces)
+        if not traces.is_dir():
+            raise ConfigError("--live-traces", f"{traces} is not a folder (give the --traces "
+                              "folder of the comparison's bench_compare.py run)")
+    res = remodel(stored, prof, live_traces=traces)
     print(format_table(res))
     from .contention import has_load
     if has_load(res.get("contention")):

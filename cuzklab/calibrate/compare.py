@@ -300,13 +300,44 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     return [merge_repeats(r) if len(r) > 1 else r[0] for r in runs]
 
 
-def remodel(result: dict, profile) -> dict:
+def trace_name(config: dict, witness_work, side: str, pass_no: int | None = None) -> str:
+    """Return the file name a comparison's trace is saved under (``bench_compare.py
+    --traces``): lock, gw, pw, witness work, side, and the pass of repeated rows."""
+    return (f"{config['lock']}-gw{config['gpu_workers_per_device']}-"
+            f"pw{config['partition_workers']}-w{witness_work:g}-{side}"
+            + (f"-p{pass_no}" if pass_no else "") + ".parquet")
+
+
+def live_diagnostics(row: dict, folder) -> dict:
+    """Return the live ``gpu_hold_s`` and ``pool_interval_s`` of a stored row from its saved
+    trace in ``folder`` (the median run's, for repeated rows), or {} where it is not there."""
+    from pathlib import Path
+
+    from ..trace import load
+    reps = row["live"].get("repeats") or []
+    pass_no = None
+    if len(reps) > 1:
+        spp = [r["seconds_per_proof"] for r in reps]
+        pass_no = spp.index(row["live"]["seconds_per_proof"]) + 1 \
+            if row["live"]["seconds_per_proof"] in spp else None
+        if pass_no is None:
+            return {}
+    path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", pass_no)
+    if not path.exists():
+        return {}
+    trace = load(path)
+    return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace)}
+
+
+def remodel(result: dict, profile, *, live_traces=None) -> dict:
     """Return a stored comparison with its model side simulated again on ``profile``.
 
     The live side of every row (what was measured) is kept as it was; only the
     model's side, the errors, the fitted marks and the verdict are new, and so
     for the contention curve when the comparison has one. This judges a
-    re-calibrated profile against measurements already taken.
+    re-calibrated profile against measurements already taken. ``live_traces``: the folder
+    of the comparison's saved traces (:func:`trace_name`), from which each row's live GPU
+    hold and pool pace are read where the stored row lacks them.
     """
     from ..model import PipelineConfig
     from ..model.profile import Profile
@@ -318,6 +349,8 @@ def remodel(result: dict, profile) -> dict:
         cfg = PipelineConfig.from_dict(r["config"])
         w = r.get("witness_work", result.get("witness_work", 1.0))
         ls = r["live"]
+        if live_traces is not None and ls.get("gpu_hold_s") is None:
+            ls = {**ls, **live_diagnostics({**r, "witness_work": w}, live_traces)}
         sim = simulate(cfg, at_live_start(profile_at_witness_work(prof, w),
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
@@ -336,7 +369,7 @@ def remodel(result: dict, profile) -> dict:
                 "live_measured_with": {"profile": result.get("profile"),
                                        "calibration_date": (result.get("calibration") or {})
                                        .get("date")}})
-    _attribute_worst(out, rows, prof)
+    attribute_worst(out, rows, prof)
     if result.get("contention"):
         from .contention import remodel_curve
         out["contention"] = remodel_curve(result["contention"], prof)
@@ -492,11 +525,12 @@ def attribute_gap(row: dict, profile) -> list[dict]:
     gap = (l_spp or 0.0) - (m_spp or 0.0)
     out = []
     for stage, keys in STAGE_KEYS.items():
+        by = "mean"
         if stage == "gpu_hold":
-            ms, ls = row["model"].get("gpu_hold_s"), row["live"].get("gpu_hold_s")
+            ms, ls, by = row["model"].get("gpu_hold_s"), row["live"].get("gpu_hold_s"), "hold"
         elif stage == "b_g2_msm" and row["model"].get("pool_interval_s") \
                 and row["live"].get("pool_interval_s"):  # its pace, not its queued mean
-            ms, ls = row["model"]["pool_interval_s"], row["live"]["pool_interval_s"]
+            ms, ls, by = row["model"]["pool_interval_s"], row["live"]["pool_interval_s"], "pace"
         else:
             ms, ls = row["model"]["stage_s"].get(stage), row["live"]["stage_s"].get(stage)
         if not ms or not ls or abs(ls / ms - 1.0) < 0.01:
@@ -509,7 +543,7 @@ def attribute_gap(row: dict, profile) -> list[dict]:
         if not tables:
             continue
         spp = simulate(cfg, base.replace(**tables)).summary()["seconds_per_proof"]
-        out.append({"stage": stage, "live_over_model": round(f, 4),
+        out.append({"stage": stage, "by": by, "live_over_model": round(f, 4),
                     "seconds_per_proof": spp,
                     "closes": round((spp - m_spp) / gap, 4) if gap else None})
     return sorted(out, key=lambda a: -(a["closes"] or 0.0))
@@ -517,12 +551,12 @@ def attribute_gap(row: dict, profile) -> list[dict]:
 
 def attribution_text(att: list[dict], n: int = 3) -> str:
     """Return the first ``n`` stages of :func:`attribute_gap` as one line ('' without any)."""
-    parts = [f"{a['stage']} at its live mean (x{a['live_over_model']:.2f}) closes "
+    parts = [f"{a['stage']} at its live {a.get('by', 'mean')} (x{a['live_over_model']:.2f}) closes "
              f"{100 * a['closes']:.0f} %" for a in att[:n] if a["closes"] is not None]
     return "; ".join(parts)
 
 
-def _attribute_worst(out: dict, rows: list[dict], profile) -> None:
+def attribute_worst(out: dict, rows: list[dict], profile) -> None:
     """Add the counterfactual attribution of the worst row's gap to ``out['verdict']``."""
     worst = out["verdict"].get("worst")
     if not worst:
@@ -567,7 +601,7 @@ def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
                "calibration", {}), "device": device_name(backend), "backend": backend,
            "log2_constraints": log2_constraints, "witness_work": witness_work,
            "repeats": repeats, "rows": rows, "verdict": verdict(rows)}
-    _attribute_worst(out, rows, prof)
+    attribute_worst(out, rows, prof)
     return out
 
 
@@ -613,7 +647,7 @@ def format_table(result: dict) -> str:
         att = attribution_text(v["worst"].get("attribution") or [])
         if att:
             lines.append(f"  of its s/proof gap, simulated again with one stage at its live "
-                         f"mean: {att}")
+                         f"time: {att}")
     nz = v.get("live_noise")
     if nz:
         lines.append(f"live noise: {nz['repeats']} runs of each of {nz['rows_with_repeats']} rows "

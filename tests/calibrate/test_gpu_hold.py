@@ -81,8 +81,33 @@ def test_the_gap_is_attributed_by_simulating_each_stage_at_its_live_time():
     assert att[0]["stage"] == "b_g2_msm" and att[0]["live_over_model"] == pytest.approx(1.4)
     assert att[0]["closes"] > 0.5 and att[0]["seconds_per_proof"] > m["seconds_per_proof"]
     assert abs(att[1]["closes"]) < att[0]["closes"]
-    assert attribution_text(att, 1).startswith("b_g2_msm at its live mean (x1.40) closes")
+    assert attribution_text(att, 1).startswith("b_g2_msm at its live pace (x1.40) closes")
+    assert att[0]["by"] == "pace" and att[1]["by"] == "mean"
     # no gap: nothing to close
     row["live"]["seconds_per_proof"] = m["seconds_per_proof"]
     assert all(a["closes"] is None for a in attribute_gap(row, "porep-live-h200"))
     assert attribution_text([{"stage": "x", "live_over_model": 1.0, "closes": None}]) == ""
+
+
+def test_a_stored_comparison_reads_its_live_figures_from_its_saved_traces(capsys, tmp_path):
+    # the same-host rows were stored before the GPU hold and the pool's pace; their saved
+    # live traces give both (each row from its median run's trace), and so the attribution
+    from cuzklab.calibrate.compare import live_diagnostics, trace_name
+    from cuzklab.cli import main
+    folder = "benchmarks/results/traces-live-h200-r17-samehost-gw2"
+    stored = json.load(open("benchmarks/results/compare-live-h200-r17-samehost-gw2.json"))
+    res = remodel(stored, "porep-live-h200", live_traces=folder)
+    for r in res["rows"]:
+        assert 0.05 < r["live"]["gpu_hold_s"] < 0.2 and 0.1 < r["live"]["pool_interval_s"] < 0.3
+        assert r["error"]["gpu_hold_s"] is not None
+    row = stored["rows"][5]    # split_async gw=2 pw=12 W=0: its median run is the first pass
+    assert trace_name(row["config"], 0.0, "live", 1) == "split_async-gw2-pw12-w0-live-p1.parquet"
+    assert live_diagnostics(row, folder)["pool_interval_s"] == pytest.approx(0.1585, abs=5e-4)
+    assert live_diagnostics(row, tmp_path) == {}
+    assert res["verdict"]["worst"]["attribution"]
+    out = tmp_path / "r.json"
+    assert main(["compare", "--profile", "porep-live-h200", "--measured",
+                 "benchmarks/results/compare-live-h200-r17-samehost-gw2.json",
+                 "--live-traces", folder, "--json", str(out)]) == 0
+    assert "of its s/proof gap, simulated again" in capsys.readouterr().out
+    assert json.loads(out.read_text())["rows"][5]["live"]["gpu_hold_s"] > 0
