@@ -187,6 +187,13 @@ def compare_html(result: dict, path, *, timelines: bool = True):
             parts.append(f"<p>Host drift: {html.escape(drift)}. A trend here is the host's, "
                          f"not the model's.</p>")
     parts.append(compare_table_html(result))
+    worst = (result.get("verdict") or {}).get("worst") or {}
+    from ..calibrate.compare import attribution_text
+    att = attribution_text(worst.get("attribution") or [])
+    if att:
+        parts.append(f"<p>Worst row, {html.escape(worst['config'])}: of its s/proof gap, the "
+                     f"row simulated again with one stage at a time at its live time: "
+                     f"{html.escape(att)}.</p>")
     first = True
     for r in result["rows"]:
         tr = r.get("traces")

@@ -111,3 +111,9 @@ def test_a_stored_comparison_reads_its_live_figures_from_its_saved_traces(capsys
                  "--live-traces", folder, "--json", str(out)]) == 0
     assert "of its s/proof gap, simulated again" in capsys.readouterr().out
     assert json.loads(out.read_text())["rows"][5]["live"]["gpu_hold_s"] > 0
+    # the page says it under the table
+    from cuzklab.plots.model_vs_live import compare_html
+    for r in res["rows"]:
+        r["config"].update(proofs=3, partitions=4)
+    compare_html(res, tmp_path / "c.html", timelines=False)
+    assert "Worst row, " in (tmp_path / "c.html").read_text()
