@@ -263,3 +263,24 @@ def test_the_contention_loads_benchmark_times_visits_and_three_loads(tmp_path, c
     with pytest.raises(SystemExit):
         mod.main(["--rounds", "0"])
     assert "--rounds must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_the_compare_benchmark_keeps_traces_by_name_and_attributes_its_worst_row(tmp_path):
+    mod = _script("bench_compare.py")
+    from cuzklab.calibrate.compare import remodel, trace_name
+    out, traces = tmp_path / "compare.json", tmp_path / "traces"
+    assert mod.main(["--quick", "--profile", "porep-live-h200", "--locks", "interlock",
+                     "--in-process", "--row-repeats", "2", "--traces", str(traces),
+                     "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert len(res["rows"]) == 2 and res["verdict"]["worst"]["attribution"]
+    for r in res["rows"]:
+        for side in ("live", "model"):
+            assert r[side]["gpu_hold_s"] > 0
+            for p in (1, 2):   # each pass's trace, under the name compare --live-traces reads
+                assert (traces / trace_name(r["config"], r["witness_work"], side, p)).exists()
+    # judged again from the JSON and its traces: the live figures come back from the files
+    for r in res["rows"]:
+        r["live"].pop("gpu_hold_s")
+    again = remodel(res, "porep-live-h200", live_traces=traces)
+    assert all(r["live"]["gpu_hold_s"] > 0 for r in again["rows"])
