@@ -115,7 +115,7 @@ def gpu_hold_s(trace) -> float | None:
 
     With one mutex per GPU the workers take turns, so a GPU-bound run's rate is about one
     partition per hold; a hold longer live than in the model delays every partition queued
-    behind it (the twenty-fourth H200 job: 73-93 ms live against 45-73 in the model).
+    behind it (the twenty-fourth H200 job: 76-88 ms live against 45-73 in the model).
     """
     s = trace.spans
     s = s[s["stage"].isin(REGION_STAGES) & s["lane"].str.fullmatch(r"gpu\d+\.w\d+")]
@@ -141,6 +141,12 @@ def pool_interval_s(trace) -> float | None:
     if len(gaps) < 2:
         return None
     return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
+
+
+def trace_figures(trace) -> dict:
+    """Return a run's ``gpu_hold_s`` and ``pool_interval_s`` (the figures a side carries
+    beside its summary)."""
+    return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace)}
 
 
 def _rss_start(trace):
@@ -279,13 +285,11 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
                         progress=False, verify=verify, witness_work=w)
         ls = side(live.summary())
         ls["rss_start_gib"] = _rss_start(live)
-        ls["gpu_hold_s"] = gpu_hold_s(live)
-        ls["pool_interval_s"] = pool_interval_s(live)
+        ls.update(trace_figures(live))
         sim = simulate(cfg, at_live_start(models[w], ls["rss_start_gib"]))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
-        ms["gpu_hold_s"] = gpu_hold_s(sim)
-        ms["pool_interval_s"] = pool_interval_s(sim)
+        ms.update(trace_figures(sim))
         extra = live_summary(live)
         ls["overhead_fraction"] = extra.get("overhead_fraction")
         if verify:
@@ -326,7 +330,7 @@ def live_diagnostics(row: dict, folder) -> dict:
     if not path.exists():
         return {}
     trace = load(path)
-    return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace)}
+    return trace_figures(trace)
 
 
 def remodel(result: dict, profile, *, live_traces=None) -> dict:
@@ -355,8 +359,7 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
         ms["rss_start_gib"] = _rss_start(sim)
-        ms["gpu_hold_s"] = gpu_hold_s(sim)
-        ms["pool_interval_s"] = pool_interval_s(sim)
+        ms.update(trace_figures(sim))
         err = row_errors(ms, ls)
         if len(ls.get("repeats") or []) > 1:
             err["within_live_range"] = within_runs(ms["seconds_per_proof"], ls["repeats"])
@@ -462,6 +465,12 @@ def pass_drift(rows: list[dict]) -> list[float | None]:
     return out
 
 
+def worst_row(rows: list[dict]) -> dict | None:
+    """Return the judged row (not fitted, not failed) the model misses most on s/proof."""
+    judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
+    return max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0)) if judged else None
+
+
 def verdict(rows: list[dict]) -> dict:
     """Return the targets met or not over the rows that were not fitted, and the worst row."""
     judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
@@ -476,8 +485,8 @@ def verdict(rows: list[dict]) -> dict:
     out["same_verdict"] = {"rows": sum(r["error"]["same_verdict"] for r in judged),
                            "of": len(judged),
                            "met": all(r["error"]["same_verdict"] for r in judged)}
-    if judged:
-        worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0))
+    worst = worst_row(rows)
+    if worst is not None:
         out["worst"] = {"config": _short(worst["config"]),
                         "seconds_per_proof_error": worst["error"]["seconds_per_proof"],
                         "peak_rss_gib_error": worst["error"]["peak_rss_gib"],
@@ -558,12 +567,9 @@ def attribution_text(att: list[dict], n: int = 3) -> str:
 
 def attribute_worst(out: dict, rows: list[dict], profile) -> None:
     """Add the counterfactual attribution of the worst row's gap to ``out['verdict']``."""
-    worst = out["verdict"].get("worst")
-    if not worst:
-        return
-    judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
-    row = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0))
-    worst["attribution"] = attribute_gap(row, profile)
+    worst, row = out["verdict"].get("worst"), worst_row(rows)
+    if worst and row is not None:
+        worst["attribution"] = attribute_gap(row, profile)
 
 
 def worst_reason(row: dict) -> str:

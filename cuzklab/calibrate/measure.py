@@ -378,6 +378,7 @@ def _gpu_region(work, out, po):
     cp = xp("gpu")
     pk = work.key_on("gpu")
     dev_out = W.with_abc(out, out.a.to("gpu"), out.b.to("gpu"), out.c.to("gpu"))
+
     def region():
         clock = StageClock()
         W.kernels_ntt_h(dev_out, pk, "gpu", clock)
