@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ProfileError
 
 #: Relative-error metrics of a row (summary keys), and the targets of docs/calibrate.md.
 METRICS = ("seconds_per_proof", "proof_latency_s_mean", "peak_rss_gib")
@@ -551,9 +551,15 @@ def attribute_gap(row: dict, profile) -> list[dict]:
                 tables.setdefault(table, {})[key] = base[table][key] * f ** power
         if not tables:
             continue
-        spp = simulate(cfg, base.replace(**tables)).summary()["seconds_per_proof"]
-        out.append({"stage": stage, "by": by, "live_over_model": round(f, 4),
-                    "seconds_per_proof": spp,
+        entry = {"stage": stage, "by": by, "live_over_model": round(f, 4)}
+        try:
+            scaled = base.replace(**tables)
+        except ProfileError as exc:  # the live time puts a value outside the profile's range
+            out.append({**entry, "seconds_per_proof": None, "closes": None,
+                        "skipped": str(exc)})
+            continue
+        spp = simulate(cfg, scaled).summary()["seconds_per_proof"]
+        out.append({**entry, "seconds_per_proof": spp,
                     "closes": round((spp - m_spp) / gap, 4) if gap else None})
     return sorted(out, key=lambda a: -(a["closes"] or 0.0))
 

@@ -87,6 +87,15 @@ def test_the_gap_is_attributed_by_simulating_each_stage_at_its_live_time():
     row["live"]["seconds_per_proof"] = m["seconds_per_proof"]
     assert all(a["closes"] is None for a in attribute_gap(row, "porep-live-h200"))
     assert attribution_text([{"stage": "x", "live_over_model": 1.0, "closes": None}]) == ""
+    # a live time that puts a profile value outside its range (an h2d upload 1000x slower
+    # than the model's, as a busy 2-core machine can time at 2^4) is reported as skipped,
+    # not raised: the other stages are still attributed
+    row["live"]["seconds_per_proof"] = 1.3 * m["seconds_per_proof"]
+    row["live"]["stage_s"]["h2d"] = 1e4 * m["stage_s"]["h2d"]
+    att = attribute_gap(row, "porep-live-h200")
+    h2d = next(a for a in att if a["stage"] == "h2d")
+    assert h2d["closes"] is None and "abc_upload_gbps" in h2d["skipped"]
+    assert att[0]["stage"] == "b_g2_msm" and "h2d" not in attribution_text(att)
 
 
 def test_a_stored_comparison_reads_its_live_figures_from_its_saved_traces(capsys, tmp_path):
