@@ -54,10 +54,19 @@ def test_table_formats(rows, further_rows):
     assert ("(see below)" in marked) == any(c in further_rows for c in cal.KNOWN_DEVIATIONS)
 
 
-def test_main_prints_the_table(capsys):
+def test_main_prints_the_table(rows, monkeypatch, capsys):
+    # the table's rows are the module's (run_table is what the fixture ran, once)
+    asked = []
+
+    def run_table(cases, seeds, workers):
+        asked.append((tuple(c.name for c in cases), seeds))
+        return list(rows.values())
+
+    monkeypatch.setattr(cal, "run_table", run_table)
     assert cal.main([]) == 0
     out = capsys.readouterr().out
     assert "| case |" in out and "isolated" in out
+    assert asked == [(tuple(c.name for c in cal.CASES), tuple(cal.SEEDS))]
 
 
 def test_prefix_pw10_differs_from_the_fixed_run_only_by_abc_past_the_kernels():
