@@ -333,6 +333,58 @@ def live_diagnostics(row: dict, folder) -> dict:
     return trace_figures(trace)
 
 
+def pass_paces(row: dict, folder) -> list[float | None]:
+    """Return each pass's live b_g2_msm pool pace (:func:`pool_interval_s`) of a stored
+    repeated row from its saved traces in ``folder`` (None for a pass without a trace or
+    without a backed-up pool)."""
+    from pathlib import Path
+
+    from ..trace import load
+    out: list[float | None] = []
+    for n in range(1, len(row["live"].get("repeats") or []) + 1):
+        path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", n)
+        out.append(pool_interval_s(load(path)) if path.exists() else None)
+    return out
+
+
+def pace_tracking(rows: list[dict]) -> dict | None:
+    """Return how the passes' s/proof moved with their b_g2_msm pool's pace.
+
+    Within each repeated row, every completed pass with a pace gives the log of its s/proof
+    and of its pace over the row's geometric means; over all rows, ``r`` is their
+    correlation and ``slope`` the least-squares slope of s/proof on pace. The pool's
+    calls are CPU work of fixed size, so a pace that moves from pass to pass is the host's
+    speed of the moment; a high ``r`` says the passes' spread is that speed;
+    ``pace_spread`` is the widest row's (slowest pace over fastest, less 1) (the
+    twenty-fourth and twenty-fifth H200 jobs: r = 0.82 over nine rows, docs/calibrate.md).
+    None with fewer than two rows of two such passes.
+    """
+    import math
+    xs: list[float] = []
+    ys: list[float] = []
+    used, widest = 0, 0.0
+    for r in rows:
+        pts = [(rep["seconds_per_proof"], rep.get("pool_interval_s"))
+               for rep in r["live"].get("repeats") or []
+               if not rep.get("failed") and rep.get("pool_interval_s")
+               and rep.get("seconds_per_proof")]
+        if len(pts) < 2:
+            continue
+        used += 1
+        widest = max(widest, max(b for _, b in pts) / min(b for _, b in pts) - 1.0)
+        ls = [math.log(a) for a, _ in pts]
+        lp = [math.log(b) for _, b in pts]
+        xs += [v - sum(lp) / len(lp) for v in lp]
+        ys += [v - sum(ls) / len(ls) for v in ls]
+    sxx = sum(x * x for x in xs)
+    syy = sum(y * y for y in ys)
+    if used < 2 or sxx <= 0 or syy <= 0:
+        return None
+    sxy = sum(x * y for x, y in zip(xs, ys))
+    return {"rows": used, "passes": len(xs), "r": round(sxy / math.sqrt(sxx * syy), 4),
+            "slope": round(sxy / sxx, 4), "pace_spread": round(widest, 4)}
+
+
 def remodel(result: dict, profile, *, live_traces=None) -> dict:
     """Return a stored comparison with its model side simulated again on ``profile``.
 
@@ -355,6 +407,12 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
         ls = r["live"]
         if live_traces is not None and ls.get("gpu_hold_s") is None:
             ls = {**ls, **live_diagnostics({**r, "witness_work": w}, live_traces)}
+        reps = ls.get("repeats") or []
+        if live_traces is not None and len(reps) > 1 \
+                and any(rep.get("pool_interval_s") is None for rep in reps):
+            paces = pass_paces({**r, "witness_work": w}, live_traces)
+            ls = {**ls, "repeats": [{**rep, "pool_interval_s": rep.get("pool_interval_s") or pc}
+                                    for rep, pc in zip(reps, paces)]}
         sim = simulate(cfg, at_live_start(profile_at_witness_work(prof, w),
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
@@ -403,7 +461,8 @@ def merge_repeats(runs: list[dict]) -> dict:
     live = dict(row["live"])
     live["repeats"] = [{"seconds_per_proof": r["live"]["seconds_per_proof"],
                         "peak_rss_gib": r["live"]["peak_rss_gib"],
-                        "bottleneck": r["live"]["bottleneck"], "failed": r["live"]["failed"]}
+                        "bottleneck": r["live"]["bottleneck"], "failed": r["live"]["failed"],
+                        "pool_interval_s": r["live"].get("pool_interval_s")}
                        for r in runs]
 
     def spread(metric):
@@ -440,7 +499,7 @@ def noise(rows: list[dict]) -> dict | None:
     return {"rows_with_repeats": len(rep), "repeats": max(len(r["live"]["repeats"]) for r in rep),
             "median_spread": spreads[(len(spreads) - 1) // 2], "max_spread": spreads[-1],
             "model_within_live_range": sum(bool(r["error"].get("within_live_range")) for r in rep),
-            "pass_drift": pass_drift(rep)}
+            "pass_drift": pass_drift(rep), "pace_tracking": pace_tracking(rep)}
 
 
 def pass_drift(rows: list[dict]) -> list[float | None]:
@@ -670,6 +729,9 @@ def format_table(result: dict) -> str:
         drift = drift_text(nz)
         if drift:
             lines.append(f"host drift: {drift}")
+        pace = pace_text(nz)
+        if pace:
+            lines.append(pace)
     return "\n".join(lines)
 
 
@@ -682,6 +744,17 @@ def drift_text(nz: dict) -> str:
     each = ", ".join(f"pass {i} {100 * d:+.1f} %" for i, d in later)
     return (f"{each} in s/proof against pass 1 (median over the rows); the profile was "
             f"fitted before pass 1")
+
+
+def pace_text(nz: dict) -> str:
+    """Return :func:`pace_tracking`'s figures as a line ('' where there are none)."""
+    pt = nz.get("pace_tracking")
+    if not pt:
+        return ""
+    return (f"pass by pass, s/proof follows the b_g2_msm pool's pace (the host's speed of the "
+            f"moment): r = {pt['r']:.2f} over {pt['passes']} passes of {pt['rows']} rows, "
+            f"x{pt['slope']:.2f} in log terms; the widest row's pace spread "
+            f"{100 * pt['pace_spread']:.0f} %")
 
 
 def jsonable(result: dict) -> dict:

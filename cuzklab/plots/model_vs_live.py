@@ -181,11 +181,14 @@ def compare_html(result: dict, path, *, timelines: bool = True):
             f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
             f"lies within the live runs on {nz['model_within_live_range']} of "
             f"{nz['rows_with_repeats']} rows.</p>")
-        from ..calibrate.compare import drift_text
+        from ..calibrate.compare import drift_text, pace_text
         drift = drift_text(nz)
         if drift:
             parts.append(f"<p>Host drift: {html.escape(drift)}. A trend here is the host's, "
                          f"not the model's.</p>")
+        pace = pace_text(nz)
+        if pace:
+            parts.append(f"<p>{html.escape(pace[0].upper() + pace[1:])}.</p>")
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}
     from ..calibrate.compare import attribution_text

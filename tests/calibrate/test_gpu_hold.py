@@ -126,3 +126,57 @@ def test_a_stored_comparison_reads_its_live_figures_from_its_saved_traces(capsys
         r["config"].update(proofs=3, partitions=4)
     compare_html(res, tmp_path / "c.html", timelines=False)
     assert "Worst row, " in (tmp_path / "c.html").read_text()
+
+
+def test_the_passes_s_per_proof_is_set_beside_their_pools_pace():
+    from cuzklab.calibrate.compare import merge_repeats, pace_tracking
+
+    def run(spp, pace):
+        return {"config": {"lock": "interlock"}, "witness_work": 1.0, "fitted": False,
+                "model": {"seconds_per_proof": 1.0},
+                "live": {"seconds_per_proof": spp, "peak_rss_gib": 1.0, "bottleneck": "gpu",
+                         "failed": False, "pool_interval_s": pace},
+                "error": {"seconds_per_proof": 0.0}}
+    # two rows whose passes slow exactly with their pool (s/proof ~ pace^0.5)
+    a = merge_repeats([run(1.0, 0.10), run(1.2 ** 0.5, 0.12), run(1.5 ** 0.5, 0.15)])
+    b = merge_repeats([run(2.0, 0.20), run(2.0 * 1.3 ** 0.5, 0.26)])
+    assert [r["pool_interval_s"] for r in a["live"]["repeats"]] == [0.10, 0.12, 0.15]
+    pt = pace_tracking([a, b])
+    assert pt["rows"] == 2 and pt["passes"] == 5
+    assert pt["r"] == pytest.approx(1.0) and pt["slope"] == pytest.approx(0.5)
+    assert pt["pace_spread"] == pytest.approx(0.5)
+    # one row only, or passes without a pace: nothing to say
+    assert pace_tracking([a]) is None
+    c = merge_repeats([run(1.0, None), run(1.1, None)])
+    assert pace_tracking([a, c]) is None
+
+
+def test_a_stored_comparisons_passes_get_their_pace_from_the_saved_traces():
+    # the twenty-fourth and twenty-fifth H200 jobs: every pass's trace kept; the passes'
+    # s/proof follows their pool's pace (docs/calibrate.md)
+    from cuzklab.calibrate.compare import format_table, pace_tracking, pass_paces
+    rows = []
+    for name, folder in (("r17-samehost-gw2", "r17-samehost-gw2"),
+                         ("r18-samehost-split-gw1", "r18-samehost-split-gw1")):
+        stored = json.load(open(f"benchmarks/results/compare-live-h200-{name}.json"))
+        traces = f"benchmarks/results/traces-live-h200-{folder}"
+        res = remodel(stored, "porep-live-h200", live_traces=traces)
+        for r in res["rows"]:
+            assert all(0.1 < rep["pool_interval_s"] < 0.3 for rep in r["live"]["repeats"])
+        assert "s/proof follows the b_g2_msm pool's pace" in format_table(res)
+        rows += res["rows"]
+        assert pass_paces(stored["rows"][0], "no-such-folder") == [None, None, None]
+    pt = pace_tracking(rows)
+    assert pt["rows"] == 9 and pt["passes"] == 27
+    assert pt["r"] == pytest.approx(0.826, abs=0.001) and pt["pace_spread"] == pytest.approx(0.511, abs=0.001)
+
+
+def test_the_compare_page_says_how_the_passes_followed_their_pool(tmp_path):
+    from cuzklab.plots.model_vs_live import compare_html
+    stored = json.load(open("benchmarks/results/compare-live-h200-r17-samehost-gw2.json"))
+    res = remodel(stored, "porep-live-h200",
+                  live_traces="benchmarks/results/traces-live-h200-r17-samehost-gw2")
+    for r in res["rows"]:
+        r["config"].update(proofs=3, partitions=4)
+    compare_html(res, tmp_path / "c.html", timelines=False)
+    assert "Pass by pass, s/proof follows the b_g2_msm pool&#x27;s pace" in (tmp_path / "c.html").read_text()
