@@ -312,39 +312,45 @@ def trace_name(config: dict, witness_work, side: str, pass_no: int | None = None
             + (f"-p{pass_no}" if pass_no else "") + ".parquet")
 
 
-def live_diagnostics(row: dict, folder) -> dict:
-    """Return the live ``gpu_hold_s`` and ``pool_interval_s`` of a stored row from its saved
-    trace in ``folder`` (the median run's, for repeated rows), or {} where it is not there."""
+def _saved_figures(row: dict, folder, pass_no: int | None) -> dict:
+    """Return :func:`trace_figures` of one saved live trace of ``row`` ({} where absent)."""
     from pathlib import Path
 
     from ..trace import load
-    reps = row["live"].get("repeats") or []
-    pass_no = None
-    if len(reps) > 1:
-        spp = [r["seconds_per_proof"] for r in reps]
-        pass_no = spp.index(row["live"]["seconds_per_proof"]) + 1 \
-            if row["live"]["seconds_per_proof"] in spp else None
-        if pass_no is None:
-            return {}
     path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", pass_no)
-    if not path.exists():
-        return {}
-    trace = load(path)
-    return trace_figures(trace)
+    return trace_figures(load(path)) if path.exists() else {}
+
+
+def _median_pass(row: dict) -> int | None:
+    """Return the pass (from 1) whose run a repeated row's figures are (0: not found; None:
+    the row is not repeated)."""
+    reps = row["live"].get("repeats") or []
+    if len(reps) < 2:
+        return None
+    spp = [r["seconds_per_proof"] for r in reps]
+    return spp.index(row["live"]["seconds_per_proof"]) + 1 \
+        if row["live"]["seconds_per_proof"] in spp else 0
+
+
+def live_diagnostics(row: dict, folder) -> dict:
+    """Return the live ``gpu_hold_s`` and ``pool_interval_s`` of a stored row from its saved
+    trace in ``folder`` (the median run's, for repeated rows), or {} where it is not there."""
+    pass_no = _median_pass(row)
+    return {} if pass_no == 0 else _saved_figures(row, folder, pass_no)
+
+
+def pass_figures(row: dict, folder) -> list[dict]:
+    """Return :func:`trace_figures` of each pass of a stored repeated row, from its saved
+    traces in ``folder`` ({} for a pass without a trace)."""
+    return [_saved_figures(row, folder, n)
+            for n in range(1, len(row["live"].get("repeats") or []) + 1)]
 
 
 def pass_paces(row: dict, folder) -> list[float | None]:
     """Return each pass's live b_g2_msm pool pace (:func:`pool_interval_s`) of a stored
     repeated row from its saved traces in ``folder`` (None for a pass without a trace or
     without a backed-up pool)."""
-    from pathlib import Path
-
-    from ..trace import load
-    out: list[float | None] = []
-    for n in range(1, len(row["live"].get("repeats") or []) + 1):
-        path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", n)
-        out.append(pool_interval_s(load(path)) if path.exists() else None)
-    return out
+    return [f.get("pool_interval_s") for f in pass_figures(row, folder)]
 
 
 def pace_tracking(rows: list[dict]) -> dict | None:
@@ -385,6 +391,25 @@ def pace_tracking(rows: list[dict]) -> dict | None:
             "slope": round(sxy / sxx, 4), "pace_spread": round(widest, 4)}
 
 
+def _with_saved_figures(row: dict, folder) -> dict:
+    """Return ``row``'s live side with what it lacks of its GPU hold and pool pace (the
+    median run's, and each pass's for a repeated row) read from its saved traces, each
+    trace read once."""
+    ls = row["live"]
+    reps = ls.get("repeats") or []
+    need_median = ls.get("gpu_hold_s") is None
+    need_paces = len(reps) > 1 and any(rep.get("pool_interval_s") is None for rep in reps)
+    if not need_paces:
+        return {**ls, **live_diagnostics(row, folder)} if need_median else ls
+    figs = pass_figures(row, folder)
+    ls = {**ls, "repeats": [{**rep, "pool_interval_s": rep.get("pool_interval_s")
+                             or f.get("pool_interval_s")} for rep, f in zip(reps, figs)]}
+    pass_no = _median_pass(row)
+    if need_median and pass_no:
+        ls.update(figs[pass_no - 1])
+    return ls
+
+
 def remodel(result: dict, profile, *, live_traces=None) -> dict:
     """Return a stored comparison with its model side simulated again on ``profile``.
 
@@ -405,14 +430,8 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
         cfg = PipelineConfig.from_dict(r["config"])
         w = r.get("witness_work", result.get("witness_work", 1.0))
         ls = r["live"]
-        if live_traces is not None and ls.get("gpu_hold_s") is None:
-            ls = {**ls, **live_diagnostics({**r, "witness_work": w}, live_traces)}
-        reps = ls.get("repeats") or []
-        if live_traces is not None and len(reps) > 1 \
-                and any(rep.get("pool_interval_s") is None for rep in reps):
-            paces = pass_paces({**r, "witness_work": w}, live_traces)
-            ls = {**ls, "repeats": [{**rep, "pool_interval_s": rep.get("pool_interval_s") or pc}
-                                    for rep, pc in zip(reps, paces)]}
+        if live_traces is not None:
+            ls = _with_saved_figures({**r, "witness_work": w}, live_traces)
         sim = simulate(cfg, at_live_start(profile_at_witness_work(prof, w),
                                           ls.get("rss_start_gib")))
         ms = side(sim.summary())
