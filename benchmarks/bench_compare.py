@@ -80,7 +80,7 @@ def _one_row(a) -> int:
     row = compare_rows([PipelineConfig.from_dict(spec["config"])], profile=a.profile,
                        log2_constraints=a.log2_constraints, backend=a.backend,
                        witness_work=spec["witness_work"], verify=a.verify,
-                       keep_traces=bool(a.traces))[0]
+                       keep_traces=bool(a.traces), track_host=a.track_host)[0]
     _save_traces(a, row, spec.get("pass"))
     write_text(a.row_out, json.dumps(row, indent=1, default=str))
     return 0
@@ -111,6 +111,8 @@ def _isolated(a, cfg, w, timeout_s, pass_no=None):
                "--row-out", out]
         if a.verify:
             cmd.append("--verify")
+        if a.track_host:
+            cmd.append("--track-host")
         if a.traces:
             cmd += ["--traces", a.traces]
         try:
@@ -121,6 +123,16 @@ def _isolated(a, cfg, w, timeout_s, pass_no=None):
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
             return None, f"exit {proc.returncode}: " + " | ".join(tail)
         return json.loads(open(out).read()), None
+
+
+def _tracked_note(row) -> str:
+    """Return the host-tracked model's s/proof and error for a row's line ('' without)."""
+    if not row.get("model_tracked"):
+        return ""
+    r, e = row["host_check"]["ratios"], row["error_tracked"]["seconds_per_proof"]
+    return (f"; tracked {row['model_tracked']['seconds_per_proof']:.3f} "
+            f"({'—' if e is None else f'{100 * e:+.1f} %'}; synth x{r['synth']:.2f}, "
+            f"b_g2_msm x{r['b_g2_msm']:.2f})")
 
 
 def live_table(rows) -> str:
@@ -169,6 +181,9 @@ def main(argv=None) -> int:
     ap.add_argument("--row-repeats", type=int, default=1,
                     help="run the grid this many times over, pass after pass; each row is then "
                          "the run of median s/proof, with every run's figures and their spread")
+    ap.add_argument("--track-host", action="store_true",
+                    help="a host check (one-thread synthesis, b_g2_msm calls on the pool) before "
+                         "and after every live run, and the model at its speed beside the plain one")
     ap.add_argument("--quick", action="store_true", help="CPU stand-ins at 2^6, pw 1-2, gw 1")
     ap.add_argument("--json", default=None)
     ap.add_argument("--row", default=None, help=argparse.SUPPRESS)
@@ -192,6 +207,7 @@ def main(argv=None) -> int:
            "partitions": a.partitions, "gpu_threads": a.gpu_threads,
            "witness_work": a.witness_work, "places": places,
            "isolated": not a.in_process, "row_repeats": a.row_repeats,
+           "track_host": a.track_host,
            "rows": [], "skipped": [], "failed": [],
            "native_stages": "this version's native code (cuzklab/native)"}
 
@@ -220,7 +236,7 @@ def main(argv=None) -> int:
         if a.in_process:
             row = compare_rows([cfg], profile=prof, log2_constraints=a.log2_constraints,
                                backend=a.backend, witness_work=w, verify=a.verify,
-                               keep_traces=bool(a.traces))[0]
+                               keep_traces=bool(a.traces), track_host=a.track_host)[0]
             _save_traces(a, row, point.get("pass"))
         else:
             row, why = _isolated(a, cfg, w, max(30.0, left + 60.0), point.get("pass"))
@@ -239,7 +255,8 @@ def main(argv=None) -> int:
               f"{row['live']['seconds_per_proof']:.3f} ({100 * e['seconds_per_proof']:+.1f} %), "
               f"RSS {row['model']['peak_rss_gib']:.2f} | {row['live']['peak_rss_gib']:.2f} "
               f"({100 * e['peak_rss_gib']:+.1f} %), {row['model']['bottleneck']} | "
-              f"{row['live']['bottleneck']}" + (" [fitted]" if row["fitted"] else ""), flush=True)
+              f"{row['live']['bottleneck']}" + (" [fitted]" if row["fitted"] else "")
+              + _tracked_note(row), flush=True)
     if out["rows"]:
         attribute_worst(out, out["rows"], prof)
         save()

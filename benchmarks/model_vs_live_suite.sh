@@ -26,6 +26,9 @@
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
 #   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=280 LIMIT_CMP=310 CONTENTION=0 ...  (0: no curve)
+#   TRACK_HOST=1 ...   # a one-thread synthesis and b_g2_msm calls timed alone before and
+#   after every run, and the model at the host's speed of those checks beside the plain one
+#   (calibrate.hostcheck; ~10 s more a run at 2^20)
 #   (a host's own calibration, then half the table three times over on its profile: ~9 minutes
 #   at 2^20 on an H200 host; GW=1 the other half. A profile carries its host's one-thread speed,
 #   which differs by ~30 % between hosts of one kind: docs/calibrate.md)
@@ -69,7 +72,7 @@ want compare && step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_c
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
     --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s $((${LIMIT_CMP:-240} - 45)) \
     --row-repeats "${ROW_REPEATS:-1}" --locks "${LOCKS:-interlock,split_async}" --gw "${GW:-1,2}" \
-    ${CONTENTION:+--contention "$CONTENTION"} --json "$R/compare-$TAG.json"
+    ${CONTENTION:+--contention "$CONTENTION"} ${TRACK_HOST:+--track-host} --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
     want small || break
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \

@@ -10,7 +10,7 @@
     cuzklab calibrate --measurements FILE.json --name NAME [--out DIR] [--json FILE]
     cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
                     [--config cuzk.toml] [--set key=value]... [--grid FILE]
-                    [--witness-work W] [--repeats N]
+                    [--witness-work W] [--repeats N] [--track-host]
                     [--contention 0,1,2,4,8,12 [--gpu-threads N] [--contention-rounds N]]
                     [--json FILE] [--html FILE]
 
@@ -119,6 +119,10 @@ def register(sub) -> None:
                    help="run the configurations N times over, pass after pass; each row is "
                         "then its run of median s/proof, with every run's figures and their "
                         "spread beside the target (default 1)")
+    c.add_argument("--track-host", action="store_true",
+                   help="time a one-thread synthesis and b_g2_msm calls on the run's pool "
+                        "alone before and after every live run, and judge the model also at "
+                        "the host's speed of those checks (docs/calibrate.md)")
     c.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
                    help="also measure the contention curve at these counts, with the model's")
     c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
@@ -245,7 +249,8 @@ def run_compare(args) -> int:
                           "records no calibration pool")
     res = compare(configs, profile=prof, log2_constraints=args.log2_constraints,
                   backend=args.backend, witness_work=args.witness_work,
-                  keep_traces=bool(args.html), repeats=args.repeats)
+                  keep_traces=bool(args.html), repeats=args.repeats,
+                  track_host=args.track_host)
     print(format_table(res))
     if args.contention is not None:
         from .contention import contention_curve
@@ -279,7 +284,8 @@ def _remeasured(args, prof) -> int:
         raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs rows "
                           "with config and live)") from None
     for option, given in (("--grid", args.grid), ("--contention", args.contention),
-                          ("--contention-rounds", args.contention_rounds), ("--html", args.html)):
+                          ("--contention-rounds", args.contention_rounds), ("--html", args.html),
+                          ("--track-host", args.track_host)):
         if given:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
     traces = None

@@ -26,6 +26,8 @@ from ..errors import ConfigError, ProfileError
 #: Relative-error metrics of a row (summary keys), and the targets of docs/calibrate.md.
 METRICS = ("seconds_per_proof", "proof_latency_s_mean", "peak_rss_gib")
 TARGETS = {"seconds_per_proof": 0.10, "peak_rss_gib": 0.15}
+#: How a host check's b_g2_msm measurement reads in the table's words.
+CHECK_CALLS_TEXT = "b_g2_msm calls on the run's pool"
 #: Stages whose means are compared (the work stages both sides see).
 STAGES = ("synth", "prep_msm", "h2d", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue")
 
@@ -250,7 +252,7 @@ def check_repeats(repeats) -> int:
 
 def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu",
                  witness_work=1.0, keep_traces: bool = False, progress=None,
-                 verify: bool = False, repeats: int = 1) -> list[dict]:
+                 verify: bool = False, repeats: int = 1, track_host: bool = False) -> list[dict]:
     """Return one row per configuration: the model, the live run, the errors, fitted or not.
 
     Each row runs live first; its model starts from the live run's RSS at its
@@ -262,7 +264,11 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     ``repeats``: run the configurations this many times over, pass after pass
     (a host that drifts then moves every row alike); each row is then
     :func:`merge_repeats` of its runs. ``progress(done, total, row)`` is called
-    after every run.
+    after every run. ``track_host``: time a host check right before and right after
+    every live run (:class:`~cuzklab.calibrate.hostcheck.HostCheck`: a one-thread
+    synthesis and b_g2_msm calls on the run's pool, each alone) and simulate the row a
+    second time on the profile scaled to the host's speed of those checks
+    (``model_tracked``, ``error_tracked``, the checks under ``host_check``).
     """
     repeats = check_repeats(repeats)
     from ..live import run as run_live
@@ -279,10 +285,14 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
     models = {w: profile_at_witness_work(prof, w) for w in sorted(set(works))}
     runs: list[list[dict]] = [[] for _ in configs]
     total = len(configs) * repeats
+    checkers: dict = {}
     for n, (i, (cfg, w)) in enumerate((i, cw) for _ in range(repeats)
                                       for i, cw in enumerate(zip(configs, works))):
+        check = _checker(checkers, cfg, w, log2_constraints, backend) if track_host else None
+        before = check.measure() if check else None
         live = run_live(cfg, log2_constraints=log2_constraints, backend=backend, profile=prof,
                         progress=False, verify=verify, witness_work=w)
+        after = check.measure() if check else None
         ls = side(live.summary())
         ls["rss_start_gib"] = _rss_start(live)
         ls.update(trace_figures(live))
@@ -296,12 +306,42 @@ def compare_rows(configs, *, profile, log2_constraints: int, backend: str = "cpu
             ls["verification"] = extra.get("verification")
         row = {"config": cfg.to_dict(), "witness_work": w, "fitted": is_fitted(cfg, fitted),
                "model": ms, "live": ls, "error": row_errors(ms, ls)}
+        if check:
+            row.update(tracked_side(cfg, models[w], {"before": before, "after": after}, ls))
         if keep_traces:
             row["traces"] = {"model": sim, "live": live}
         runs[i].append(row)
         if callable(progress):
             progress(n + 1, total, row)
     return [merge_repeats(r) if len(r) > 1 else r[0] for r in runs]
+
+
+def _checker(cache: dict, cfg, w, log2_constraints: int, backend: str):
+    """Return the run's :class:`~cuzklab.calibrate.hostcheck.HostCheck` (one per
+    workload and pool, built on first use)."""
+    from ..live import workload
+    from .hostcheck import HostCheck
+    from .measure import host_cores
+    pool = int(cfg.gpu_threads or host_cores())
+    key = (cfg.seed, float(w), pool)
+    if key not in cache:
+        cache[key] = HostCheck(workload(log2_constraints, cfg.seed, backend, w), pool)
+    return cache[key]
+
+
+def tracked_side(cfg, model_profile, checks: dict, live: dict) -> dict:
+    """Return a row's host-tracked model: ``host_check`` (the checks and their ratios),
+    ``model_tracked`` (the run simulated on ``model_profile`` scaled by them) and
+    ``error_tracked`` (its errors against ``live``)."""
+    from ..sim import simulate
+    from .hostcheck import host_ratios, tracked_profile
+    hr = host_ratios(model_profile, [checks.get("before"), checks.get("after")])
+    sim = simulate(cfg, at_live_start(tracked_profile(model_profile, hr["ratios"]),
+                                      live.get("rss_start_gib")))
+    mt = side(sim.summary())
+    mt.update(trace_figures(sim))
+    return {"host_check": {"before": checks.get("before"), "after": checks.get("after"), **hr},
+            "model_tracked": mt, "error_tracked": row_errors(mt, live)}
 
 
 def trace_name(config: dict, witness_work, side: str, pass_no: int | None = None) -> str:
@@ -440,9 +480,14 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
         err = row_errors(ms, ls)
         if len(ls.get("repeats") or []) > 1:
             err["within_live_range"] = within_runs(ms["seconds_per_proof"], ls["repeats"])
-        rows.append({"config": cfg.to_dict(), "witness_work": w,
-                     "fitted": is_fitted(cfg, fitted), "model": ms,
-                     "live": ls, "error": err})
+        row = {"config": cfg.to_dict(), "witness_work": w,
+               "fitted": is_fitted(cfg, fitted), "model": ms, "live": ls, "error": err}
+        if r.get("host_check"):
+            pw = profile_at_witness_work(prof, w)
+            row.update(tracked_side(cfg, pw, r["host_check"], ls))
+            if ls.get("repeats"):
+                ls["repeats"] = [_retracked(cfg, pw, e) for e in ls["repeats"]]
+        rows.append(row)
     out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
     out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
                 "rows": rows, "verdict": verdict(rows),
@@ -454,6 +499,27 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
         from .contention import remodel_curve
         out["contention"] = remodel_curve(result["contention"], prof)
     return out
+
+
+def _retracked(cfg, model_profile, entry: dict) -> dict:
+    """Return a repeat (:func:`merge_repeats`) with its tracked model simulated again on
+    ``model_profile`` at its own host check (as it is, without one)."""
+    if not entry.get("host_check"):
+        return entry
+    from ..sim import simulate
+    from .hostcheck import host_ratios, tracked_profile
+    hc = entry["host_check"]
+    hr = host_ratios(model_profile, [hc.get("before"), hc.get("after")])
+    sim = simulate(cfg, at_live_start(tracked_profile(model_profile, hr["ratios"]),
+                                      entry.get("rss_start_gib")))
+    mt = side(sim.summary())
+    return {**entry, "host_check": {"before": hc.get("before"), "after": hc.get("after"), **hr},
+            "tracked": {"seconds_per_proof": mt["seconds_per_proof"],
+                        "peak_rss_gib": mt["peak_rss_gib"], "bottleneck": mt["bottleneck"],
+                        "error": {"seconds_per_proof": _rel(mt["seconds_per_proof"],
+                                                            entry["seconds_per_proof"]),
+                                  "peak_rss_gib": _rel(mt["peak_rss_gib"], entry["peak_rss_gib"]),
+                                  "same_verdict": mt["bottleneck"] == entry["bottleneck"]}}}
 
 
 def merge_repeats(runs: list[dict]) -> dict:
@@ -481,7 +547,8 @@ def merge_repeats(runs: list[dict]) -> dict:
     live["repeats"] = [{"seconds_per_proof": r["live"]["seconds_per_proof"],
                         "peak_rss_gib": r["live"]["peak_rss_gib"],
                         "bottleneck": r["live"]["bottleneck"], "failed": r["live"]["failed"],
-                        "pool_interval_s": r["live"].get("pool_interval_s")}
+                        "pool_interval_s": r["live"].get("pool_interval_s"),
+                        **_tracked_entry(r)}
                        for r in runs]
 
     def spread(metric):
@@ -494,6 +561,20 @@ def merge_repeats(runs: list[dict]) -> dict:
     row["error"]["within_live_range"] = within_runs(row["model"]["seconds_per_proof"],
                                                     live["repeats"])
     return row
+
+
+def _tracked_entry(run: dict) -> dict:
+    """Return what a repeat keeps of a run's host check: its checks and ratios, the
+    tracked model's s/proof, RSS and verdict and their errors (nothing without a check)."""
+    if not run.get("host_check"):
+        return {}
+    mt, et = run["model_tracked"], run["error_tracked"]
+    return {"rss_start_gib": run["live"].get("rss_start_gib"), "host_check": run["host_check"],
+            "tracked": {"seconds_per_proof": mt["seconds_per_proof"],
+                        "peak_rss_gib": mt["peak_rss_gib"], "bottleneck": mt["bottleneck"],
+                        "error": {"seconds_per_proof": et["seconds_per_proof"],
+                                  "peak_rss_gib": et["peak_rss_gib"],
+                                  "same_verdict": et["same_verdict"]}}}
 
 
 def within_runs(model_spp: float, repeats: list[dict]) -> bool:
@@ -563,12 +644,62 @@ def verdict(rows: list[dict]) -> dict:
     out["same_verdict"] = {"rows": sum(r["error"]["same_verdict"] for r in judged),
                            "of": len(judged),
                            "met": all(r["error"]["same_verdict"] for r in judged)}
+    tracked = tracked_verdict(judged)
+    if tracked is not None:
+        out["tracked"] = tracked
     worst = worst_row(rows)
     if worst is not None:
         out["worst"] = {"config": _short(worst["config"]),
                         "seconds_per_proof_error": worst["error"]["seconds_per_proof"],
                         "peak_rss_gib_error": worst["error"]["peak_rss_gib"],
                         "why": worst_reason(worst)}
+    return out
+
+
+def _runs_tracked(row: dict) -> list[dict]:
+    """Return every run of a row as its tracked figures (:func:`_tracked_entry`), the
+    row's own where it has no repeats; runs without a check are left out."""
+    reps = row["live"].get("repeats") or []
+    if len(reps) > 1:
+        return [r for r in reps if r.get("tracked") and not r.get("failed")]
+    return [_tracked_entry(row)] if row.get("host_check") else []
+
+
+def tracked_verdict(judged: list[dict]) -> dict | None:
+    """Return the targets judged on the host-tracked model (None: no row has a host check).
+
+    Each row is judged on its median run's tracked model (``error_tracked``), as the
+    plain verdict is on its model; ``runs`` counts every run, each against the model at
+    the host's speed of its own checks, within the s/proof target; ``ratios`` is the range
+    of the checks' ratios over the runs (how far the host's speed moved from the profile's).
+    """
+    rows = [r for r in judged if r.get("error_tracked")]
+    if not rows:
+        return None
+    out: dict = {"rows": len(rows)}
+    for m, tol in TARGETS.items():
+        errs = [abs(r["error_tracked"][m]) for r in rows if r["error_tracked"][m] is not None]
+        out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
+                  "met": bool(errs) and max(errs) <= tol}
+    out["same_verdict"] = {"rows": sum(r["error_tracked"]["same_verdict"] for r in rows),
+                           "of": len(rows),
+                           "met": all(r["error_tracked"]["same_verdict"] for r in rows)}
+    runs = [t for r in rows for t in _runs_tracked(r)]
+    tol = TARGETS["seconds_per_proof"]
+    errs = [t["tracked"]["error"]["seconds_per_proof"] for t in runs
+            if t["tracked"]["error"]["seconds_per_proof"] is not None]
+    out["runs"] = {"of": len(errs), "within": sum(abs(e) <= tol for e in errs),
+                   "max_abs_error": max((abs(e) for e in errs), default=None)}
+    ratios: dict = {}
+    unscaled = set()
+    for t in runs:
+        unscaled |= set(t["host_check"].get("unscaled") or ())
+        for stage, f in t["host_check"]["ratios"].items():
+            if stage not in (t["host_check"].get("unscaled") or ()):
+                ratios.setdefault(stage, []).append(f)
+    out["ratios"] = {k: [min(v), max(v)] for k, v in ratios.items()}
+    if unscaled:
+        out["unscaled"] = sorted(unscaled)
     return out
 
 
@@ -658,7 +789,8 @@ def attribute_worst(out: dict, rows: list[dict], profile) -> None:
 
 def worst_reason(row: dict) -> str:
     """Return the stage whose mean the model misses by the most seconds in ``row``, as a sentence."""
-    st = row["error"]["stage_s"]
+    # a stage whose live mean is 0 (a span too short for the clock at tiny sizes) has no error
+    st = {k: v for k, v in row["error"]["stage_s"].items() if v is not None}
     if not st:
         return "no stage to compare"
     m, lv = row["model"]["stage_s"], row["live"]["stage_s"]
@@ -675,10 +807,12 @@ def _short(cfg: dict) -> str:
 
 def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
             witness_work=1.0, keep_traces: bool = False, progress=None,
-            verify: bool = False, repeats: int = 1) -> dict:
+            verify: bool = False, repeats: int = 1, track_host: bool = False) -> dict:
     """Return the comparison: every row, the verdict over the rows not fitted, and the setting.
 
-    ``repeats``: live runs of each row, pass after pass (see :func:`compare_rows`).
+    ``repeats``: live runs of each row, pass after pass; ``track_host``: a host check
+    around every run and the model at its speed beside the plain one (see
+    :func:`compare_rows`).
     """
     from ..backend import device_name
     from ..model.profile import Profile
@@ -686,11 +820,13 @@ def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
     prof = Profile.load(profile)
     rows = compare_rows(configs, profile=prof, log2_constraints=log2_constraints,
                         backend=backend, witness_work=witness_work, keep_traces=keep_traces,
-                        progress=progress, verify=verify, repeats=repeats)
+                        progress=progress, verify=verify, repeats=repeats,
+                        track_host=track_host)
     out = {"benchmark": "compare", "profile": prof.name, "calibration": prof.data.get(
                "calibration", {}), "device": device_name(backend), "backend": backend,
            "log2_constraints": log2_constraints, "witness_work": witness_work,
-           "repeats": repeats, "rows": rows, "verdict": verdict(rows)}
+           "repeats": repeats, "track_host": bool(track_host), "rows": rows,
+           "verdict": verdict(rows)}
     attribute_worst(out, rows, prof)
     return out
 
@@ -751,7 +887,32 @@ def format_table(result: dict) -> str:
         pace = pace_text(nz)
         if pace:
             lines.append(pace)
+    tracked = tracked_text(v.get("tracked"))
+    if tracked:
+        lines.append(tracked)
     return "\n".join(lines)
+
+
+def tracked_text(tv: dict | None) -> str:
+    """Return :func:`tracked_verdict` as lines ('' without host checks)."""
+    if not tv:
+        return ""
+
+    def worst(m):
+        e = tv[m]["max_abs_error"]
+        return "—" if e is None else f"{100 * e:.1f} %"
+    ratios = ", ".join([f"{k} x{lo:.2f}-{hi:.2f}" for k, (lo, hi) in tv["ratios"].items()]
+                       + [f"{k} not scaled (the profile has no fit of its pool)"
+                          for k in tv.get("unscaled", ())])
+    runs = tv["runs"]
+    return (f"host-tracked model (a one-thread synthesis and {CHECK_CALLS_TEXT} timed alone "
+            f"before and after each run; the profile's times scaled to them: {ratios}): "
+            f"s/proof worst {worst('seconds_per_proof')} "
+            f"({'met' if tv['seconds_per_proof']['met'] else 'NOT met'}), peak RSS worst "
+            f"{worst('peak_rss_gib')}, the verdict {tv['same_verdict']['rows']} of "
+            f"{tv['same_verdict']['of']}; every run against its own checks: "
+            f"{runs['within']} of {runs['of']} within "
+            f"{100 * TARGETS['seconds_per_proof']:.0f} %")
 
 
 def drift_text(nz: dict) -> str:

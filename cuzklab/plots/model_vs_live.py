@@ -136,9 +136,12 @@ def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table."""
     reps = any(len(r["live"].get("repeats") or []) > 1 for r in result["rows"])
     runs_head = "<th>live runs (s/proof; spread)</th>" if reps else ""
+    tracked = any(r.get("model_tracked") for r in result["rows"])
+    tracked_head = ("<th>s/proof model at the host's checked speed (error; synth, b_g2_msm "
+                    "ratio)</th>" if tracked else "")
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
             f"<th>s/proof live{' (median run)' if reps else ''}</th>{runs_head}"
-            "<th>error</th><th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
+            f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
             "<th>GPU busy model / live</th><th>GPU hold a partition, ms: model / live</th>"
             "<th>bottleneck model / live</th></tr>")
     body = []
@@ -153,10 +156,20 @@ def compare_table_html(result: dict) -> str:
             spread = (lv.get("spread") or {}).get("seconds_per_proof")
             runs = ("<td>" + " / ".join(_num(x) for x in spp)
                     + (f"; {100 * spread:.1f} %" if spread is not None else "") + "</td>")
+        tr = ""
+        if tracked:
+            tr = "<td>—</td>"
+            if r.get("model_tracked"):
+                f = r["host_check"]["ratios"]
+                un = r["host_check"].get("unscaled") or ()
+                tr = (f"<td>{_num(r['model_tracked']['seconds_per_proof'])} "
+                      f"({_pct(r['error_tracked']['seconds_per_proof'])}; "
+                      + ", ".join("—" if k in un else f"×{f[k]:.2f}"
+                                  for k in ("synth", "b_g2_msm")) + ")</td>")
         body.append(
             f"<tr><td>{html.escape(name)}</td><td>{'yes' if r['fitted'] else ''}</td>"
             f"<td>{_num(m['seconds_per_proof'])}</td><td>{_num(lv['seconds_per_proof'])}</td>{runs}"
-            f"<td>{_pct(e['seconds_per_proof'])}</td><td>{_num(m['peak_rss_gib'], '.2f')}</td>"
+            f"<td>{_pct(e['seconds_per_proof'])}</td>{tr}<td>{_num(m['peak_rss_gib'], '.2f')}</td>"
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
             f"<td>{_ms(m.get('gpu_hold_s'))} / {_ms(lv.get('gpu_hold_s'))}</td>"
@@ -189,6 +202,12 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         pace = pace_text(nz)
         if pace:
             parts.append(f"<p>{html.escape(pace[0].upper() + pace[1:])}.</p>")
+    from ..calibrate.compare import tracked_text
+    tracked = tracked_text((result.get("verdict") or {}).get("tracked"))
+    if tracked:
+        parts.append(f"<p>{html.escape(tracked[0].upper() + tracked[1:])}. The plain model "
+                     f"runs at the speed the profile was calibrated at; the tracked one at the "
+                     f"speed the host showed around each run.</p>")
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}
     from ..calibrate.compare import attribution_text

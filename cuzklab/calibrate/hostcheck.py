@@ -1,0 +1,149 @@
+"""The host's speed beside each live run, and the model at that speed.
+
+A shared host's CPU speed moves from minute to minute: on H200 hosts the same
+configuration ran 34 % apart within minutes, its passes' s/proof followed the
+b_g2_msm pool's pace (r = 0.82 over 27 passes) and the syntheses moved with them
+(docs/calibrate.md). A profile calibrated before the runs holds the host's speed
+of the calibration's minutes. A *host check* times, right before and right after a
+live run, the two CPU stages that set the pace of the rows in their regimes,
+each alone, outside the run:
+
+* one synthesis of one partition on one thread (the profile's
+  ``synth.work_core_s`` at the run's witness work);
+* ``calls`` b_g2_msm calls of different partitions started together on the run's
+  pool (what the profile's ``b_g2_msm.serial_s`` and ``pool_core_s`` predict as
+  ``serial_s + calls x pool_core_s / pool``), and one call alone.
+
+:func:`host_ratios` sets each beside the profile's prediction of the same
+measurement (the geometric mean of the two checks around the run), and
+:func:`tracked_profile` scales those stages' profile times by the ratios: the
+model of the run at the host's speed of the run's minutes. Nothing of the run
+itself enters it: the checks time the stages alone, as the calibration does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+import threading
+import time
+
+from ..errors import ConfigError
+
+#: b_g2_msm calls started together in a check (the calibration's largest count).
+CHECK_CALLS = 8
+#: The profile keys a check's ratios scale (all seconds: power 1).
+SCALED = {"synth": (("synth", "work_core_s"),),
+          "b_g2_msm": (("b_g2_msm", "solo_s_at_all_cores"), ("b_g2_msm", "solo_s_at_32"),
+                       ("b_g2_msm", "pool_core_s"), ("b_g2_msm", "serial_s"))}
+
+
+class HostCheck:
+    """Time the stages of :data:`SCALED` alone on this host, as often as asked.
+
+    ``work``: the run's :class:`~cuzklab.live.work.Workload` (its witness work is
+    the one timed); ``pool_threads``: the run's b_g2_msm pool (``gpu_threads``).
+    Building one synthesizes ``calls`` partitions (the witness work set to 0:
+    the G2 tail and its size do not depend on it) and runs each call once,
+    untimed, so that every :meth:`measure` times warm code.
+    """
+
+    def __init__(self, work, pool_threads: int, *, calls: int = CHECK_CALLS):
+        from ..live import work as W
+        from ..stages import StageClock
+        if isinstance(pool_threads, bool) or not isinstance(pool_threads, int) or pool_threads < 1:
+            raise ConfigError("pool_threads", f"must be an integer >= 1, got {pool_threads!r}")
+        if isinstance(calls, bool) or not isinstance(calls, int) or calls < 2:
+            raise ConfigError("calls", f"must be an integer >= 2 (one call is no pool), "
+                              f"got {calls!r}")
+        self.work, self.pool, self.calls = work, pool_threads, calls
+        light = dataclasses.replace(work, program=dataclasses.replace(work.program,
+                                                                      witness_work=0.0))
+        self.preps = [W.prep(W.synthesize(light, 0, i, StageClock(), pool_threads),
+                             StageClock()) for i in range(calls)]
+        self._calls(calls)  # untimed: starts the pool, touches every call's data
+        W.synthesize(work, 0, 0, StageClock(), 1)  # untimed: the program's tables
+
+    def _calls(self, k: int) -> float:
+        from ..live import work as W
+        from ..stages import StageClock
+        barrier = threading.Barrier(k + 1)
+
+        def one(x):
+            barrier.wait()
+            W.b_g2(x, self.work, StageClock(), self.pool)
+        ts = [threading.Thread(target=one, args=(self.preps[i % len(self.preps)],), daemon=True)
+              for i in range(k)]
+        for th in ts:
+            th.start()
+        barrier.wait()
+        t = time.perf_counter()
+        for th in ts:
+            th.join()
+        return time.perf_counter() - t
+
+    def measure(self) -> dict:
+        """Return one check: ``synth_s`` (one partition on one thread), ``b_g2_1_s`` (one
+        call alone) and ``b_g2_k_s`` (``calls`` calls started together), and when."""
+        from ..live import work as W
+        from ..stages import StageClock
+        t0 = time.time()
+        t = time.perf_counter()
+        W.synthesize(self.work, 0, 0, StageClock(), 1)
+        synth = time.perf_counter() - t
+        one = self._calls(1)
+        many = self._calls(self.calls)
+        return {"at": round(t0, 3), "synth_s": round(synth, 6), "b_g2_1_s": round(one, 6),
+                "b_g2_k_s": round(many, 6), "calls": self.calls, "pool_threads": self.pool}
+
+
+def predicted(profile, check: dict) -> dict:
+    """Return the profile's own figures for a check's measurements (seconds)."""
+    s, g = profile["synth"], profile["b_g2_msm"]
+    pool = int(check["pool_threads"])
+    out = {"synth_s": float(s["work_core_s"])}
+    core, serial = float(g.get("pool_core_s") or 0.0), float(g.get("serial_s") or 0.0)
+    if core > 0:  # the calibration's fit of k calls started together (measure_b_g2_pool)
+        out["b_g2_k_s"] = serial + int(check["calls"]) * core / pool
+    return out
+
+
+def host_ratios(profile, checks: list[dict]) -> dict:
+    """Return, per scaled stage, the checks' time over the profile's prediction of it.
+
+    ``checks``: the checks around one run (before and after): each stage's ratio is
+    the geometric mean of theirs. A stage the profile cannot predict (no pool fit)
+    keeps 1.0 and is named under ``unscaled``.
+    """
+    checks = [c for c in checks if c]
+    if not checks:
+        raise ConfigError("checks", "give at least one host check")
+    want = predicted(profile, checks[0])
+    out, unscaled = {}, []
+    for stage, key in (("synth", "synth_s"), ("b_g2_msm", "b_g2_k_s")):
+        if key not in want or want[key] <= 0:
+            out[stage] = 1.0
+            unscaled.append(stage)
+            continue
+        logs = [math.log(c[key] / want[key]) for c in checks if c.get(key, 0) > 0]
+        out[stage] = round(math.exp(statistics.fmean(logs)), 4) if logs else 1.0
+    res = {"ratios": out, "predicted": {k: round(v, 6) for k, v in want.items()}}
+    if unscaled:
+        res["unscaled"] = unscaled
+    return res
+
+
+def tracked_profile(profile, ratios: dict):
+    """Return ``profile`` with each stage of :data:`SCALED` scaled by its ratio (the
+    model at the host's speed of the checks); the name is kept."""
+    tables: dict = {}
+    for stage, keys in SCALED.items():
+        f = float(ratios.get(stage, 1.0))
+        if f <= 0 or not math.isfinite(f):
+            raise ConfigError("ratios", f"{stage} must be a finite number > 0, got {f!r}")
+        for table, key in keys:
+            if key in profile[table]:
+                tables.setdefault(table, {})[key] = float(profile[table][key]) * f
+    return dataclasses.replace(profile.replace(**tables), name=profile.name) if tables \
+        else profile

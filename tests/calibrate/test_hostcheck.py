@@ -1,0 +1,182 @@
+"""Host checks around live runs, and the model at the host's speed of those checks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cuzklab.calibrate.compare import (compare, format_table, merge_repeats, remodel,
+                                       tracked_side, verdict)
+from cuzklab.calibrate.hostcheck import (SCALED, HostCheck, host_ratios, predicted,
+                                         tracked_profile)
+from cuzklab.errors import ConfigError
+from cuzklab.model import PipelineConfig, Profile
+
+K = 5
+
+
+def _pooled(name="porep-live-h200", core=1.6, serial=0.05):
+    """A live profile with a b_g2_msm pool fit (as calibrate --live writes since its pool step)."""
+    return Profile.load(name).replace(b_g2_msm={"pool_core_s": core, "serial_s": serial})
+
+
+def _check(synth, k_s, *, calls=8, pool=16):
+    return {"synth_s": synth, "b_g2_1_s": 0.3, "b_g2_k_s": k_s, "calls": calls,
+            "pool_threads": pool}
+
+
+def test_a_check_times_the_stages_alone_on_this_host():
+    from cuzklab.live import workload
+    work = workload(K, 0, "cpu", 1.0)
+    hc = HostCheck(work, 2, calls=3)
+    a, b = hc.measure(), hc.measure()
+    for c in (a, b):
+        assert c["synth_s"] > 0 and c["b_g2_1_s"] > 0 and c["b_g2_k_s"] > 0
+        assert c["calls"] == 3 and c["pool_threads"] == 2
+    assert b["at"] >= a["at"]
+    # the calls are of different partitions: one prep output each
+    assert len(hc.preps) == 3 and len({id(p) for p in hc.preps}) == 3
+
+
+@pytest.mark.parametrize("kw,name", [({"pool_threads": 0}, "pool_threads"),
+                                     ({"pool_threads": True}, "pool_threads"),
+                                     ({"pool_threads": 2, "calls": 1}, "calls")])
+def test_a_check_refuses_a_pool_it_cannot_time(kw, name):
+    from cuzklab.live import workload
+    with pytest.raises(ConfigError, match=name):
+        HostCheck(workload(K, 0, "cpu", 1.0), **kw)
+
+
+def test_the_ratios_set_each_check_beside_the_profiles_own_prediction():
+    prof = _pooled(core=1.6, serial=0.05)
+    want = predicted(prof, _check(1.0, 1.0))
+    assert want["synth_s"] == pytest.approx(prof["synth"]["work_core_s"])
+    assert want["b_g2_k_s"] == pytest.approx(0.05 + 8 * 1.6 / 16)
+    t1, k = want["synth_s"], want["b_g2_k_s"]
+    # the host ran 2x slow before the run and 8x after: the geometric mean, 4x
+    hr = host_ratios(prof, [_check(2 * t1, 1.25 * k), _check(8 * t1, 1.25 * k)])
+    assert hr["ratios"]["synth"] == pytest.approx(4.0, rel=1e-3)
+    assert hr["ratios"]["b_g2_msm"] == pytest.approx(1.25, rel=1e-3)
+    assert "unscaled" not in hr
+    # a check missing (a run that failed before its second check) leaves the other
+    assert host_ratios(prof, [_check(2 * t1, k), None])["ratios"]["synth"] == pytest.approx(2.0)
+    with pytest.raises(ConfigError, match="checks"):
+        host_ratios(prof, [None, None])
+
+
+def test_a_profile_without_a_pool_fit_keeps_b_g2_msm_and_says_so():
+    prof = Profile.load("porep-live-h200")
+    assert not prof["b_g2_msm"].get("pool_core_s")
+    hr = host_ratios(prof, [_check(prof["synth"]["work_core_s"] * 1.5, 9.0)])
+    assert hr["ratios"] == {"synth": pytest.approx(1.5), "b_g2_msm": 1.0}
+    assert hr["unscaled"] == ["b_g2_msm"]
+
+
+def test_the_tracked_profile_scales_those_stages_and_nothing_else():
+    prof = _pooled()
+    out = tracked_profile(prof, {"synth": 1.5, "b_g2_msm": 0.5})
+    assert out.name == prof.name
+    assert out["synth"]["work_core_s"] == pytest.approx(1.5 * prof["synth"]["work_core_s"])
+    for table, key in SCALED["b_g2_msm"]:
+        assert out[table][key] == pytest.approx(0.5 * prof[table][key])
+    scaled = {(t, k) for keys in SCALED.values() for t, k in keys}
+    for table, values in prof.data.items():
+        if not isinstance(values, dict):
+            continue
+        for key, v in values.items():
+            if (table, key) not in scaled and isinstance(v, (int, float)) \
+                    and table in ("gpu", "prep_msm", "epilogue", "node", "memory"):
+                assert out[table][key] == v, (table, key)
+    with pytest.raises(ConfigError, match="synth"):
+        tracked_profile(prof, {"synth": 0.0})
+
+
+def test_the_tracked_model_follows_a_slower_host():
+    # a synthesis-bound configuration: the host's one-thread synthesis ran 1.3x the
+    # profile's around the run; the tracked model is that much slower, the plain one not
+    from cuzklab.sim import simulate
+    from cuzklab.calibrate.compare import side
+    prof = _pooled()
+    cfg = PipelineConfig(proofs=3, concurrency=3, partitions=4, partition_workers=2,
+                         gpu_threads=16, lock="interlock")
+    plain = side(simulate(cfg, prof).summary())
+    t1 = prof["synth"]["work_core_s"]
+    k = predicted(prof, _check(1, 1))["b_g2_k_s"]
+    live = {**plain, "seconds_per_proof": 1.3 * plain["seconds_per_proof"], "rss_start_gib": None}
+    out = tracked_side(cfg, prof, {"before": _check(1.3 * t1, k), "after": _check(1.3 * t1, k)},
+                       live)
+    assert out["host_check"]["ratios"]["synth"] == pytest.approx(1.3, rel=1e-3)
+    ratio = out["model_tracked"]["seconds_per_proof"] / plain["seconds_per_proof"]
+    assert 1.2 < ratio < 1.35
+    assert abs(out["error_tracked"]["seconds_per_proof"]) < abs(plain["seconds_per_proof"]
+                                                                / live["seconds_per_proof"] - 1)
+
+
+def test_compare_tracks_the_host_around_every_run_and_judges_both_models(tmp_path):
+    configs = [PipelineConfig(proofs=1, concurrency=1, partitions=2, partition_workers=pw,
+                              gpu_threads=2) for pw in (1, 2)]
+    res = compare(configs, profile="porep-live-h200", log2_constraints=K, repeats=2,
+                  track_host=True)
+    assert res["track_host"] is True
+    for row in res["rows"]:
+        hc = row["host_check"]
+        assert hc["before"]["synth_s"] > 0 and hc["after"]["synth_s"] > 0
+        assert hc["before"]["pool_threads"] == 2
+        assert row["model_tracked"]["seconds_per_proof"] > 0
+        assert set(row["error_tracked"]) >= {"seconds_per_proof", "peak_rss_gib", "same_verdict"}
+        # every run keeps its own checks and its tracked model's figures
+        reps = row["live"]["repeats"]
+        assert len(reps) == 2 and all(r["host_check"]["before"] for r in reps)
+        assert all(r["tracked"]["seconds_per_proof"] > 0 for r in reps)
+    tv = res["verdict"]["tracked"]
+    assert tv["rows"] == 2 and tv["runs"]["of"] == 4
+    # the shipped profile predates the pool fit: b_g2_msm is named as not scaled
+    assert set(tv["ratios"]) == {"synth"} and tv["unscaled"] == ["b_g2_msm"]
+    text = format_table(res)
+    assert "host-tracked model" in text and "every run against its own checks" in text
+    assert "b_g2_msm not scaled (the profile has no fit of its pool)" in text
+    # judged again on the same profile: the same tracked figures, from the stored checks
+    stored = json.loads(json.dumps(res, default=str))
+    again = remodel(stored, "porep-live-h200")
+    for old, new in zip(stored["rows"], again["rows"]):
+        assert new["model_tracked"]["seconds_per_proof"] == pytest.approx(
+            old["model_tracked"]["seconds_per_proof"])
+        assert [r["tracked"]["seconds_per_proof"] for r in new["live"]["repeats"]] == \
+            pytest.approx([r["tracked"]["seconds_per_proof"] for r in old["live"]["repeats"]])
+    assert again["verdict"]["tracked"]["runs"] == tv["runs"]
+
+
+def test_rows_without_checks_have_no_tracked_verdict():
+    from tests.calibrate.test_repeats import _row
+    rows = [merge_repeats([_row(1.0), _row(1.1)]), _row(2.0)]
+    assert "tracked" not in verdict(rows)
+    assert all("tracked" not in r and "host_check" not in r for r in rows[0]["live"]["repeats"])
+    assert "host-tracked" not in format_table({"profile": "p", "device": "d",
+                                               "log2_constraints": 20, "rows": rows,
+                                               "verdict": verdict(rows)})
+
+
+def test_the_cli_takes_track_host_and_refuses_it_on_stored_rows(tmp_path, capsys, cli_error):
+    from cuzklab.cli import main
+    out, page = tmp_path / "c.json", tmp_path / "c.html"
+    assert main(["compare", "--profile", "porep-live-h200", "--log2-constraints", str(K),
+                 "--set", "proofs=1", "--set", "concurrency=1", "--set", "partitions=2",
+                 "--set", "gpu_threads=2", "--track-host", "--json", str(out),
+                 "--html", str(page)]) == 0
+    assert "host-tracked model" in capsys.readouterr().out
+    html = page.read_text()
+    assert "model at the host&#x27;s checked speed" in html or "model at the host's checked" in html
+    assert "Host-tracked model" in html and "speed the host showed around each run" in html
+    assert json.loads(out.read_text())["rows"][0]["host_check"]["after"]["synth_s"] > 0
+    cli_error(["compare", "--profile", "porep-live-h200", "--measured", str(out),
+               "--track-host"], "--track-host")
+
+
+def test_the_worst_row_reason_passes_over_a_stage_without_an_error():
+    from cuzklab.calibrate.compare import worst_reason
+    from tests.calibrate.test_repeats import _row
+    row = _row(2.0)
+    row["model"]["stage_s"]["prep_msm"], row["live"]["stage_s"]["prep_msm"] = 0.1, 0.0
+    row["error"]["stage_s"]["prep_msm"] = None  # a live mean of 0: no relative error
+    assert worst_reason(row).startswith("largest stage gap, synth")
