@@ -188,8 +188,11 @@ def compare_html(result: dict, path, *, timelines: bool = True):
              "was calibrated on; the others are predictions.</p>"]
     nz = (result.get("verdict") or {}).get("live_noise")
     if nz:
+        judged = sum(1 for r in result["rows"] if not r.get("fitted"))
+        who = ("Each row" if nz["rows_with_repeats"] >= judged else
+               f"{nz['rows_with_repeats']} of the {judged} rows not fitted (the others once)")
         parts.append(
-            f"<p>Each row ran live {nz['repeats']} times, pass after pass; its figures, and its "
+            f"<p>{who} ran live {nz['repeats']} times, pass after pass; a row's figures, and its "
             f"timeline below, are its run of median s/proof. One row's runs spread by {100 * nz['median_spread']:.1f} % "
             f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
             f"lies within the live runs on {nz['model_within_live_range']} of "

@@ -180,3 +180,17 @@ def test_the_worst_row_reason_passes_over_a_stage_without_an_error():
     row["model"]["stage_s"]["prep_msm"], row["live"]["stage_s"]["prep_msm"] = 0.1, 0.0
     row["error"]["stage_s"]["prep_msm"] = None  # a live mean of 0: no relative error
     assert worst_reason(row).startswith("largest stage gap, synth")
+
+
+def test_the_page_says_which_rows_ran_fewer_times(tmp_path):
+    from cuzklab.calibrate.compare import verdict
+    from cuzklab.plots.model_vs_live import compare_html
+    from tests.calibrate.test_repeats import _row
+    rows = [merge_repeats([_row(1.0), _row(1.1)]), merge_repeats([_row(2.0), _row(2.2)]),
+            _row(3.0)]
+    for r in rows:
+        r["config"].update(proofs=3, partitions=4)
+    page = tmp_path / "c.html"
+    compare_html({"profile": "p", "device": "d", "log2_constraints": 20, "rows": rows,
+                  "verdict": verdict(rows)}, page, timelines=False)
+    assert "2 of the 3 rows not fitted (the others once) ran live 2 times" in page.read_text()
