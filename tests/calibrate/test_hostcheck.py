@@ -8,8 +8,8 @@ import pytest
 
 from cuzklab.calibrate.compare import (compare, format_table, merge_repeats, remodel,
                                        tracked_side, verdict)
-from cuzklab.calibrate.hostcheck import (SCALED, HostCheck, host_ratios, predicted,
-                                         tracked_profile)
+from cuzklab.calibrate.hostcheck import (SCALED, SYNTH_SAMPLES_MAX, HostCheck, host_ratios,
+                                         predicted, tracked_profile)
 from cuzklab.errors import ConfigError
 from cuzklab.model import PipelineConfig, Profile
 
@@ -34,6 +34,8 @@ def test_a_check_times_the_stages_alone_on_this_host():
     for c in (a, b):
         assert c["synth_s"] > 0 and c["b_g2_1_s"] > 0 and c["b_g2_k_s"] > 0
         assert c["calls"] == 3 and c["pool_threads"] == 2
+        # a tiny synthesis fills no 1.5 s: the median of the most samples a check takes
+        assert c["synth_samples"] == SYNTH_SAMPLES_MAX
     assert b["at"] >= a["at"]
     # the calls are of different partitions: one prep output each
     assert len(hc.preps) == 3 and len({id(p) for p in hc.preps}) == 3
@@ -194,3 +196,12 @@ def test_the_page_says_which_rows_ran_fewer_times(tmp_path):
     compare_html({"profile": "p", "device": "d", "log2_constraints": 20, "rows": rows,
                   "verdict": verdict(rows)}, page, timelines=False)
     assert "2 of the 3 rows not fitted (the others once) ran live 2 times" in page.read_text()
+
+
+def test_a_long_synthesis_is_one_sample(monkeypatch):
+    # a synthesis that fills the check's seconds alone is timed once
+    import cuzklab.calibrate.hostcheck as H
+    from cuzklab.live import workload
+    hc = HostCheck(workload(K, 0, "cpu", 1.0), 2, calls=2)
+    monkeypatch.setattr(H, "SYNTH_CHECK_S", 0.0)
+    assert hc.measure()["synth_samples"] == 1
