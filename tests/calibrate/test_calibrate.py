@@ -231,6 +231,7 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert not nb.metadata["papermill"].get("exception")
     text = "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
     assert "profile this-machine" in text and "error = model / live - 1" in text
+    assert "host-tracked model" in text  # track_host is on by default
     assert "contention, pool of" in text
     figs = [o for c in nb.cells for o in c.get("outputs", [])
             if "application/vnd.plotly.v1+json" in o.get("data", {})]
