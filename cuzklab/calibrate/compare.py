@@ -26,8 +26,6 @@ from ..errors import ConfigError, ProfileError
 #: Relative-error metrics of a row (summary keys), and the targets of docs/calibrate.md.
 METRICS = ("seconds_per_proof", "proof_latency_s_mean", "peak_rss_gib")
 TARGETS = {"seconds_per_proof": 0.10, "peak_rss_gib": 0.15}
-#: How a host check's b_g2_msm measurement reads in the table's words.
-CHECK_CALLS_TEXT = "b_g2_msm calls on the run's pool"
 #: Stages whose means are compared (the work stages both sides see).
 STAGES = ("synth", "prep_msm", "h2d", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue")
 
@@ -329,19 +327,35 @@ def _checker(cache: dict, cfg, w, log2_constraints: int, backend: str):
     return cache[key]
 
 
-def tracked_side(cfg, model_profile, checks: dict, live: dict) -> dict:
-    """Return a row's host-tracked model: ``host_check`` (the checks and their ratios),
-    ``model_tracked`` (the run simulated on ``model_profile`` scaled by them) and
-    ``error_tracked`` (its errors against ``live``)."""
+def _tracked_model(cfg, model_profile, checks: dict, rss_start_gib) -> tuple[dict, dict]:
+    """Return the host check with its ratios, and the run simulated on ``model_profile``
+    scaled by them (its side, :func:`side` and :func:`trace_figures`)."""
     from ..sim import simulate
     from .hostcheck import host_ratios, tracked_profile
     hr = host_ratios(model_profile, [checks.get("before"), checks.get("after")])
     sim = simulate(cfg, at_live_start(tracked_profile(model_profile, hr["ratios"]),
-                                      live.get("rss_start_gib")))
+                                      rss_start_gib))
     mt = side(sim.summary())
     mt.update(trace_figures(sim))
-    return {"host_check": {"before": checks.get("before"), "after": checks.get("after"), **hr},
-            "model_tracked": mt, "error_tracked": row_errors(mt, live)}
+    return {"before": checks.get("before"), "after": checks.get("after"), **hr}, mt
+
+
+def _tracked_brief(mt: dict, live: dict) -> dict:
+    """Return what a repeat keeps of a tracked model: its s/proof, RSS and verdict and their
+    errors against ``live`` (a run's side or a repeat)."""
+    return {"seconds_per_proof": mt["seconds_per_proof"], "peak_rss_gib": mt["peak_rss_gib"],
+            "bottleneck": mt["bottleneck"],
+            "error": {"seconds_per_proof": _rel(mt["seconds_per_proof"], live["seconds_per_proof"]),
+                      "peak_rss_gib": _rel(mt["peak_rss_gib"], live["peak_rss_gib"]),
+                      "same_verdict": mt["bottleneck"] == live["bottleneck"]}}
+
+
+def tracked_side(cfg, model_profile, checks: dict, live: dict) -> dict:
+    """Return a row's host-tracked model: ``host_check`` (the checks and their ratios),
+    ``model_tracked`` (the run simulated on ``model_profile`` scaled by them) and
+    ``error_tracked`` (its errors against ``live``)."""
+    hc, mt = _tracked_model(cfg, model_profile, checks, live.get("rss_start_gib"))
+    return {"host_check": hc, "model_tracked": mt, "error_tracked": row_errors(mt, live)}
 
 
 def trace_name(config: dict, witness_work, side: str, pass_no: int | None = None) -> str:
@@ -506,20 +520,8 @@ def _retracked(cfg, model_profile, entry: dict) -> dict:
     ``model_profile`` at its own host check (as it is, without one)."""
     if not entry.get("host_check"):
         return entry
-    from ..sim import simulate
-    from .hostcheck import host_ratios, tracked_profile
-    hc = entry["host_check"]
-    hr = host_ratios(model_profile, [hc.get("before"), hc.get("after")])
-    sim = simulate(cfg, at_live_start(tracked_profile(model_profile, hr["ratios"]),
-                                      entry.get("rss_start_gib")))
-    mt = side(sim.summary())
-    return {**entry, "host_check": {"before": hc.get("before"), "after": hc.get("after"), **hr},
-            "tracked": {"seconds_per_proof": mt["seconds_per_proof"],
-                        "peak_rss_gib": mt["peak_rss_gib"], "bottleneck": mt["bottleneck"],
-                        "error": {"seconds_per_proof": _rel(mt["seconds_per_proof"],
-                                                            entry["seconds_per_proof"]),
-                                  "peak_rss_gib": _rel(mt["peak_rss_gib"], entry["peak_rss_gib"]),
-                                  "same_verdict": mt["bottleneck"] == entry["bottleneck"]}}}
+    hc, mt = _tracked_model(cfg, model_profile, entry["host_check"], entry.get("rss_start_gib"))
+    return {**entry, "host_check": hc, "tracked": _tracked_brief(mt, entry)}
 
 
 def merge_repeats(runs: list[dict]) -> dict:
@@ -568,13 +570,8 @@ def _tracked_entry(run: dict) -> dict:
     tracked model's s/proof, RSS and verdict and their errors (nothing without a check)."""
     if not run.get("host_check"):
         return {}
-    mt, et = run["model_tracked"], run["error_tracked"]
     return {"rss_start_gib": run["live"].get("rss_start_gib"), "host_check": run["host_check"],
-            "tracked": {"seconds_per_proof": mt["seconds_per_proof"],
-                        "peak_rss_gib": mt["peak_rss_gib"], "bottleneck": mt["bottleneck"],
-                        "error": {"seconds_per_proof": et["seconds_per_proof"],
-                                  "peak_rss_gib": et["peak_rss_gib"],
-                                  "same_verdict": et["same_verdict"]}}}
+            "tracked": _tracked_brief(run["model_tracked"], run["live"])}
 
 
 def within_runs(model_spp: float, repeats: list[dict]) -> bool:
@@ -630,6 +627,19 @@ def worst_row(rows: list[dict]) -> dict | None:
     return max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"] or 0)) if judged else None
 
 
+def _targets(rows: list[dict], key: str) -> dict:
+    """Return each target of :data:`TARGETS` and the same verdict, judged on ``row[key]``
+    (the errors of one model side) over ``rows``."""
+    out: dict = {}
+    for m, tol in TARGETS.items():
+        errs = [abs(r[key][m]) for r in rows if r[key][m] is not None]
+        out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
+                  "met": bool(errs) and max(errs) <= tol}
+    out["same_verdict"] = {"rows": sum(r[key]["same_verdict"] for r in rows), "of": len(rows),
+                           "met": all(r[key]["same_verdict"] for r in rows)}
+    return out
+
+
 def verdict(rows: list[dict]) -> dict:
     """Return the targets met or not over the rows that were not fitted, and the worst row."""
     judged = [r for r in rows if not r["fitted"] and not r["live"]["failed"]]
@@ -637,13 +647,7 @@ def verdict(rows: list[dict]) -> dict:
     spread = noise(judged)
     if spread is not None:
         out["live_noise"] = spread
-    for m, tol in TARGETS.items():
-        errs = [abs(r["error"][m]) for r in judged if r["error"][m] is not None]
-        out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
-                  "met": bool(errs) and max(errs) <= tol}
-    out["same_verdict"] = {"rows": sum(r["error"]["same_verdict"] for r in judged),
-                           "of": len(judged),
-                           "met": all(r["error"]["same_verdict"] for r in judged)}
+    out.update(_targets(judged, "error"))
     tracked = tracked_verdict(judged)
     if tracked is not None:
         out["tracked"] = tracked
@@ -676,14 +680,7 @@ def tracked_verdict(judged: list[dict]) -> dict | None:
     rows = [r for r in judged if r.get("error_tracked")]
     if not rows:
         return None
-    out: dict = {"rows": len(rows)}
-    for m, tol in TARGETS.items():
-        errs = [abs(r["error_tracked"][m]) for r in rows if r["error_tracked"][m] is not None]
-        out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
-                  "met": bool(errs) and max(errs) <= tol}
-    out["same_verdict"] = {"rows": sum(r["error_tracked"]["same_verdict"] for r in rows),
-                           "of": len(rows),
-                           "met": all(r["error_tracked"]["same_verdict"] for r in rows)}
+    out: dict = {"rows": len(rows), **_targets(rows, "error_tracked")}
     runs = [t for r in rows for t in _runs_tracked(r)]
     tol = TARGETS["seconds_per_proof"]
     errs = [t["tracked"]["error"]["seconds_per_proof"] for t in runs
@@ -894,7 +891,7 @@ def format_table(result: dict) -> str:
 
 
 def tracked_text(tv: dict | None) -> str:
-    """Return :func:`tracked_verdict` as lines ('' without host checks)."""
+    """Return :func:`tracked_verdict` as one line ('' without host checks)."""
     if not tv:
         return ""
 
@@ -905,8 +902,8 @@ def tracked_text(tv: dict | None) -> str:
                        + [f"{k} not scaled (the profile has no fit of its pool)"
                           for k in tv.get("unscaled", ())])
     runs = tv["runs"]
-    return (f"host-tracked model (a one-thread synthesis and {CHECK_CALLS_TEXT} timed alone "
-            f"before and after each run; the profile's times scaled to them: {ratios}): "
+    return (f"host-tracked model (a one-thread synthesis and b_g2_msm calls on the run's pool "
+            f"timed alone before and after each run; the profile's times scaled to them: {ratios}): "
             f"s/proof worst {worst('seconds_per_proof')} "
             f"({'met' if tv['seconds_per_proof']['met'] else 'NOT met'}), peak RSS worst "
             f"{worst('peak_rss_gib')}, the verdict {tv['same_verdict']['rows']} of "

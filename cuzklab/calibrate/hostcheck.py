@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-import threading
 import time
 
 from ..errors import ConfigError
@@ -72,22 +71,8 @@ class HostCheck:
         W.synthesize(work, 0, 0, StageClock(), 1)  # untimed: the program's tables
 
     def _calls(self, k: int) -> float:
-        from ..live import work as W
-        from ..stages import StageClock
-        barrier = threading.Barrier(k + 1)
-
-        def one(x):
-            barrier.wait()
-            W.b_g2(x, self.work, StageClock(), self.pool)
-        ts = [threading.Thread(target=one, args=(self.preps[i % len(self.preps)],), daemon=True)
-              for i in range(k)]
-        for th in ts:
-            th.start()
-        barrier.wait()
-        t = time.perf_counter()
-        for th in ts:
-            th.join()
-        return time.perf_counter() - t
+        from .measure import b_g2_at_once
+        return b_g2_at_once(self.preps, self.work, self.pool, k)
 
     def measure(self) -> dict:
         """Return one check: ``synth_s`` (one partition on one thread: the median of

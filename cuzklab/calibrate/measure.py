@@ -599,6 +599,29 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
             "repeat": repeat}
 
 
+def b_g2_at_once(preps: list, work, pool_threads: int, k: int) -> float:
+    """Return the seconds until the last of ``k`` b_g2_msm calls started together on the
+    pool of ``pool_threads`` ends (call i on ``preps[i % len(preps)]``)."""
+    from ..live import work as W
+    from ..stages import StageClock
+    return together([lambda x=preps[i % len(preps)]: W.b_g2(x, work, StageClock(), pool_threads)
+                     for i in range(k)])
+
+
+def together(fns) -> float:
+    """Return the seconds from starting every function of ``fns`` at once, each on a
+    thread of its own behind one barrier, until the last one returns."""
+    barrier = threading.Barrier(len(fns) + 1)
+    ts = [threading.Thread(target=lambda f=f: (barrier.wait(), f()), daemon=True) for f in fns]
+    for th in ts:
+        th.start()
+    barrier.wait()
+    t = time.perf_counter()
+    for th in ts:
+        th.join()
+    return time.perf_counter() - t
+
+
 def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str = "cpu",
                       counts=None, repeat: int = 3, seed: int = 0, region=None,
                       distinct: bool = True) -> dict:
@@ -649,20 +672,8 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     for x in pos:  # untimed: starts the pool, touches the bases and each call's data
         W.b_g2(x, work, StageClock(), pool_threads)
 
-    def at_once(k: int) -> float:
-        barrier = threading.Barrier(k + 1)
-        ts = [threading.Thread(target=lambda x=pos[i % len(pos)]: (
-                  barrier.wait(), W.b_g2(x, work, StageClock(), pool_threads)), daemon=True)
-              for i in range(k)]
-        for th in ts:
-            th.start()
-        barrier.wait()
-        t = time.perf_counter()
-        for th in ts:
-            th.join()
-        return time.perf_counter() - t
-
-    rows = [{"calls": k, "makespan_s": float(statistics.median(at_once(k) for _ in range(repeat)))}
+    rows = [{"calls": k, "makespan_s": float(statistics.median(
+                b_g2_at_once(pos, work, pool_threads, k) for _ in range(repeat)))}
             for k in ks]
     xs = np.array([r["calls"] for r in rows], dtype=float)
     ys = np.array([r["makespan_s"] for r in rows])
@@ -741,20 +752,8 @@ def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_onc
 
     alloc(nbytes)  # untimed: the first call sets up the allocator
     alone = pin_median()
-    start = threading.Barrier(at_once + 1)
     held = []
-
-    def one():
-        start.wait()
-        held.append(alloc(nbytes))
-    ts = [threading.Thread(target=one, daemon=True) for _ in range(at_once)]
-    for t in ts:
-        t.start()
-    start.wait()
-    t0 = time.perf_counter()
-    for t in ts:
-        t.join()
-    makespan = time.perf_counter() - t0
+    makespan = together([lambda: held.append(alloc(nbytes)) for _ in range(at_once)])
     held.clear()
     out = {"bytes": int(nbytes), "repeat": repeat, "alone_s": alone, "at_once": at_once,
            "at_once_s": makespan,
