@@ -903,7 +903,8 @@ def tracked_text(tv: dict | None) -> str:
                           for k in tv.get("unscaled", ())])
     runs = tv["runs"]
     return (f"host-tracked model (a one-thread synthesis and b_g2_msm calls on the run's pool "
-            f"timed alone before and after each run; the profile's times scaled to them: {ratios}): "
+            f"timed alone before and after each run; the profile's times scaled to them: "
+            f"{ratios}): "
             f"s/proof worst {worst('seconds_per_proof')} "
             f"({'met' if tv['seconds_per_proof']['met'] else 'NOT met'}), peak RSS worst "
             f"{worst('peak_rss_gib')}, the verdict {tv['same_verdict']['rows']} of "
