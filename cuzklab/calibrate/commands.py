@@ -324,10 +324,18 @@ def format_curve(curve: dict) -> str:
         from .contention import raw_prep_reason
         why = raw_prep_reason(curve)
         how = (f"prep_msm is its raw seconds: {why}" if why else
-               "prep_msm is each call over the host probe timed around it")
-        lines.append(f"{how}; its raw slowdown / the probe's: "
+               "prep_msm is each call over the host probe timed around it (the model's over "
+               "its own probe)")
+        lines.append(f"{how}; its raw slowdown / the probe's, live (model): "
                      + ", ".join(f"{r['syntheses']}: x{r.get('prep_msm_raw_live_x', 1):.2f}"
-                                 f" / x{r['host_probe_live_x']:.2f}" for r in curve["rows"]))
+                                 f" / x{r['host_probe_live_x']:.2f}"
+                                 + (f" (x{r.get('prep_msm_raw_model_x', r['prep_msm_model_x']):.2f}"
+                                    f" / x{r['host_probe_model_x']:.2f})"
+                                    if "host_probe_model_x" in r else "")
+                                 for r in curve["rows"]))
+    if curve.get("slowdowns") == "paired":
+        lines.append("live slowdowns: the median over passes of a visit beside S syntheses over "
+                     "the visit beside none in the same pass")
     t = curve.get("target") or {}
     if t.get("max_abs_error") is not None:
         lines.append(f"slowdown: worst {100 * t['max_abs_error']:.1f} % over the points not fitted "

@@ -20,8 +20,16 @@ GRID = tuple(round(0.25 * 2 ** (i / 8), 4) for i in range(41))  # 0.25 .. 8, 8 s
 
 
 def model_contention(profile, counts, *, pool_threads: int, synth_threads: int = 1,
-                     pool_weight: float | None = None) -> list[dict]:
-    """Return the model's prep_msm and b_g2_msm seconds beside each count of syntheses."""
+                     pool_weight: float | None = None, over_probe: bool = False) -> list[dict]:
+    """Return the model's prep_msm and b_g2_msm seconds beside each count of syntheses.
+
+    Each count also gets the model's host probe (``host_probe_s``): a one-thread job
+    with no memory traffic, the chain of Fr products the measurement times beside
+    every prep_msm call. ``over_probe``: prep_msm is taken over that probe, as the
+    measurement takes it where its probe held steady (``prep_over_probe``), so both
+    sides leave out what slows every thread alike (the busy machine's clock) and keep
+    what is prep_msm's own; its seconds as run stay under ``prep_msm_raw_s``.
+    """
     import simpy
 
     from ..model.profile import Profile
@@ -58,13 +66,45 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
             proc = env.process(call())
             env.run(until=proc)
             r[f"{stage}_s"] = proc.value
+        r["host_probe_s"] = _model_probe(prof, cores, int(s), pool_threads=pool_threads,
+                                         synth_threads=synth_threads, weight=weight)
         rows.append(r)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
         if base:
-            for stage in ("prep_msm", "b_g2_msm"):
+            for stage in ("prep_msm", "b_g2_msm", "host_probe"):
                 r[f"{stage}_slowdown"] = r[f"{stage}_s"] / base[f"{stage}_s"]
+            if over_probe:
+                r["prep_msm_raw_s"], r["prep_msm_raw_slowdown"] = (r["prep_msm_s"],
+                                                                   r["prep_msm_slowdown"])
+                r["prep_msm_s"] /= r["host_probe_slowdown"]
+                r["prep_msm_slowdown"] /= r["host_probe_slowdown"]
     return rows
+
+
+#: The model's host probe: one-thread work of this many seconds alone (short beside the
+#: syntheses, as the measured chain of a few milliseconds is).
+PROBE_WORK_S = 0.002
+
+
+def _model_probe(prof, cores: int, syntheses: int, *, pool_threads: int, synth_threads: int,
+                 weight: float) -> float:
+    """Return the model's seconds of the host probe beside ``syntheses`` one-thread syntheses."""
+    import simpy
+
+    from ..sim.machine import Machine, busy_of
+    node, syn = prof["node"], prof["synth"]
+    env = simpy.Environment()
+    m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
+                pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
+                pool_weight=weight, **busy_of(node))
+    for _ in range(syntheses):
+        m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
+              bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
+    ev = m.run("single", PROBE_WORK_S, cap=1)
+    env.run(until=ev)
+    start, end, _ = ev.value
+    return end - start
 
 
 def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
@@ -79,7 +119,8 @@ def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
     best = (1.0, math.inf)
     for w in GRID:
         model = model_contention(profile, [0, *counts], pool_threads=measured["pool_threads"],
-                                 synth_threads=measured.get("synth_threads", 1), pool_weight=w)
+                                 synth_threads=measured.get("synth_threads", 1), pool_weight=w,
+                                 over_probe=measured.get("prep_over_probe") is True)
         err = 0.0
         for r, m in zip(rows, model[1:]):
             for stage in ("prep_msm", "b_g2_msm"):
@@ -90,10 +131,12 @@ def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
     return best
 
 
-def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int) -> list[dict]:
+def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int,
+           over_probe: bool = False) -> list[dict]:
     """Return the curve's rows: each measured point with the model's beside it."""
     model = model_contention(prof, [r["syntheses"] for r in meas_rows],
-                             pool_threads=pool_threads, synth_threads=synth_threads)
+                             pool_threads=pool_threads, synth_threads=synth_threads,
+                             over_probe=over_probe)
     fitted = set(prof.get("calibration", "contention_counts", []) or [])
     rows = []
     for r, m in zip(meas_rows, model):
@@ -105,11 +148,13 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
             if f"{stage}_slowdown" in r:
                 row[f"{stage}_live_x"] = round(r[f"{stage}_slowdown"], 4)
                 row[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
-        for key in ("prep_msm_raw", "host_probe"):  # measured only: the host's own speed
+        for key in ("prep_msm_raw", "host_probe"):  # the host's own speed, and the model's
             if f"{key}_s" in r:
                 row[f"{key}_live_s"] = round(r[f"{key}_s"], 5)
             if r.get(f"{key}_slowdown") is not None:
                 row[f"{key}_live_x"] = round(r[f"{key}_slowdown"], 4)
+                if m.get(f"{key}_slowdown") is not None:
+                    row[f"{key}_model_x"] = round(m[f"{key}_slowdown"], 4)
         if "gpu_region_s" in r:  # measured only (the model's GPU region does not share the CPU)
             row["gpu_region_live_s"] = round(r["gpu_region_s"], 5)
             if "gpu_region_slowdown" in r:
@@ -124,17 +169,26 @@ def remodel_curve(curve: dict, profile) -> dict:
     """Return a stored contention curve with its model side computed again on ``profile``."""
     from ..model.profile import Profile
     prof = Profile.load(profile)
+    from .measure import add_slowdowns
     meas = [{"syntheses": r["syntheses"], "prep_msm_s": r["prep_msm_live_s"],
              "b_g2_msm_s": r["b_g2_msm_live_s"], "prep_msm_slowdown": r.get("prep_msm_live_x"),
              "b_g2_msm_slowdown": r.get("b_g2_msm_live_x"),
-             **{f"{k}_{u}": r.get(f"{k}_live_{v}") for k in ("prep_msm_raw", "host_probe")
+             **{f"{k}_{u}": r.get(f"{k}_live_{v}") for k in ("prep_msm_raw", "host_probe",
+                                                               "gpu_region")
                 for u, v in (("s", "s"), ("slowdown", "x"))},
              "visits": r.get("live_visits")} for r in curve["rows"]]
     meas = [{k: v for k, v in r.items() if v is not None} for r in meas]
+    over = curve.get("prep_over_probe") is True
+    # the slowdowns again from the stored visits, as the measurement now takes them (a
+    # curve without the visits of each pass keeps its stored slowdowns)
+    again = [dict(r) for r in meas]
+    paired = add_slowdowns(again, over_probe=over)
+    if paired:
+        meas = again
     out = {k: v for k, v in curve.items() if k not in ("rows", "target", "worst")}
-    out.update({"profile": prof.name, "rows": _curve(prof, meas,
-                                                      pool_threads=curve["pool_threads"],
-                                                      synth_threads=curve["synth_threads"])})
+    out.update({"profile": prof.name, "slowdowns": "paired" if paired else "medians",
+                "rows": _curve(prof, meas, pool_threads=curve["pool_threads"],
+                               synth_threads=curve["synth_threads"], over_probe=over)})
     return judge_curve(out)
 
 
@@ -154,11 +208,12 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
                               backend=backend, repeat=repeat, witness_work=witness_work,
                               rounds=rounds)
     rows = _curve(prof, meas["rows"], pool_threads=pool_threads,
-                  synth_threads=meas["synth_threads"])
+                  synth_threads=meas["synth_threads"],
+                  over_probe=meas.get("prep_over_probe") is True)
     out = {"profile": prof.name, "log2_constraints": log2_constraints,
            "pool_threads": pool_threads, "synth_threads": meas["synth_threads"],
            "repeat": repeat, "rounds": meas["rounds"], "host_probe_s": meas["host_probe_s"],
-           "prep_over_probe": meas.get("prep_over_probe"),
+           "prep_over_probe": meas.get("prep_over_probe"), "slowdowns": meas.get("slowdowns"),
            "probe_steady": meas.get("probe_steady"),
            "backend": backend, "rows": rows}
     return judge_curve(out)

@@ -255,6 +255,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     from ..model.profile import Profile
     from .contention import (fit_gpu_host_share, fit_matvec_queue, fit_pool_weight,
                              fit_synth_sharing)
+    from .measure import add_slowdowns
     check_name(name)
     try:
         mach, cores, pool = meas["machine"], int(meas["cores"]), int(meas["pool"])
@@ -468,6 +469,9 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     data["name"] = name
     prof = Profile(name=name, data=data, source="<calibrate>")
     prof.validate()
+    # the slowdowns from the stored visits, as the measurement takes them now (paired by pass)
+    cont = {**cont, "rows": [dict(r) for r in cont["rows"]]}
+    add_slowdowns(cont["rows"], over_probe=cont.get("prep_over_probe") is True)
     weight, rms = fit_pool_weight(prof, cont)
     tables["node"][-1] = Entry("cpu_pool_weight", weight, "fit",
                                f"a pool thread's share of a core against a synthesis thread's, "

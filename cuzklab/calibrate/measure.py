@@ -205,6 +205,11 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
     slows (all cores busy, the GIL, a clock that drops with load) shares the load
     with prep_msm, and the ratio would hide it, so ``prep_msm_s`` is then the raw
     seconds.
+
+    Each slowdown is the median over passes of a visit beside S syntheses over the
+    visit beside none in the same pass (:func:`add_slowdowns`, ``slowdowns:
+    "paired"``): the visits of one point spread over the measurement, and a host
+    that runs slow for a whole pass moves the two visits of its pair alike.
     """
     from ..live import workload
     from ..live import work as W
@@ -321,19 +326,61 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
                                  if over_probe else row["prep_msm_raw_s"])
         row["visits"] = {key: [round(x, 6) for x in xs] for key, xs in samples[s].items()}
         rows.append(row)
-    base = next((r for r in rows if r["syntheses"] == 0), None)
-    for r in rows:
-        if base:
-            for key in ("prep_msm", "prep_msm_raw", "host_probe", "b_g2_msm", "gpu_region"):
-                if f"{key}_s" in r and base.get(f"{key}_s"):
-                    r[f"{key}_slowdown"] = r[f"{key}_s"] / base[f"{key}_s"]
+    paired = add_slowdowns(rows, over_probe=bool(probe) and over_probe)
     return {"log2_constraints": log2_constraints, "pool_threads": pool_threads,
             "synth_threads": 1, "repeat": repeat, "there_and_back": bool(there_and_back),
             "rounds": rounds, "host_probe_s": probe_ref,
             "prep_over_probe": over_probe if probe else None,
             "probe_steady": ({str(k): v for k, v in steady.items()} if steady is not None else None),
-            "solo_synth_s": solo_synth,
+            "solo_synth_s": solo_synth, "slowdowns": "paired" if paired else "medians",
             "b_g2_tail": int(po.b.tail), "prep_calls_per_sample": prep_calls, "rows": rows}
+
+
+#: Each slowdown of the contention curve and the visits it is taken from (prep_msm: its
+#: calls over the host probe, or its seconds where the curve has no probe or keeps them raw).
+SLOWDOWN_VISITS = {"prep_msm_raw": "prep_msm_raw_s", "host_probe": "host_probe_s",
+                   "b_g2_msm": "b_g2_msm_s", "gpu_region": "gpu_region_s"}
+
+
+def paired_slowdown(visits: list, base: list) -> float | None:
+    """Return the median over passes of (a visit beside S syntheses / the visit beside none
+    of the same pass); None unless both have the same number of visits, at least two.
+
+    The visits of every count run in the same order in each pass (there and back), so
+    visit i of each count falls in pass i: a host whose speed drifts over the
+    measurement moves the two visits of a pair alike, and a pass that ran slow
+    throughout counts as one pair, not as a slow point.
+    """
+    if not visits or len(visits) != len(base) or len(visits) < 2 or min(base) <= 0:
+        return None
+    return float(statistics.median(x / b for x, b in zip(visits, base)))
+
+
+def add_slowdowns(rows: list[dict], *, over_probe: bool) -> bool:
+    """Set each row's ``{stage}_slowdown`` against the row beside no synthesis; return
+    whether they are paired by pass (:func:`paired_slowdown`, every row's visits).
+
+    Without the visits of each pass (a single pass, or visits of unequal numbers), a
+    slowdown is the ratio of the two rows' medians.
+    """
+    base = next((r for r in rows if r["syntheses"] == 0), None)
+    if base is None:
+        return False
+    keys = dict(SLOWDOWN_VISITS, prep_msm="prep_msm_ratio" if over_probe else
+                ("prep_msm_raw_s" if "prep_msm_raw_s" in base else "prep_msm_s"))
+    bv = base.get("visits") or {}
+    paired = True
+    for r in rows:
+        v = r.get("visits") or {}
+        for key, vkey in keys.items():
+            if f"{key}_s" not in r or not base.get(f"{key}_s"):
+                continue
+            x = paired_slowdown(v.get(vkey) or [], bv.get(vkey) or [])
+            if x is None:
+                paired = False
+                x = r[f"{key}_s"] / base[f"{key}_s"]
+            r[f"{key}_slowdown"] = x
+    return paired
 
 
 def check_rounds(rounds, name: str = "rounds") -> int:

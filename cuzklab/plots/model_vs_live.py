@@ -97,8 +97,12 @@ def contention_figure(curve: dict) -> go.Figure:
                                  name="prep_msm · live, raw seconds", mode="markers",
                                  marker=dict(size=8, symbol="x-thin", line=dict(width=1.5, color=c))))
         fig.add_trace(go.Scatter(x=x, y=[r["host_probe_live_x"] for r in rows],
-                                 name="host probe (one thread)", mode="markers",
+                                 name="host probe (one thread) · live", mode="markers",
                                  marker=dict(size=7, symbol="circle-open", color="#777")))
+        if all("host_probe_model_x" in r for r in rows):
+            fig.add_trace(go.Scatter(x=x, y=[r["host_probe_model_x"] for r in rows],
+                                     name="host probe · model", mode="markers",
+                                     marker=dict(size=7, symbol="diamond-open", color="#777")))
     fitted = [r["syntheses"] for r in rows if r.get("fitted")]
     notes = []
     if fitted:
@@ -108,7 +112,11 @@ def contention_figure(curve: dict) -> go.Figure:
     if probed and why:
         notes.append(f"prep_msm live: raw seconds ({why})")
     elif probed:
-        notes.append("prep_msm live: each call over a one-thread probe timed around it")
+        notes.append("prep_msm: each call over a one-thread probe timed around it "
+                     "(the model's over its own probe)")
+    if curve.get("slowdowns") == "paired":
+        notes.append("live slowdowns: median over passes of a visit over the visit beside none "
+                     "of the same pass")
     fig.update_layout(**base_layout(
         title=dict(text=f"prep_msm and b_g2_msm beside concurrent syntheses — live "
                         f"({curve.get('backend')}, 2^{curve['log2_constraints']}, pool of "

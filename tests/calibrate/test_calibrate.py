@@ -745,7 +745,11 @@ def test_contention_prep_is_taken_over_the_host_probe(monkeypatch):
             res["host_probe_s"] * __import__("statistics").median(r["visits"]["prep_msm_ratio"]))
     one = res["rows"][1]
     assert one["prep_msm_slowdown"] == pytest.approx(1.0, rel=0.3)
-    assert one["host_probe_slowdown"] == one["host_probe_s"] / res["rows"][0]["host_probe_s"]
+    # each slowdown pairs the visits of a pass (four visits a count: two rounds there and back)
+    pairs = zip(one["visits"]["host_probe_s"], res["rows"][0]["visits"]["host_probe_s"])
+    assert res["slowdowns"] == "paired"
+    assert one["host_probe_slowdown"] == pytest.approx(
+        __import__("statistics").median(x / b for x, b in pairs))
 
 
 def test_contention_rounds_visit_every_point_again():
@@ -858,7 +862,8 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     # The fourteenth H200 job's one-thread syntheses spread 2.63-3.28 s over the calibration;
     # the witness slope (2.674 s a unit) was timed while the host ran slow (2.797 s at work
     # 1): taken in seconds it left the model's witness at work 0 at nothing and its W=0
-    # syntheses 40-48 % short of live; taken relative to the step's own witness, within 25 %.
+    # syntheses 40-48 % short of live; taken relative to the step's own witness, within 30 %
+    # (17-28 %: the pool weight fitted from the contention points moves them by a few percent).
     from cuzklab.calibrate.compare import profile_at_witness_work
     from cuzklab.calibrate.live import derive_profile
     meas = json.loads(open("benchmarks/results/calibrate-live-h200-r13.json").read())["measurements"]
@@ -880,7 +885,7 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     capsys.readouterr()
     rows = json.loads((tmp_path / "again.json").read_text())["rows"]
     w0 = [r["error"]["stage_s"]["synth"] for r in rows if r["witness_work"] == 0]
-    assert len(w0) == 4 and all(-0.25 <= e <= 0.0 for e in w0), w0
+    assert len(w0) == 4 and all(-0.30 <= e <= 0.0 for e in w0), w0
 
 
 def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
@@ -897,12 +902,14 @@ def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
              "b_g2_msm_live_s": 0.2 * (1 + s / 8), "b_g2_msm_model_s": 0.25 * (1 + s / 10),
              "b_g2_msm_live_x": 1 + s / 8, "b_g2_msm_model_x": 1 + s / 10}
         if probe:
-            r.update(prep_msm_raw_live_s=0.02, prep_msm_raw_live_x=0.8, host_probe_live_x=0.82)
+            r.update(prep_msm_raw_live_s=0.02, prep_msm_raw_live_x=0.8, host_probe_live_x=0.82,
+                     prep_msm_raw_model_x=1.1, host_probe_model_x=1.1)
         return r
 
     for probe in (False, True):
         curve = {"profile": "p", "log2_constraints": 20, "pool_threads": 16, "backend": "gpu",
-                 "rows": [row(s, probe) for s in (0, 4, 8)]}
+                 "rows": [row(s, probe) for s in (0, 4, 8)],
+                 **({"slowdowns": "paired"} if probe else {})}
         fig = contention_figure(curve)
         names = [t.name for t in fig.data]
         live = next(t for t in fig.data if t.name == "b_g2_msm · live")
@@ -911,11 +918,17 @@ def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
         band = next(t for t in fig.data if t.name == f"b_g2_msm · within {100 * CURVE_TARGET:.0f} % of the model")
         assert max(band.y) == pytest.approx(1.8 / (1 - CURVE_TARGET))
         assert min(band.y) == pytest.approx(1.0 / (1 + CURVE_TARGET))
-        assert ("host probe (one thread)" in names) is probe
-        assert ("prep_msm live: each call over a one-thread probe" in fig.layout.title.text) is probe
+        assert ("host probe (one thread) · live" in names) is probe
+        assert ("host probe · model" in names) is probe      # the model's probe beside it
+        title = fig.layout.title.text
+        assert ("prep_msm: each call over a one-thread probe" in title) is probe
+        assert ("(the model's over its own probe)" in title) is probe
+        assert ("median over passes" in title) is probe
         assert "slowdown" in fig.layout.yaxis.title.text
         text = format_curve(curve)
-        assert ("its raw slowdown / the probe's: 0: x0.80 / x0.82" in text) is probe
+        assert ("its raw slowdown / the probe's, live (model): 0: x0.80 / x0.82 (x1.10 / x1.10)"
+                in text) is probe
+        assert ("the visit beside none in the same pass" in text) is probe
 
 
 def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
