@@ -265,6 +265,25 @@ def test_the_contention_loads_benchmark_times_visits_and_three_loads(tmp_path, c
     assert "--rounds must be >= 1, got 0" in capsys.readouterr().err
 
 
+def test_the_steps_benchmark_marks_b_g2_after_each_calibration_step(tmp_path, capsys):
+    mod = _script("bench_b_g2_after_steps.py")
+    out = tmp_path / "steps.json"
+    assert mod.main(["--quick", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert [m["after"] for m in res["marks"]] == [
+        "the start", "the start, again", "syntheses at once", "MatVecs at once",
+        "memory bandwidth", "the pool step"]
+    for m in res["marks"]:
+        lo, hi = m["one_call_range_s"]
+        assert 0 < lo <= m["one_call_s"] <= hi and m["calls_at_once_s"] > 0
+    assert [m["at_s"] for m in res["marks"]] == sorted(m["at_s"] for m in res["marks"])
+    assert [r["calls"] for r in res["pool_step_rows"]] == [1, 2]
+    assert "after memory bandwidth" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mod.main(["--pool", "1"])
+    assert "--pool must be >= 2, got 1" in capsys.readouterr().err
+
+
 def test_the_compare_benchmark_keeps_traces_by_name_and_attributes_its_worst_row(tmp_path):
     mod = _script("bench_compare.py")
     from cuzklab.calibrate.compare import remodel, trace_name

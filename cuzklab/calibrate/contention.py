@@ -178,7 +178,9 @@ def remodel_curve(curve: dict, profile) -> dict:
                 for u, v in (("s", "s"), ("slowdown", "x"))},
              "visits": r.get("live_visits")} for r in curve["rows"]]
     meas = [{k: v for k, v in r.items() if v is not None} for r in meas]
-    over = curve.get("prep_over_probe") is True
+    # taken over the probe: said so, or (curves from before the flag) its calls' ratios kept
+    over = (curve.get("prep_over_probe") is True or curve.get("prep_over_probe") is None
+            and any("prep_msm_ratio" in (r.get("live_visits") or {}) for r in curve["rows"]))
     # the slowdowns again from the stored visits, as the measurement now takes them (a
     # curve without the visits of each pass keeps its stored slowdowns)
     again = [dict(r) for r in meas]

@@ -100,3 +100,19 @@ def test_a_stored_curve_is_judged_again_on_paired_visits():
     # the visits' seconds are kept: only the slowdowns are taken another way
     assert [r["b_g2_msm_live_s"] for r in again["rows"]] == \
         [r["b_g2_msm_live_s"] for r in curve["rows"]]
+
+
+def test_a_curve_from_before_the_flag_is_taken_over_its_probe():
+    # the twenty-third job's curve kept every call's ratio to its probe but says nothing of
+    # prep_over_probe (the flag came later): it was taken over the probe, and is judged so
+    stored = json.load(open("benchmarks/results/contention-curve-live-h200-r16.json"))
+    curve = stored.get("contention", stored)
+    assert "prep_over_probe" not in curve
+    again = remodel_curve(curve, "porep-live-2p20-h200")
+    base = curve["rows"][0]["live_visits"]["prep_msm_ratio"]
+    for old, new in zip(curve["rows"], again["rows"]):
+        ratios = old["live_visits"]["prep_msm_ratio"]
+        assert new["prep_msm_live_x"] == pytest.approx(
+            statistics.median(x / b for x, b in zip(ratios, base)), abs=1e-4)
+        assert new["prep_msm_model_x"] == pytest.approx(
+            new["prep_msm_raw_model_x"] / new["host_probe_model_x"], abs=2e-4)
