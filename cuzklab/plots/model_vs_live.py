@@ -122,7 +122,7 @@ def contention_figure(curve: dict) -> go.Figure:
                         f"({curve.get('backend')}, 2^{curve['log2_constraints']}, pool of "
                         f"{curve['pool_threads']}) and model"
                         + "".join(f"<br><sup>{n}</sup>" for n in notes), x=0.0, xanchor="left"),
-        margin=dict(l=70, r=20, t=56 + 18 * len(notes), b=50), height=420 + 18 * len(notes)))
+        margin=dict(l=70, r=20, t=60 + 24 * len(notes), b=50), height=420 + 24 * len(notes)))
     fig.update_xaxes(title_text="concurrent syntheses", dtick=1 if max(x, default=0) <= 16 else None)
     fig.update_yaxes(title_text="slowdown (seconds over seconds beside none)", rangemode="tozero")
     return fig
