@@ -64,7 +64,7 @@ step() {  # step NAME LIMIT_S COMMAND...
 { lscpu; echo; free -g; echo; nproc; nvidia-smi -L 2>/dev/null; } >"$R/host.txt" 2>&1
 grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
 
-want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-270}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
+want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
     --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
     --json "$R/calibrate-$TAG.json"
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
