@@ -141,8 +141,9 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 #: The steps of :func:`measure_live`, in order (what its ``progress`` callback is told).
 STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
          "solo, synthesis on every core", "b_g2_msm calls at once on their pool",
-         "the witness slope", "memory bandwidth", "syntheses at once", "MatVecs at once",
-         "the GPU region beside a full host, pinned buffers", "the contention points")
+         "the witness slope", "syntheses at once", "MatVecs at once",
+         "the GPU region beside a full host, pinned buffers", "the contention points",
+         "memory bandwidth")
 
 
 @switch_interval()
@@ -208,17 +209,15 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
                      "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
            "vram_gib": _vram_gib(backend), "llc_mib": llc_mib(),
            "solo_1_thread": solo(1), "solo_all_threads": solo(cores)}
-    # the pool's calls right after the solo runs, as a run's follow other runs: after the
-    # steps that copy and allocate on every thread (bandwidth, k at once) the same calls
-    # ran ~20 % slower for tens of seconds on an H200 host (docs/calibrate.md)
+    # the pool's calls right after the solo runs, as a run's follow other runs, and the
+    # memory bandwidth (64 MiB arrays copied on every thread) last: after it the same calls ran
+    # ~20 % slower for tens of seconds on an H200 host (docs/calibrate.md)
     tell()
     out["b_g2_pool"] = measure_b_g2_pool(log2_constraints, pool_threads=pool, backend=backend,
                                          repeat=repeat)
     tell()
     out["witness_slope"] = measure_witness_slope(log2_constraints, backend=backend,
                                                  witness_work=witness_work)
-    tell()
-    out["bandwidth"] = measure_bandwidth(cores)
     tell()
     out["cores_curve"] = measure_cores(log2_constraints, backend=backend,
                                        witness_work=witness_work)
@@ -240,6 +239,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     out["contention"] = measure_contention(log2_constraints, counts, pool_threads=pool,
                                            backend=backend, repeat=repeat,
                                            witness_work=witness_work, rounds=rounds)
+    tell()
+    out["bandwidth"] = measure_bandwidth(cores)
     speed.mark("end")
     out["host_speed"] = speed.report()
     out["measure_s"] = round(time.perf_counter() - t0, 2)

@@ -340,6 +340,8 @@ def test_live_calibration_probes_the_host_speed_at_every_step(live_profile):
     assert pool == STEPS.index("solo, synthesis on every core") + 1
     assert all(pool < STEPS.index(s) for s in ("memory bandwidth", "syntheses at once",
                                                "MatVecs at once"))
+    # and the bandwidth step, the heaviest on memory, runs last: nothing is timed after it
+    assert STEPS[-1] == "memory bandwidth"
     xs = [r["chain_s"] for r in hs["rows"]]
     assert hs["spread"] == pytest.approx(max(xs) / min(xs) - 1)
     # the same probe length every mark: a longer chain takes longer
