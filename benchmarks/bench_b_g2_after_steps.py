@@ -39,12 +39,15 @@ def run(log2: int, backend: str, pool: int, *, one: int = 7, many: int = 3,
     from cuzklab.calibrate.hostcheck import HostCheck
     from cuzklab.live import workload
     t0 = time.perf_counter()
-    check = HostCheck(workload(log2, 0, backend, 1.0), pool)
+    check = HostCheck(workload(log2, 0, backend, 1.0), pool)  # the checks' partitions, warm
     marks = []
 
+    def calls(k: int) -> float:
+        return M.b_g2_at_once(check.preps, check.work, check.pool, k)
+
     def mark(after: str) -> None:
-        ones = [check._calls(1) for _ in range(one)]
-        alls = [check._calls(check.calls) for _ in range(many)]
+        ones = [calls(1) for _ in range(one)]
+        alls = [calls(check.calls) for _ in range(many)]
         marks.append({"after": after, "at_s": round(time.perf_counter() - t0, 2),
                       "one_call_s": round(statistics.median(ones), 6),
                       "one_call_range_s": [round(min(ones), 6), round(max(ones), 6)],

@@ -41,7 +41,7 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
     rows = []
     for s in counts:
         r = {"syntheses": int(s)}
-        for stage in ("prep_msm", "b_g2_msm"):
+        for stage in ("prep_msm", "b_g2_msm", "host_probe"):
             env = simpy.Environment()
             m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
                         pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
@@ -49,25 +49,26 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
             for _ in range(int(s)):
                 m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
                       bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
-            c = prof[stage]
-            kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
-            if stage == "prep_msm":
-                t = c["threads"]
-                ser, work, cap = 0.0, c["solo_s"] * t, t
-            else:  # as the daemon model runs it: its serial part, then the pool
-                (ser, work), cap = prof.b_g2_call(pool_threads), pool_threads
+            if stage == "host_probe":  # one thread, no memory traffic
+                steps = [("single", PROBE_WORK_S, 1, {})]
+            else:
+                c = prof[stage]
+                kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"])
+                if stage == "prep_msm":
+                    steps = [("pool", c["solo_s"] * c["threads"], c["threads"], kw)]
+                else:  # as the daemon model runs it: its serial part, then the pool
+                    ser, work = prof.b_g2_call(pool_threads)
+                    steps = ([("single", ser, 1, {})] if ser > 0 else []) + \
+                        [("pool", work, pool_threads, kw)]
 
             def call():
                 t0 = env.now
-                if ser > 0:
-                    yield m.run("single", ser, cap=1)
-                yield m.run("pool", work, cap=cap, **kw)
+                for kind, work, cap, kw in steps:
+                    yield m.run(kind, work, cap=cap, **kw)
                 return env.now - t0
             proc = env.process(call())
             env.run(until=proc)
             r[f"{stage}_s"] = proc.value
-        r["host_probe_s"] = _model_probe(prof, cores, int(s), pool_threads=pool_threads,
-                                         synth_threads=synth_threads, weight=weight)
         rows.append(r)
     base = next((r for r in rows if r["syntheses"] == 0), None)
     for r in rows:
@@ -85,26 +86,6 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
 #: The model's host probe: one-thread work of this many seconds alone (short beside the
 #: syntheses, as the measured chain of a few milliseconds is).
 PROBE_WORK_S = 0.002
-
-
-def _model_probe(prof, cores: int, syntheses: int, *, pool_threads: int, synth_threads: int,
-                 weight: float) -> float:
-    """Return the model's seconds of the host probe beside ``syntheses`` one-thread syntheses."""
-    import simpy
-
-    from ..sim.machine import Machine, busy_of
-    node, syn = prof["node"], prof["synth"]
-    env = simpy.Environment()
-    m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
-                pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
-                pool_weight=weight, **busy_of(node))
-    for _ in range(syntheses):
-        m.run("synth", 1e12, cap=min(float(syn["max_threads"]), synth_threads),
-              bw_per_thread=syn["bw_gbps_per_thread"], mem_bound=syn["mem_bound"])
-    ev = m.run("single", PROBE_WORK_S, cap=1)
-    env.run(until=ev)
-    start, end, _ = ev.value
-    return end - start
 
 
 def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
@@ -168,8 +149,8 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
 def remodel_curve(curve: dict, profile) -> dict:
     """Return a stored contention curve with its model side computed again on ``profile``."""
     from ..model.profile import Profile
-    prof = Profile.load(profile)
     from .measure import add_slowdowns
+    prof = Profile.load(profile)
     meas = [{"syntheses": r["syntheses"], "prep_msm_s": r["prep_msm_live_s"],
              "b_g2_msm_s": r["b_g2_msm_live_s"], "prep_msm_slowdown": r.get("prep_msm_live_x"),
              "b_g2_msm_slowdown": r.get("b_g2_msm_live_x"),
