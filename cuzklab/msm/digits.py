@@ -171,7 +171,15 @@ GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 
 #: --windows 19, ``benchmarks/results/msm-window26-h200.json``): 2^26 at
 #: c = 19 (7 windows) 504.1 ms against 521.7 at 16 (the rounds 394.2 against
 #: 435.2 ms; the sort 69.1 against 47.4, the reduction 5.2 against 1.4);
-#: 2^24 even (138.9 against 138.4 ms), so it stays at 16.
+#: 2^24 even (138.9 against 138.4 ms), so it stays at 16. A later sweep
+#: (``benchmarks/results/msm-window-sweep-h200.json``): 2^24 at c = 17 / 18 /
+#: 20 / 21 / 22 took 155.0 / 169.4 / 160.6 / 234.7 / 165.3 ms, 2^22 at 17 / 18 /
+#: 19 / 20 47.3-57.3 ms (16: 41.2). The rounds shrink with fewer windows (2^24:
+#: 101.2 ms at 22 against 114.8 at 16), but the sort grows wherever the top
+#: window holds a few bits of the 128 (c = 18 and 21: bits 126-127 only, so a
+#: handful of buckets take a whole window's entries and their counters' atomics
+#: serialize: sort 42.2 and 93.7 ms against 11.8 at 16), and from c = 20 the
+#: reduction of 2^(c-1) buckets a window (27.8 ms at 22).
 GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16, 26: 19}
 #: GPU window sizes for G2 (no GLV): its additions and its bucket reduction
 #: both cost ~3x G1's, and the reduction is latency-bound, so smaller windows
