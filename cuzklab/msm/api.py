@@ -166,6 +166,39 @@ def _msm_plain(points: Points, limbs, window, backend: str, glv=None) -> Point:
     return gpu.msm_gpu(points, limbs, c, glv=used)
 
 
+def msm_many(points_list, scalars_list, *, backend: str | None = None, window=None,
+             glv=None) -> list[Point]:
+    """Return [msm(points, scalars) for each pair], the pairs of one group.
+
+    On the GPU the MSMs share one sort and one bucket reduction (each has
+    buckets of its own; see ``gpu.msm_many_gpu``), which fills the device
+    better than small MSMs one after another; on the CPU they run one by one.
+    ``backend`` defaults to where the first pair's points are; ``window`` and
+    ``glv`` as for :func:`msm`, chosen from the largest pair's size.
+    """
+    if isinstance(points_list, (Points, str, bytes)) or not hasattr(points_list, "__len__"):
+        raise TypeError(f"points_list: expected a sequence of Points, got {type(points_list).__name__}")
+    if len(points_list) != len(scalars_list):
+        raise ValueError(f"points_list and scalars_list must have one length, got "
+                         f"{len(points_list)} and {len(scalars_list)}")
+    if glv is not None and not isinstance(glv, (bool, np.bool_)):
+        raise TypeError(f"glv must be None or a bool, got {type(glv).__name__}")
+    if not points_list:
+        return []
+    first, backend = _resolve(points_list[0], None, backend)
+    pts = [first] + [_resolve(p, first.group, backend)[0] for p in points_list[1:]]
+    limbs = [scalar_limbs(s, len(p), backend) for p, s in zip(pts, scalars_list)]
+    if glv and first.group != "g1":
+        raise ValueError(f"GLV applies to G1 MSMs only, not {first.group!r}")
+    if backend == "cpu":
+        return [_msm_plain(p, lb, window, backend, glv) for p, lb in zip(pts, limbs)]
+    from . import gpu
+    n = max(len(p) for p in pts)
+    used = gpu.use_glv(first.group, n, glv)
+    c = D.default_window(n, backend, glv=used, group=first.group) if window is None else D.check_window(window)
+    return gpu.msm_many_gpu(pts, limbs, c, glv=used)
+
+
 def batch_sum(points, *, backend: str | None = None) -> Point:
     """Return the sum of all ``points`` as a ``Point`` (SupraSeal's batch addition)."""
     points, backend = _resolve(points, None, backend)

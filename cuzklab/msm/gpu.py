@@ -301,8 +301,20 @@ AFFINE_BATCH = {"g1": 256, "g2": 32}
 AFFINE_MIN_THREADS = 1 << 14
 #: Fewest sorted entries (points x windows) for which the rounds run, per
 #: group: G1 from 2^22 points with GLV (2^26 entries; at 2^20, 2^24 entries,
-#: they gained nothing), G2 from 2^20 points (17 windows: 1.8 x 2^24).
-AFFINE_MIN_ENTRIES = {"g1": 1 << 25, "g2": 1 << 24}
+#: they gained nothing), G2 from 2^22 entries: the prover's B tail at 2^24
+#: (339,712 points, c = 13, 20 windows: 6.8 M entries) took 26.1 ms with 3
+#: rounds against 30.4 without (2026-12-04, H200,
+#: ``benchmarks/bench_tail_msm.py``, ``tail-msm-h200.json``); 2^20 points
+#: (17 windows: 1.8 x 2^24) 43.3 against 66.5.
+AFFINE_MIN_ENTRIES = {"g1": 1 << 25, "g2": 1 << 22}
+#: Rounds stop once the mean run per bucket would fall below this many
+#: entries (at most log2(entries / buckets / AFFINE_MIN_RUN) rounds): a round
+#: over runs of a few entries pays its pass over memory and its inversions
+#: for few additions. At G1 2^22-2^26 and G2 2^20 (runs of 64-1024) the cap
+#: leaves AFFINE_ROUNDS as it is; the prover's three G1 tails in one
+#: ``msm_many`` (runs of ~80) took 39.9 ms with 3 rounds, 42.1 with 5 and
+#: 44.3 with none (``tail-msm-h200.json``). 0: no cap.
+AFFINE_MIN_RUN = 8
 #: A round runs only while it leaves at most this fraction (in 1/256) of its
 #: input: once most buckets hold one point, a round adds little.
 AFFINE_SHRINK_256 = 192
@@ -311,14 +323,19 @@ AFFINE_SHRINK_256 = 192
 AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
 
 
-def affine_plan(group: str, entries: int, *, shared: bool = False) -> int:
+def affine_plan(group: str, entries: int, *, shared: bool = False, buckets: int | None = None) -> int:
     """Return the most batch-affine rounds for an MSM with ``entries`` sorted entries (0: none).
 
-    Over precomputed bases (``shared``) the rounds are not used (not measured there).
+    ``buckets``: the buckets the entries fall in (None: no cap from the
+    mean run; see AFFINE_MIN_RUN). Over precomputed bases (``shared``) the
+    rounds are not used (not measured there).
     """
     if shared or entries < AFFINE_MIN_ENTRIES[group]:
         return 0
-    return max(0, int(AFFINE_ROUNDS[group]))
+    rounds = max(0, int(AFFINE_ROUNDS[group]))
+    if buckets and AFFINE_MIN_RUN > 0:
+        rounds = min(rounds, max(0, (entries // (int(buckets) * AFFINE_MIN_RUN)).bit_length() - 1))
+    return rounds
 
 
 def affine_batch(group: str, pairs: int) -> int:
@@ -502,8 +519,8 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
 
 
 def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=None, batches: int = 1,
-                 norig: int | None = None, streams=None):
-    """The (W, 4, words) window sums (W = 1 when ``shared``).
+                 norig: int | None = None, streams=None, separate: bool = False):
+    """The (W, 4, words) window sums (W = 1 when ``shared``; W = batches x windows when ``separate``).
 
     Batches: the points of original index ``i mod norig`` (norig: the points
     before a GLV split, default n) are cut into ``batches`` runs of ``bsize``;
@@ -511,7 +528,9 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     sort, accumulated (or given its first batch-affine round) by a launch of
     its own after ``before_accumulate(b)`` (which may wait for that batch's
     points). The batches' bucket sums are then added bucket by bucket, so the
-    reduction runs over W windows as for one batch.
+    reduction runs over W windows as for one batch. With ``separate`` they
+    are not added: each batch is an MSM of its own, and the reduction runs
+    over batches x windows windows, batch b's at b W .. (b + 1) W.
     """
     mp = run.xp
     g = points.group
@@ -521,6 +540,8 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     norig = n if norig is None else norig
     if shared and batches != 1:
         raise ValueError("batches apply to plain bases only")
+    if separate and before_accumulate is not None:
+        raise ValueError("separate batches are MSMs of their own; before_accumulate applies to uploads")
     bsize = -(-norig // batches) if norig else 1
     nbt = nb if shared else batches * nwin * nb
     if len(points) != (nwin * n if shared else n):
@@ -544,7 +565,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     chunks = ACCUMULATE[g] == "chunks"
     nent = n * nwin  # sorted entries
     parts = batches  # accumulation launches (one per batch of points)
-    rounds = affine_plan(g, nent, shared=shared)
+    rounds = affine_plan(g, nent, shared=shared, buckets=nbt)
     if rounds:
         # batch-affine rounds first (phase "affine"); the accumulation then
         # runs over the runs they leave, whose points are all on the device
@@ -618,7 +639,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     buckets = mp.empty((nbt, 4, words), dtype=mp.uint32)
     run.launch(_kname("msm_bucket_sums", g), nbt, (partials, pieceoff, _u(nbt), buckets))
     del partials
-    if batches > 1:
+    if batches > 1 and not separate:
         # the batches' buckets of one (window, digit) added on the device, so
         # that the reduction and the host combination run once, as for one
         # batch (reducing each batch as windows of its own cost 2.65 against
@@ -633,6 +654,8 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     mark("bucket_sums")
     if shared:
         nwin = 1
+    elif separate:
+        nwin *= batches  # the buckets lie batch by batch, window by window
     L = segment_length(nwin, nb, g)
     S = nb // L
     cur = mp.empty((nwin * S, 4, words), dtype=mp.uint32)
@@ -677,6 +700,70 @@ def msm_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: bool = Fa
     pt = combine_windows(g, _xyzz_to_points(g, win), c)
     mark("combine")
     return pt
+
+
+def msm_many_gpu(points_list, limbs_list, c: int, runner=None, marks=None, *, glv=None) -> list:
+    """Return the MSMs of several (points, limbs) pairs of one group, as one sort.
+
+    Each pair gets a slot of S points (S: the largest pair's size; a shorter
+    pair is padded with scalars 0, which make no bucket entries) and buckets of
+    its own, so one GLV split, one counting sort, one set of batch-affine
+    rounds and accumulations and one bucket reduction (over M x W windows)
+    serve all M of them: the prover's three tail MSMs (L, A, B_G1, about
+    1.3 M, 1.3 M and 0.3 M points at 2^24) fill the device better together
+    than one after another. ``c``: the window of every pair; ``glv``: as
+    for :func:`msm_gpu` (decided on S). Returns one Point per pair, in order
+    (infinity for an empty pair). Same points as :func:`msm_gpu` of each.
+    ``marks``: the phases of :func:`msm_gpu` (gather first: the padded copy).
+    """
+    from ..curve import fields as FF
+    run = runner or default_runner()
+    mp = run.xp
+    if len(points_list) != len(limbs_list):
+        raise ValueError(f"points_list and limbs_list must have one length, got "
+                         f"{len(points_list)} and {len(limbs_list)}")
+    groups = {p.group for p in points_list}
+    if len(groups) > 1:
+        raise ValueError(f"every MSM of one call must be of one group, got {sorted(groups)}")
+    sizes = [int(lb.shape[0]) for lb in limbs_list]
+    for k, (p, n) in enumerate(zip(points_list, sizes)):
+        if len(p) != n:
+            raise ValueError(f"points_list[{k}]: expected {n} points for {n} scalars, got {len(p)}")
+    out = [Point.infinity(p.group) for p in points_list]
+    live = [k for k, n in enumerate(sizes) if n]
+    if len(live) <= 1:
+        for k in live:
+            out[k] = msm_gpu(points_list[k], limbs_list[k], c, run, marks, glv=glv)
+        return out
+    g = points_list[live[0]].group
+    S, M = max(sizes), len(live)
+    split = use_glv(g, S, glv)
+    mark = _Marks(marks, mp)
+    shape = tuple(points_list[live[0]].x.limbs.shape[1:])  # (12,) for G1, (2, 12) for G2
+    xs = mp.zeros((M * S, *shape), dtype=mp.uint32)
+    ys = mp.zeros((M * S, *shape), dtype=mp.uint32)
+    limbs = mp.zeros((M * S, D.FR_LIMBS), dtype=mp.uint32)
+    for j, k in enumerate(live):
+        lo, hi = j * S, j * S + sizes[k]
+        xs[lo:hi] = mp.asarray(points_list[k].x.limbs)
+        ys[lo:hi] = mp.asarray(points_list[k].y.limbs)
+        limbs[lo:hi] = mp.asarray(limbs_list[k], dtype=mp.uint32)
+    backend = points_list[live[0]].backend
+    pts = Points(g, FF.wrap(g, xs, backend), FF.wrap(g, ys, backend))
+    mark("gather")
+    bits = D.SCALAR_BITS
+    if split:
+        from . import glv as GLVM
+        pts, limbs = glv_split_gpu(pts, limbs, run)
+        bits = GLVM.SCALAR_BITS
+        mark("split")
+    win = to_numpy(_window_sums(pts, limbs, c, run, mark, False, bits, batches=M, norig=M * S,
+                                separate=True))
+    nwin = D.windows(c, bits)
+    for j, k in enumerate(live):
+        out[k] = combine_windows(g, _xyzz_to_points(g, win[j * nwin:(j + 1) * nwin]), c)
+    mark("combine")
+    return out
 
 
 @functools.lru_cache(maxsize=None)

@@ -49,6 +49,7 @@ def affine(monkeypatch, affine_runner):
     monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 3, "g2": 2})
     monkeypatch.setattr(gpu, "AFFINE_MIN_ENTRIES", {"g1": 0, "g2": 0})
     monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 256)
+    monkeypatch.setattr(gpu, "AFFINE_MIN_RUN", 0)
     return Counting(affine_runner)
 
 
@@ -66,11 +67,25 @@ def test_kernel_names_and_plan(monkeypatch):
 
 
 def test_defaults_leave_small_msms_alone():
-    # the rounds run from the measured sizes up: G1 2^22 with GLV, G2 2^20
+    # the rounds run from the measured sizes up: G1 2^22 with GLV, G2 from ~2^18
     assert gpu.affine_plan("g1", 2 * (1 << 20) * 8) == 0          # G1 2^20, GLV, c = 16
     assert gpu.affine_plan("g1", 2 * (1 << 22) * 8) == gpu.AFFINE_ROUNDS["g1"] > 0
-    assert gpu.affine_plan("g2", (1 << 18) * 20) == 0             # G2 2^18, c = 13
+    assert gpu.affine_plan("g2", (1 << 16) * 20) == 0             # G2 2^16, c = 13
+    assert gpu.affine_plan("g2", 339_712 * 20) == gpu.AFFINE_ROUNDS["g2"] > 0  # the B tail at 2^24
     assert gpu.affine_plan("g2", (1 << 20) * 17) == gpu.AFFINE_ROUNDS["g2"] > 0
+
+
+def test_rounds_capped_by_the_mean_run():
+    # at most log2(entries / buckets / AFFINE_MIN_RUN) rounds: the measured sizes keep
+    # AFFINE_ROUNDS, the prover's three tails in one sort (runs of ~80) get 3
+    nb = 1 << 15
+    assert gpu.affine_plan("g1", 1 << 28, buckets=8 * nb) == gpu.AFFINE_ROUNDS["g1"] == 5  # 2^24
+    assert gpu.affine_plan("g1", 1 << 28, buckets=4 * 8 * nb) == 5    # uploaded in 4 parts
+    assert gpu.affine_plan("g1", 7 << 27, buckets=7 << 18) == 5       # 2^26, c = 19
+    assert gpu.affine_plan("g1", 2 * 3 * 1_340_059 * 8, buckets=3 * 8 * nb) == 3
+    assert gpu.affine_plan("g2", 339_712 * 20, buckets=20 * 4096) == 3
+    assert gpu.affine_plan("g1", 1 << 28, buckets=1 << 28) == 0       # runs of one: none
+    assert gpu.affine_plan("g1", 1 << 28) == 5                        # no buckets given: no cap
 
 
 @pytest.mark.parametrize("batch", [1, 3, 64])

@@ -215,6 +215,7 @@ def affine_on(monkeypatch):
     monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 3, "g2": 2})
     monkeypatch.setattr(gpu, "AFFINE_MIN_ENTRIES", {"g1": 0, "g2": 0})
     monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 256)
+    monkeypatch.setattr(gpu, "AFFINE_MIN_RUN", 0)
     monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 3, "g2": 3})
     return gpu
 
@@ -265,3 +266,29 @@ def test_gpu_affine_rounds_large_and_from_host(affine_on, monkeypatch):
     same = B.bench_scalars(1, 2).repeat(n, axis=0)
     gpu.AFFINE_ROUNDS = {"g1": 12, "g2": 0}
     assert gpu.msm_gpu(pts, xp("gpu").asarray(same), 11, glv=False) == B.expected("g1", same, 1)
+
+
+
+@pytest.mark.parametrize("rounds", [None, 0])
+def test_gpu_msm_many_equals_each(monkeypatch, rounds):
+    # the prover's tails at a smaller scale: pairs of unequal sizes (one empty),
+    # each its own benchmark points; with the default rounds (they run at this
+    # total) and without
+    from cuzklab.backend import xp
+    from cuzklab.msm import gpu, msm_many
+    if rounds is not None:
+        monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": rounds, "g2": rounds})
+    sizes = [600_000, 0, 700_000, 150_000]
+    pts = [B.bench_points("g1", n, "gpu", k + 1) for k, n in enumerate(sizes)]
+    limbs = [B.bench_scalars(n, k + 7) for k, n in enumerate(sizes)]
+    want = [B.expected("g1", lb, k + 1) if n else Point.infinity("g1")
+            for k, (n, lb) in enumerate(zip(sizes, limbs))]
+    dev = [xp("gpu").asarray(lb) for lb in limbs]
+    c = D.default_window(max(sizes), "gpu", glv=True)
+    assert gpu.msm_many_gpu(pts, dev, c) == want
+    assert gpu.msm_many_gpu(pts[2:], dev[2:], 13, glv=False) == want[2:]
+    # G2 through the API, scalars as ints
+    g2 = [B.bench_points("g2", n, "gpu", k + 1) for k, n in enumerate((3000, 5000))]
+    ks = [B.bench_scalars(n, 3) for n in (3000, 5000)]
+    got = msm_many(g2, [D.limbs_to_ints(k) for k in ks])
+    assert got == [B.expected("g2", k, s + 1) for s, k in enumerate(ks)]
