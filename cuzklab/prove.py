@@ -11,7 +11,11 @@ device. There, by default (``overlap``), batch_add, tail_msm and b_g2_msm
 run on a thread and CUDA stream of their own once h is computed, beside
 the H MSM of ntt_h, which needs none of their outputs (their spans are on
 lane ``gpu0.w1``), and the epilogue follows them there without H, which
-is added to C last; the proof is the same either way. It sits above :mod:`cuzklab.stages`, beside :mod:`cuzklab.live` (the
+is added to C last; the proof is the same either way. The epilogue's terms
+that need no MSM result (``epilogue_constants``) are computed on the GPU
+backend while the device runs the transforms of ntt_h (a first
+``epilogue`` span on ``cpu.main``), so the epilogue after the MSMs is two G1 scalar
+multiplications and a few additions. It sits above :mod:`cuzklab.stages`, beside :mod:`cuzklab.live` (the
 concurrent composition).
 """
 
@@ -26,30 +30,49 @@ from .field.constants import R as FR_MODULUS
 from .groth16.keys import Proof, ProvingKey
 from .groth16.program import CircuitProgram
 from .groth16.r1cs import R1CS, Witness
-from .stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm, synth,
-                     synthesize, tail_msm)
+from .stages import (StageClock, b_g2_msm, batch_add, epilogue, epilogue_constants, ntt_h, prep_msm,
+                     synth, synthesize, tail_msm)
 from .stages.epilogue import with_h
-from .stages.timing import GPU_LANE
+from .stages.timing import CPU_LANE, GPU_LANE
 from .trace import Trace, TraceBuilder
 
 
-class ProveResult(tuple):
-    """What ``prove`` returns: the pair (proof, trace); ``outputs`` maps each stage to its outputs."""
+class ProveResult:
+    """What ``prove`` returns: unpacks as (proof, trace); ``outputs`` maps each stage to its outputs.
 
-    def __new__(cls, proof: Proof, trace: Trace, outputs: dict):
-        obj = super().__new__(cls, (proof, trace))
-        obj.outputs = outputs
-        return obj
+    The trace is built from the stages' timings on first use (``trace``,
+    unpacking, ``res[1]``), so a caller that wants only the proof does not
+    wait for it: building it takes a few milliseconds of pandas work.
+    """
 
-    @property
-    def proof(self) -> Proof:
-        """Return the proof."""
-        return self[0]
+    __slots__ = ("proof", "outputs", "_build", "_trace")
+
+    def __init__(self, proof: Proof, build_trace, outputs: dict):
+        self.proof = proof
+        self.outputs = outputs
+        self._build = build_trace
+        self._trace = None
 
     @property
     def trace(self) -> Trace:
-        """Return the trace of the stages."""
-        return self[1]
+        """Return the trace of the stages (built once, on first use)."""
+        if self._trace is None:
+            self._trace = self._build()
+            self._build = None
+        return self._trace
+
+    def __iter__(self):
+        yield self.proof
+        yield self.trace
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return (self.proof, self.trace)[i]
+
+    def __repr__(self) -> str:
+        return f"ProveResult(proof={self.proof!r}, stages={sorted(self.outputs)})"
 
 
 def _blinding(v, name: str) -> int:
@@ -116,19 +139,28 @@ def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, 
         so = synth(r1cs, witness, backend=backend, clock=clock, threads=synth_threads)
     po = prep_msm(so, backend=backend, clock=clock, threads=synth_threads)
 
+    consts = []
+
+    def constants():
+        # the epilogue's terms that need no MSM, while the device runs the transforms
+        with clock.stage("epilogue", CPU_LANE, "cpu"):
+            consts.append(epilogue_constants(pk, r, s))
+
     def msms(h=None):
         bo = batch_add(po, pk, backend=backend, clock=clock)
         to = tail_msm(po, pk, backend=backend, clock=clock)
         go = b_g2_msm(po, pk, threads=threads, backend=b_g2_backend, clock=clock)
         proof = epilogue(pk, a=bo.a + to.a, b_g1=bo.b_g1 + to.b_g1, b_g2=bo.b_g2 + go.b_g2,
-                         l=bo.l + to.l, h=h, r=r, s=s, clock=clock)
+                         l=bo.l + to.l, h=h, r=r, s=s, clock=clock,
+                         constants=consts[0] if consts else None)
         return bo, to, go, proof
     side_stages = ()
     if overlap:
         # the MSMs, then the epilogue without H, beside the H MSM; H joins C last
         side = _Side(msms)
         try:
-            ho = ntt_h(so, pk, backend=backend, clock=clock, on_quotient=side.start)
+            ho = ntt_h(so, pk, backend=backend, clock=clock, on_quotient=side.start,
+                      while_quotient=constants if EPILOGUE_AHEAD else None)
         except BaseException:
             side.wait()
             raise
@@ -136,28 +168,38 @@ def prove(pk: ProvingKey, r1cs: R1CS | CircuitProgram, witness: Witness | list, 
         proof = with_h(partial, ho.h_point)
         side_stages = ("batch_add", "tail_msm", "b_g2_msm")
     else:
-        ho = ntt_h(so, pk, backend=backend, clock=clock)
+        # on the CPU nothing hides the constants: the epilogue computes them
+        ho = ntt_h(so, pk, backend=backend, clock=clock,
+                   while_quotient=constants if backend == "gpu" and EPILOGUE_AHEAD else None)
         bo, to, go, proof = msms(ho.h_point)
-    builder = TraceBuilder(source="live")
-    for t in clock.timings:
-        lane = SIDE_LANE if t.stage in side_stages and t.lane == GPU_LANE else t.lane
-        builder.span(0, 0, t.stage, lane, t.start, t.end, gpu=0 if lane.startswith("gpu0") else -1)
-    trace = builder.build(
-        config={"constraints": r1cs.num_constraints, "inputs": r1cs.num_inputs,
-                "witness_program": program is not None,
-                "aux": r1cs.num_aux, "log2_domain": pk.log2_domain, "backend": backend,
-                "b_g2_backend": b_g2_backend, "threads": go.threads, "overlap": overlap},
-        device=device_name(backend),
-        stage_gpu_s={t.stage: t.gpu_s for t in clock.timings if t.gpu_s is not None},
-        msm_split=po.counts(), ntt_h_split={"ntt_s": ho.ntt_s, "msm_s": ho.msm_s},
-        synth_split={"witness_s": so.witness_s, "matvec_s": so.matvec_s},
-        proofs=[{"proof": 0, "submitted": 0.0, "started": clock.timings[0].start,
-                 "completed": clock.timings[-1].end, "status": "ok"}],
-        failed=False, failure=None)
+    timings = sorted(clock.timings, key=lambda t: t.start)
+    config = {"constraints": r1cs.num_constraints, "inputs": r1cs.num_inputs,
+              "witness_program": program is not None,
+              "aux": r1cs.num_aux, "log2_domain": pk.log2_domain, "backend": backend,
+              "b_g2_backend": b_g2_backend, "threads": go.threads, "overlap": overlap}
+
+    def build_trace() -> Trace:
+        builder = TraceBuilder(source="live")
+        for t in timings:
+            lane = SIDE_LANE if t.stage in side_stages and t.lane == GPU_LANE else t.lane
+            builder.span(0, 0, t.stage, lane, t.start, t.end, gpu=0 if lane.startswith("gpu0") else -1)
+        return builder.build(
+            config=config, device=device_name(backend),
+            stage_gpu_s={t.stage: t.gpu_s for t in timings if t.gpu_s is not None},
+            msm_split=po.counts(), ntt_h_split={"ntt_s": ho.ntt_s, "msm_s": ho.msm_s},
+            synth_split={"witness_s": so.witness_s, "matvec_s": so.matvec_s},
+            proofs=[{"proof": 0, "submitted": 0.0, "started": timings[0].start,
+                     "completed": max(t.end for t in timings), "status": "ok"}],
+            failed=False, failure=None)
     outputs = {"synth": so, "prep_msm": po, "ntt_h": ho, "batch_add": bo, "tail_msm": to,
                "b_g2_msm": go}
-    return ProveResult(proof, trace, outputs)
+    return ProveResult(proof, build_trace, outputs)
 
+
+#: On the GPU, compute the epilogue's constants while the transforms run
+#: (True), or in the epilogue after the MSMs (False: what ``prove`` did
+#: before; ``benchmarks/bench_prove.py --ab`` times both).
+EPILOGUE_AHEAD = True
 
 #: The trace lane of the stages that run beside the H MSM (``overlap``).
 SIDE_LANE = "gpu0.w1"

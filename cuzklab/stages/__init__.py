@@ -12,7 +12,7 @@ the GIL released (:mod:`cuzklab.native`).
 from ..errors import ConfigError
 from .b_g2_msm import BG2MsmOutput, b_g2_msm
 from .batch_add import BatchAddOutput, batch_add
-from .epilogue import epilogue
+from .epilogue import EpilogueConstants, epilogue, epilogue_constants
 from .ntt_h import NttHOutput, ntt_h, quotient
 from .prep_msm import PrepOutput, QuerySplit, prep_msm
 from .synth import SynthOutput, synth, synthesize
@@ -20,6 +20,7 @@ from .tail_msm import TailMsmOutput, tail_msm
 from .timing import StageClock, StageTiming
 
 __all__ = ["synth", "synthesize", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm", "epilogue",
+           "epilogue_constants", "EpilogueConstants",
            "quotient", "SynthOutput", "PrepOutput", "QuerySplit", "NttHOutput",
            "BatchAddOutput", "TailMsmOutput", "BG2MsmOutput", "StageClock", "StageTiming",
            "ConfigError"]

@@ -69,11 +69,15 @@ def _quotient_gpu(a: Fr, b: Fr, c: Fr, log_n: int, zinv: int) -> Fr:
 
 
 def ntt_h(out: SynthOutput, pk: ProvingKey, *, backend: str | None = None,
-          clock: StageClock | None = None, on_quotient=None) -> NttHOutput:
+          clock: StageClock | None = None, on_quotient=None, while_quotient=None) -> NttHOutput:
     """Return the NttHOutput (h and H) of the synthesized a, b, c, timed as stage ``ntt_h``.
 
     ``on_quotient``: None, or a callable run with no arguments once h is
     computed, before the H MSM (the prover starts the other MSMs there).
+    ``while_quotient``: None, or a callable run with no arguments once the
+    transforms are queued on the device, before the wait for them: host work
+    that the transforms hide (the prover computes the epilogue's constants
+    there). On the CPU it runs after the transforms.
     """
     backend = out.a.backend if backend is None else check_backend(backend)
     if out.domain_size != pk.domain_size:
@@ -87,6 +91,8 @@ def ntt_h(out: SynthOutput, pk: ProvingKey, *, backend: str | None = None,
     with clock.stage("ntt_h", lane, backend):
         t0 = clock.now()
         h = quotient(a, b, c)
+        if while_quotient is not None:
+            while_quotient()
         if backend == "gpu":
             xp("gpu").cuda.get_current_stream().synchronize()
         t1 = clock.now()

@@ -153,6 +153,13 @@ def test_cpu_and_gpu_proofs_identical(log2_domain):
         lanes = dict(zip(spans["stage"], spans["lane"]))
         assert lanes["batch_add"] == lanes["tail_msm"] == "gpu0.w1" and lanes["ntt_h"] == "gpu0.w0"
         assert lanes["b_g2_msm"] == ("gpu0.w1" if b_g2 == "gpu" else "cpu.pool")
+        # the epilogue's constants while the transforms run, then the rest after the MSMs
+        st = list(spans["stage"])
+        epi = [i for i, x in enumerate(st) if x == "epilogue"]
+        nh = st.index("ntt_h")
+        assert len(epi) == 2 and {spans["lane"][i] for i in epi} == {"cpu.main"}
+        assert spans["start"][nh] <= spans["start"][epi[0]] <= spans["end"][epi[0]] <= spans["end"][nh]
+        assert spans["start"][epi[1]] >= spans["end"][st.index("tail_msm")]
 
 
 def test_result_unpacks_as_proof_and_trace(small):
@@ -160,4 +167,9 @@ def test_result_unpacks_as_proof_and_trace(small):
     res = prove(pk, r1, w, r=2, s=3)
     proof, trace = res
     assert proof is res.proof and trace is res.trace
+    # the trace is built once, on first use, and is the same object after
+    assert res[1] is trace and res[0] is proof and len(res) == 2 and list(res) == [proof, trace]
+    assert "ProveResult(" in repr(res)
+    fresh = prove(pk, r1, w, r=2, s=3)
+    assert fresh.proof.to_bytes() == proof.to_bytes() and fresh.trace is fresh.trace
     assert set(res.outputs) == {"synth", "prep_msm", "ntt_h", "batch_add", "tail_msm", "b_g2_msm"}

@@ -14,8 +14,8 @@ from cuzklab.groth16 import ToxicWaste, constraints_for_domain, porep_circuit
 from cuzklab.groth16 import reference as ref
 from cuzklab.groth16.setup import setup_with_toxic_waste
 from cuzklab.msm import msm_naive
-from cuzklab.stages import (StageClock, b_g2_msm, batch_add, epilogue, ntt_h, prep_msm,
-                            quotient, synth, tail_msm)
+from cuzklab.stages import (StageClock, b_g2_msm, batch_add, epilogue, epilogue_constants, ntt_h,
+                            prep_msm, quotient, synth, tail_msm)
 from cuzklab.native.msm_g2 import tasks
 from cuzklab.stages.prep_msm import query_scalars, split_query
 
@@ -143,6 +143,20 @@ def test_epilogue_formula(case):
     assert with_h(part, h).to_bytes() == p.to_bytes()
     with pytest.raises(ValueError, match="s must be"):
         epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=1, s=-1)
+    # the constants computed ahead (as the prover does while the transforms run): the same proof
+    k = epilogue_constants(pk, r, s)
+    assert k.a == vk.alpha_g1 + vk.delta_g1 * r and k.b == vk.beta_g2 + vk.delta_g2 * s
+    assert epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=r, s=s, constants=k).to_bytes() == p.to_bytes()
+    for zr, zs in ((0, 0), (0, 5), (R - 1, 1)):
+        want = epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=zr, s=zs)
+        assert epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=zr, s=zs,
+                        constants=epilogue_constants(pk, zr, zs)) == want
+        assert want.c == l + h + (vk.alpha_g1 + a + vk.delta_g1 * zr) * zs + (
+            vk.beta_g1 + b1 + vk.delta_g1 * zs) * zr + vk.delta_g1 * ((R - zr * zs % R) % R)
+    with pytest.raises(ValueError, match="other blinding factors"):
+        epilogue(pk, a=a, b_g1=b1, b_g2=b2, l=l, h=h, r=r, s=s + 1, constants=k)
+    with pytest.raises(ValueError, match="r must be"):
+        epilogue_constants(pk, R, 1)
 
 
 def test_clock():
