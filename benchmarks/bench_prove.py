@@ -7,10 +7,18 @@ For each log2 size K: a PoRep-shaped circuit whose NTT domain is 2^K, a
 seeded setup, then the proof 1 + R times with the same blinding (the first
 run builds twiddle tables and grows the memory pool; the median of the R
 warm runs is reported as the warm figure, with the stages of that run, and
-every proof must be identical), then py_ecc verification when py_ecc is
+every proof must be identical; the proof's time is ``prove`` returning it, the
+trace, built on first use, is timed apart as ``trace_build_s``, and
+``stages_extent_s`` / ``stages_union_s`` say how much of the time the stages'
+spans cover), then py_ecc verification when py_ecc is
 installed. On the GPU, ``--overlap`` picks how ``prove`` runs batch_add,
 tail_msm and b_g2_msm (beside the H MSM, or after it; ``both``: one result
-each, over the same circuit and keys, in that order). A proof at 2^10 first compiles every
+each, over the same circuit and keys, in that order). ``--ab`` times, for each overlap
+setting, the four combinations of the tails as one ``msm_many`` or three MSMs
+(``stages.tail_msm.MANY``) and the epilogue's constants computed while the
+transforms run or after the MSMs (``prove.EPILOGUE_AHEAD``), interleaved run by
+run so that a drifting device moves them alike; every proof of a size must be
+the same. A proof at 2^10 first compiles every
 kernel. A failing size (e.g. out of memory) is recorded and the run goes on.
 """
 
@@ -55,11 +63,27 @@ def _gpu_used_gib() -> float | None:
         return None
 
 
+#: The settings ``--ab`` compares: (label, stages.tail_msm.MANY, prove.EPILOGUE_AHEAD).
+AB = (("many+ahead", True, True), ("separate+ahead", False, True),
+      ("many+after", True, False), ("separate+after", False, False))
+
+
+def _setting(many: bool | None = None, ahead: bool | None = None) -> tuple:
+    """Set the two switches (None: leave one as it is); return their previous values."""
+    import importlib
+    P = importlib.import_module("cuzklab.prove")
+    T = importlib.import_module("cuzklab.stages.tail_msm")  # the module, not the stage function
+    before = (T.MANY, P.EPILOGUE_AHEAD)
+    T.MANY = before[0] if many is None else many
+    P.EPILOGUE_AHEAD = before[1] if ahead is None else ahead
+    return before
+
+
 def prove_size(k: int, backend: str, seed: int, b_g2_backend: str, verify_proof: bool,
-               overlaps=(None,), warm_runs: int = 1) -> list[dict]:
+               overlaps=(None,), warm_runs: int = 1, ab: bool = False) -> list[dict]:
     """Return the figures of one size per overlap setting: circuit, setup, proofs, verification."""
-    from cuzklab.groth16 import constraints_for_domain, porep_circuit, setup, verify
-    from cuzklab.prove import prove, stage_seconds
+    from cuzklab.groth16 import constraints_for_domain, porep_circuit, setup
+    from cuzklab.prove import prove
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     r1cs, witness = porep_circuit(constraints_for_domain(k), rng=rng, backend=backend)
@@ -68,39 +92,75 @@ def prove_size(k: int, backend: str, seed: int, b_g2_backend: str, verify_proof:
     t2 = time.perf_counter()
     r, s = 0x1234567, 0x89abcdef
     outs, checked = [], {}   # proof bytes -> verified
+    settings = AB if ab else ((None, None, None),)
+    defaults = _setting()
     for overlap in overlaps:
-        runs = []
+        by = {label: [] for label, _, _ in settings}
         for _ in range(1 + warm_runs):
-            a = time.perf_counter()
-            res = prove(pk, r1cs, witness, backend=backend, r=r, s=s, b_g2_backend=b_g2_backend,
-                        overlap=overlap)
-            runs.append((time.perf_counter() - a, res))
-        same = all(x[1].proof.to_bytes() == runs[0][1].proof.to_bytes() for x in runs)
-        warm_times = [x[0] for x in runs[1:]]
-        warm_s, warm = sorted(runs[1:], key=lambda x: x[0])[(len(runs) - 2) // 2]  # the median run
-        verified, verify_s = None, None
-        proof_bytes = warm.proof.to_bytes()
-        if verify_proof and proof_bytes in checked:      # the same proof as another setting's
-            verified = checked[proof_bytes]
-        elif verify_proof:
-            a = time.perf_counter()
-            verified = checked[proof_bytes] = bool(verify(vk, witness.public_inputs, warm.proof))
-            verify_s = time.perf_counter() - a
-        outs.append({
-            "log2_domain": k, "constraints": r1cs.num_constraints, "backend": backend,
-            "b_g2_backend": b_g2_backend, "overlap": warm.trace.meta["config"].get("overlap"),
-            "circuit": r1cs.stats(), "circuit_s": t1 - t0, "setup_s": t2 - t1,
-            "prove_cold_s": runs[0][0], "prove_s": warm_s, "prove_warm_s": warm_times,
-            "stage_cold_s": stage_seconds(runs[0][1].trace), "stage_s": stage_seconds(warm.trace),
-            "stage_gpu_s": warm.trace.meta.get("stage_gpu_s", {}),
-            "ntt_h_split": warm.trace.meta.get("ntt_h_split", {}),
-            "msm_split": warm.trace.meta.get("msm_split", {}),
-            "identical_proofs": same, "proof_sha256": hashlib.sha256(proof_bytes).hexdigest(),
-            "verified": verified, "verify_s": verify_s,
-            "gpu_pool_gib": _gpu_used_gib() if backend == "gpu" else None})
-        del runs, res, warm
+            for label, many, ahead in settings:  # interleaved: run i of every setting, then i + 1
+                _setting(many, ahead)
+                a = time.perf_counter()
+                res = prove(pk, r1cs, witness, backend=backend, r=r, s=s, b_g2_backend=b_g2_backend,
+                            overlap=overlap)
+                b = time.perf_counter()
+                res.trace  # built on first use: timed apart from the proof
+                by[label].append((b - a, res, time.perf_counter() - b))
+        _setting(*defaults)
+        outs.extend(_summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, runs,
+                               verify_proof, checked)
+                    for label, runs in by.items())
+        del by, res
+    if ab:
+        first = {o["proof_sha256"] for o in outs}
+        for o in outs:
+            o["identical_proofs"] = o["identical_proofs"] and len(first) == 1
     del r1cs, witness, pk, vk
     return outs
+
+
+def _summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, runs, verify_proof,
+               checked) -> dict:
+    """Return the figures of one setting's runs (the first cold, the median of the others reported)."""
+    from cuzklab.groth16 import verify
+    from cuzklab.prove import stage_seconds
+    same = all(x[1].proof.to_bytes() == runs[0][1].proof.to_bytes() for x in runs)
+    warm_times = [x[0] for x in runs[1:]]
+    warm_s, warm, warm_trace_s = sorted(runs[1:], key=lambda x: x[0])[(len(runs) - 2) // 2]  # median
+    spans = warm.trace.spans
+    starts, ends = [float(v) for v in spans["start"]], [float(v) for v in spans["end"]]
+    verified, verify_s = None, None
+    proof_bytes = warm.proof.to_bytes()
+    if verify_proof and proof_bytes in checked:      # the same proof as another setting's
+        verified = checked[proof_bytes]
+    elif verify_proof:
+        a = time.perf_counter()
+        verified = checked[proof_bytes] = bool(verify(vk, witness.public_inputs, warm.proof))
+        verify_s = time.perf_counter() - a
+    return {
+        "log2_domain": k, "setting": label, "constraints": r1cs.num_constraints, "backend": backend,
+        "b_g2_backend": b_g2_backend, "overlap": warm.trace.meta["config"].get("overlap"),
+        "circuit": r1cs.stats(), "circuit_s": t1 - t0, "setup_s": t2 - t1,
+        "prove_cold_s": runs[0][0], "prove_s": warm_s, "prove_warm_s": warm_times,
+        "trace_build_s": warm_trace_s, "prove_with_trace_warm_s": [x[0] + x[2] for x in runs[1:]],
+        "stages_extent_s": max(ends) - min(starts), "stages_union_s": _union(starts, ends),
+        "stage_cold_s": stage_seconds(runs[0][1].trace), "stage_s": stage_seconds(warm.trace),
+        "stage_gpu_s": warm.trace.meta.get("stage_gpu_s", {}),
+        "ntt_h_split": warm.trace.meta.get("ntt_h_split", {}),
+        "msm_split": warm.trace.meta.get("msm_split", {}),
+        "identical_proofs": same, "proof_sha256": hashlib.sha256(proof_bytes).hexdigest(),
+        "verified": verified, "verify_s": verify_s,
+        "gpu_pool_gib": _gpu_used_gib() if backend == "gpu" else None}
+
+
+def _union(starts, ends) -> float:
+    """Return the length of the union of the intervals [start, end]."""
+    total, reach = 0.0, None
+    for a, b in sorted(zip(starts, ends)):
+        if reach is None or a > reach:
+            total, reach = total + (b - a), b
+        elif b > reach:
+            total, reach = total + (b - reach), b
+    return total
 
 
 def main(argv=None) -> int:
@@ -117,8 +177,13 @@ def main(argv=None) -> int:
                    help="GPU: batch_add, tail_msm and b_g2_msm beside the H MSM (on), after it "
                         "(off), or both in turn (default: prove's)")
     p.add_argument("--warm-runs", type=int, default=1, help="warm proofs per setting (median reported)")
+    p.add_argument("--ab", action="store_true",
+                   help="GPU: time the tails as one msm_many or three MSMs, and the epilogue's "
+                        "constants ahead or after, all four interleaved (see the docstring)")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
+    if args.ab and args.backend != "gpu":
+        p.error("--ab needs --backend gpu")
     if args.warm_runs < 1:
         p.error(f"--warm-runs must be >= 1, got {args.warm_runs}")
     if args.overlap in ("on", "both") and args.backend != "gpu":
@@ -134,7 +199,7 @@ def main(argv=None) -> int:
             print("py_ecc not installed: proofs are not verified", flush=True)
             verify_proof = False
     out = {"benchmark": "prove", "device": device_name(args.backend), "backend": args.backend,
-           "b_g2_backend": b_g2, "cuzk_reference_stage_s": CUZK_STAGE_S, "results": []}
+           "b_g2_backend": b_g2, "ab": args.ab, "warm_runs": args.warm_runs, "cuzk_reference_stage_s": CUZK_STAGE_S, "results": []}
 
     def save():
         if args.json:
@@ -148,7 +213,8 @@ def main(argv=None) -> int:
               f"{[w['identical_proofs'] for w in warm]})", flush=True)
     for k in sizes:
         try:
-            rs = prove_size(k, args.backend, args.seed, b_g2, verify_proof, overlaps, args.warm_runs)
+            rs = prove_size(k, args.backend, args.seed, b_g2, verify_proof, overlaps, args.warm_runs,
+                            args.ab)
         except Exception as exc:  # noqa: BLE001 - record the failure, keep the others
             rs = [{"log2_domain": k, "error": f"{type(exc).__name__}: {exc}"}]
             print(f"2^{k}: failed: {rs[0]['error']}", flush=True)
@@ -156,7 +222,8 @@ def main(argv=None) -> int:
             for r in rs:
                 stages = " ".join(f"{s}={v:.4f}" for s, v in r["stage_s"].items())
                 warm = ", ".join(f"{v:.3f}" for v in r["prove_warm_s"])
-                print(f"2^{k} (overlap {r['overlap']}): prove {r['prove_s']:.3f} s (warm runs {warm}; "
+                label = f", {r['setting']}" if r.get("setting") else ""
+                print(f"2^{k} (overlap {r['overlap']}{label}): prove {r['prove_s']:.3f} s (warm runs {warm}; "
                       f"cold {r['prove_cold_s']:.3f}), setup {r['setup_s']:.1f} s, circuit "
                       f"{r['circuit_s']:.1f} s, verified {r['verified']}, identical "
                       f"{r['identical_proofs']}\n    {stages}", flush=True)

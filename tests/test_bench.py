@@ -303,3 +303,19 @@ def test_the_compare_benchmark_keeps_traces_by_name_and_attributes_its_worst_row
         r["live"].pop("gpu_hold_s")
     again = remodel(res, "porep-live-h200", live_traces=traces)
     assert all(r["live"]["gpu_hold_s"] > 0 for r in again["rows"])
+
+
+def test_the_tail_msm_benchmark_checks_its_options_and_needs_a_gpu(capsys, monkeypatch):
+    mod = _script("bench_tail_msm.py")
+    for argv, message in ((["--g1", "x"], "--g1: expected comma-separated integers"),
+                          (["--g2-windows", "0"], "--g2-windows: expected integers >= 1"),
+                          (["--g1-rounds", "default,y"], "--g1-rounds: expected comma-separated")):
+        with pytest.raises(SystemExit) as exc:
+            mod.main(argv)
+        assert message in str(exc.value), argv
+    with pytest.raises(SystemExit):
+        mod.main(["--repeats", "0"])
+    assert "--repeats must be >= 1" in capsys.readouterr().err
+    monkeypatch.setattr(mod, "gpu_available", lambda: False)
+    assert mod.main(["--json", ""]) == 2
+    assert "no CUDA device" in capsys.readouterr().err
