@@ -89,6 +89,11 @@ def test_ntt_h(case):
     assert h[-1] == 0
     assert out.h_point == _naive(pk.h, h[:-1])
     assert out.ntt_s >= 0 and out.msm_s >= 0
+    # the hooks: host work while the transforms run, then the call before the H MSM, once each
+    calls = []
+    hooked = ntt_h(so, pk, while_quotient=lambda: calls.append("while"),
+                   on_quotient=lambda: calls.append("on"))
+    assert calls == ["while", "on"] and hooked.h_point == out.h_point
 
 
 def test_batch_add_and_tail(case):
