@@ -82,7 +82,7 @@ def _setting(many: bool | None = None, ahead: bool | None = None) -> tuple:
 def prove_size(k: int, backend: str, seed: int, b_g2_backend: str, verify_proof: bool,
                overlaps=(None,), warm_runs: int = 1, ab: bool = False) -> list[dict]:
     """Return the figures of one size per overlap setting: circuit, setup, proofs, verification."""
-    from cuzklab.groth16 import constraints_for_domain, porep_circuit, setup
+    from cuzklab.groth16 import constraints_for_domain, porep_circuit, setup, verify
     from cuzklab.prove import prove
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
@@ -92,36 +92,46 @@ def prove_size(k: int, backend: str, seed: int, b_g2_backend: str, verify_proof:
     t2 = time.perf_counter()
     r, s = 0x1234567, 0x89abcdef
     outs, checked = [], {}   # proof bytes -> verified
+    common = {"log2_domain": k, "constraints": r1cs.num_constraints, "backend": backend,
+              "b_g2_backend": b_g2_backend, "circuit": r1cs.stats(), "circuit_s": t1 - t0,
+              "setup_s": t2 - t1}
+
+    def check(proof) -> bool:
+        return bool(verify(vk, witness.public_inputs, proof))
+
     settings = AB if ab else ((None, None, None),)
     defaults = _setting()
-    for overlap in overlaps:
-        by = {label: [] for label, _, _ in settings}
-        for _ in range(1 + warm_runs):
-            for label, many, ahead in settings:  # interleaved: run i of every setting, then i + 1
-                _setting(many, ahead)
-                a = time.perf_counter()
-                res = prove(pk, r1cs, witness, backend=backend, r=r, s=s, b_g2_backend=b_g2_backend,
-                            overlap=overlap)
-                b = time.perf_counter()
-                res.trace  # built on first use: timed apart from the proof
-                by[label].append((b - a, res, time.perf_counter() - b))
+    try:
+        for overlap in overlaps:
+            by = {label: [] for label, _, _ in settings}
+            for _ in range(1 + warm_runs):
+                for label, many, ahead in settings:  # interleaved: run i of every setting, then i + 1
+                    _setting(many, ahead)
+                    a = time.perf_counter()
+                    res = prove(pk, r1cs, witness, backend=backend, r=r, s=s,
+                                b_g2_backend=b_g2_backend, overlap=overlap)
+                    b = time.perf_counter()
+                    res.trace  # built on first use: timed apart from the proof
+                    by[label].append((b - a, res, time.perf_counter() - b))
+            outs.extend(_summarize(common, label, runs, check if verify_proof else None, checked)
+                        for label, runs in by.items())
+            del by, res
+    finally:
         _setting(*defaults)
-        outs.extend(_summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, runs,
-                               verify_proof, checked)
-                    for label, runs in by.items())
-        del by, res
     if ab:
-        first = {o["proof_sha256"] for o in outs}
+        shas = {o["proof_sha256"] for o in outs}
         for o in outs:
-            o["identical_proofs"] = o["identical_proofs"] and len(first) == 1
+            o["identical_proofs"] = o["identical_proofs"] and len(shas) == 1
     del r1cs, witness, pk, vk
     return outs
 
 
-def _summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, runs, verify_proof,
-               checked) -> dict:
-    """Return the figures of one setting's runs (the first cold, the median of the others reported)."""
-    from cuzklab.groth16 import verify
+def _summarize(common: dict, label, runs, check, checked) -> dict:
+    """Return the figures of one setting's runs (the first cold, the median of the others reported).
+
+    ``check``: None, or a function that verifies a proof; ``checked``: {proof bytes: verified},
+    shared by the settings so that a proof is verified once.
+    """
     from cuzklab.prove import stage_seconds
     same = all(x[1].proof.to_bytes() == runs[0][1].proof.to_bytes() for x in runs)
     warm_times = [x[0] for x in runs[1:]]
@@ -130,16 +140,14 @@ def _summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, r
     starts, ends = [float(v) for v in spans["start"]], [float(v) for v in spans["end"]]
     verified, verify_s = None, None
     proof_bytes = warm.proof.to_bytes()
-    if verify_proof and proof_bytes in checked:      # the same proof as another setting's
+    if check is not None and proof_bytes in checked:      # the same proof as another setting's
         verified = checked[proof_bytes]
-    elif verify_proof:
+    elif check is not None:
         a = time.perf_counter()
-        verified = checked[proof_bytes] = bool(verify(vk, witness.public_inputs, warm.proof))
+        verified = checked[proof_bytes] = check(warm.proof)
         verify_s = time.perf_counter() - a
     return {
-        "log2_domain": k, "setting": label, "constraints": r1cs.num_constraints, "backend": backend,
-        "b_g2_backend": b_g2_backend, "overlap": warm.trace.meta["config"].get("overlap"),
-        "circuit": r1cs.stats(), "circuit_s": t1 - t0, "setup_s": t2 - t1,
+        **common, "setting": label, "overlap": warm.trace.meta["config"].get("overlap"),
         "prove_cold_s": runs[0][0], "prove_s": warm_s, "prove_warm_s": warm_times,
         "trace_build_s": warm_trace_s, "prove_with_trace_warm_s": [x[0] + x[2] for x in runs[1:]],
         "stages_extent_s": max(ends) - min(starts), "stages_union_s": _union(starts, ends),
@@ -149,7 +157,7 @@ def _summarize(k, backend, b_g2_backend, r1cs, witness, vk, t0, t1, t2, label, r
         "msm_split": warm.trace.meta.get("msm_split", {}),
         "identical_proofs": same, "proof_sha256": hashlib.sha256(proof_bytes).hexdigest(),
         "verified": verified, "verify_s": verify_s,
-        "gpu_pool_gib": _gpu_used_gib() if backend == "gpu" else None}
+        "gpu_pool_gib": _gpu_used_gib() if common["backend"] == "gpu" else None}
 
 
 def _union(starts, ends) -> float:

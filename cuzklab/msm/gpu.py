@@ -303,8 +303,9 @@ AFFINE_MIN_THREADS = 1 << 14
 #: group: G1 from 2^22 points with GLV (2^26 entries; at 2^20, 2^24 entries,
 #: they gained nothing: 13.5-14.0 ms with 2 or 3 rounds of 256 pairs and 2^14
 #: or 2^16 threads against 13.7 without, c = 16, 2026-12-04,
-#: ``msm-2p20-rounds-h200.json``; c = 15 was slower either way, 15.6-17.4), G2 from 2^22 entries: the prover's B tail at 2^24
-#: (339,712 points, c = 13, 20 windows: 6.8 M entries) took 26.1 ms with 3
+#: ``msm-2p20-rounds-h200.json``; c = 15 was slower either way, 15.6-17.4),
+#: G2 from 2^22 entries: the prover's B tail at 2^24 (339,712 points,
+#: c = 13, 20 windows: 6.8 M entries) took 26.1 ms with 3
 #: rounds against 30.4 without (2026-12-04, H200,
 #: ``benchmarks/bench_tail_msm.py``, ``tail-msm-h200.json``); 2^20 points
 #: (17 windows: 1.8 x 2^24) 43.3 against 66.5.

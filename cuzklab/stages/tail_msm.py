@@ -55,14 +55,10 @@ def tail_points(queries, backend: str) -> list[Point]:
     points, fill the device better together than one after another.
     """
     queries = list(queries)
-    live = [k for k, (_, split) in enumerate(queries) if split.tail]
-    out = [Point.infinity(bases.group) for bases, _ in queries]
-    if not live:
-        return out
     if not MANY:
-        for k in live:
-            out[k] = tail_point(*queries[k], backend)
-        return out
+        return [tail_point(bases, split, backend) for bases, split in queries]
+    out = [Point.infinity(bases.group) for bases, _ in queries]
+    live = [k for k, (_, split) in enumerate(queries) if split.tail]  # empty tails: no gather
     pairs = [_gathered(*queries[k], backend) for k in live]
     for k, pt in zip(live, msm_many([p for p, _ in pairs], [s for _, s in pairs], backend=backend)):
         out[k] = pt

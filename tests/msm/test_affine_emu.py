@@ -19,23 +19,9 @@ from cuzklab.msm import bench as B
 from cuzklab.msm import digits as D
 from cuzklab.msm import gpu
 
-from .emu import CXX
+from .emu import CXX, Counting
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
-
-
-class Counting:
-    """A runner that counts the launches of each kernel."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.xp = inner.xp
-        self.calls: dict = {}
-
-    def launch(self, name, n_threads, args, block=128):
-        base = name.split("<")[0]
-        self.calls[base] = self.calls.get(base, 0) + 1
-        self.inner.launch(name, n_threads, args, block)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from cuzklab.msm import bench as B
 from cuzklab.msm import digits as D
 from cuzklab.msm import gpu, msm, msm_many
 
-from .emu import CXX
+from .emu import CXX, Counting
 
 emulated = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
 
@@ -53,7 +53,7 @@ def test_many_equals_each_exact(runner, monkeypatch, rounds, glv):
     monkeypatch.setattr(gpu, "AFFINE_MIN_RUN", 0)
     monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 2, "g2": 2})
     pairs = _pairs("g1", [23, 0, 40, 3])
-    counting = _Counting(runner)
+    counting = Counting(runner)
     for c in (3, 5):
         got = gpu.msm_many_gpu([p for p, _, _ in pairs], [lb for _, lb, _ in pairs], c,
                                runner=counting, glv=glv)
@@ -61,18 +61,6 @@ def test_many_equals_each_exact(runner, monkeypatch, rounds, glv):
     # one sort for all three: one count, one scatter (and the rounds when asked for)
     assert counting.calls["msm_count"] == counting.calls["msm_scatter"] == 2
     assert (counting.calls.get("msm_affine_round", 0) > 0) == (rounds > 0)
-
-
-class _Counting:
-    """A runner that counts the launches of each kernel."""
-
-    def __init__(self, inner):
-        self.inner, self.xp, self.calls = inner, inner.xp, {}
-
-    def launch(self, name, n_threads, args, block=128):
-        base = name.split("<")[0]
-        self.calls[base] = self.calls.get(base, 0) + 1
-        self.inner.launch(name, n_threads, args, block)
 
 
 @emulated

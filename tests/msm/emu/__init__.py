@@ -134,3 +134,17 @@ def _inline(src: str, dirs) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+class Counting:
+    """A runner that counts the launches of each kernel."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.xp = inner.xp
+        self.calls: dict = {}
+
+    def launch(self, name, n_threads, args, block=128):
+        base = name.split("<")[0]
+        self.calls[base] = self.calls.get(base, 0) + 1
+        self.inner.launch(name, n_threads, args, block)
