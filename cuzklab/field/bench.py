@@ -107,11 +107,17 @@ def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repe
 def bench_field(backend: str = "gpu", log2_size: int = 20, repeats: int = 5, chain: int | None = None) -> dict:
     """Both fields; returns ``{"device": ..., "backend": ..., "results": [fr, fp]}``."""
     res = [bench_mul(f, backend, log2_size, repeats, chain) for f in ("fr", "fp")]
-    return {"device": res[0]["device"], "backend": backend, "results": res}
+    out = {"device": res[0]["device"], "backend": backend, "results": res}
+    if backend == "gpu":
+        from .cuda import multipliers
+        out["multipliers"] = multipliers()  # which Montgomery multiply each field's kernels ran
+    return out
 
 
 def format_table(report: dict) -> str:
-    lines = [f"device: {report['device']} ({report['backend']})",
+    muls = report.get("multipliers")
+    lines = [f"device: {report['device']} ({report['backend']})"
+             + (f", multipliers {', '.join(f'{k}={v}' for k, v in muls.items())}" if muls else ""),
              f"{'field':<6}{'n':>12}{'chain':>7}{'median ms':>12}{'G mul/s':>10}"]
     for r in report["results"]:
         lines.append(f"{r['field']:<6}{r['n']:>12}{r['chain']:>7}{r['median_s'] * 1e3:>12.3f}"

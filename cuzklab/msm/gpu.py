@@ -191,17 +191,23 @@ def _u(v) -> np.uint32:
 #: 128 threads per SM (``__launch_bounds__``). G1: 2 (up to 255 registers):
 #: with the FP64-pipe multiply (72 registers on its own), 2^20 points on an
 #: H200 accumulate in 11.1 ms with 1 or 2, 12.7 ms with 3 and 19.8 ms with 4
-#: (spills); with the integer multiply 4 was best (14.2 ms). G2: 1: its
-#: accumulator alone is 96 words, and capped at 128 registers it spills.
+#: (spills); with the CIOS integer multiply 4 was best (14.2 ms); with the
+#: even/odd one (the Fp default since 2026-12-04; 168 registers at 2) 8.35 /
+#: 8.34 / 8.67 ms with 2 / 3 / 4 (``benchmarks/results/msm-eo-tune-h200.json``).
+#: G2: 1: its accumulator alone is 96 words, and capped at 128 registers it spills.
 ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
 
 
 #: Montgomery multipliers per group's modules, over the field defaults
 #: (``cuzklab.field.cuda.MULTIPLIERS`` and CUZKLAB_MUL): e.g.
-#: ``{"fp": "cios"}``; None or {} keeps the defaults. For G2 on an H200 the
-#: FP64-pipe multiply was faster at every size and window tried
-#: (benchmarks/tune_msm.py --mul 'default;fp=cios': 2^20 at c = 15 69.7 ms
-#: against 72.6; 2^16 at c = 13 20.7 against 24.4).
+#: ``{"fp": "f64"}``; None or {} keeps the defaults. On an H200 (2026-12-04,
+#: ``benchmarks/tune_msm.py --mul 'fp=f64;fp=eo'``,
+#: ``benchmarks/results/msm-eo-tune-h200.json``) the even/odd Fp multiply, the
+#: field default, beat the FP64-pipe one at every size: G1 2^20 12.4 ms
+#: against 14.5, 2^22 34.5 against 41.7, 2^24 119.1 against 138.6, 2^26 436.8
+#: against 502.2; G2 2^20 35.0 against 43.7. (Before, with the FP64 one as
+#: the default, G2 was faster on it than on CIOS: 2^20 at c = 15 69.7 ms
+#: against 72.6.)
 MULTIPLIERS: dict = {"g1": None, "g2": None}
 
 

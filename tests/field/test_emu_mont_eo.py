@@ -4,7 +4,8 @@ The NTT kernels multiply with mont_mul_eo by default (``cuzklab.ntt.gpu.KERNEL_D
 Its result must be bit-identical to mont_mul's for every fully reduced input:
 random values, the values at the edges of the 32-bit words (where the row
 carries and the pending word L of the header's comment take their extremes),
-and through mont_mul when a module is built with -DCUZK_FR_MUL_EO=1.
+and through mont_mul and mont_sqr when a module is built with -DCUZK_FR_MUL_EO=1
+or -DCUZK_FP_MUL_EO=1 (the kind "eo" of ``cuzklab.field.cuda.MULTIPLIERS``).
 """
 
 from __future__ import annotations
@@ -30,8 +31,14 @@ __global__ void k_mul_dispatch(u32* out, const u32* a, const u32* b, usize n) {
   usize i = CUZK_TID; if (i >= n) return;
   cuzk::store<F>(out, i, cuzk::mont_mul<F>(cuzk::load<F>(a, i), cuzk::load<F>(b, i)));
 }
+template <class F>
+__global__ void k_sqr_dispatch(u32* out, const u32* a, const u32* b, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  cuzk::store<F>(out, i, cuzk::mont_sqr<F>(cuzk::load<F>(a, i)));
+}
 """
-SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_mul_dispatch": ("ptr", "ptr", "ptr", "u32")}
+SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_mul_dispatch": ("ptr", "ptr", "ptr", "u32"),
+              "k_sqr_dispatch": ("ptr", "ptr", "ptr", "u32")}
 FIELDS = [(FR, "FrTraits"), (FP, "FpTraits")]
 
 
@@ -88,8 +95,32 @@ def test_fr_mont_mul_dispatches_to_mont_mul_eo(runner):
     a, b = [rng.randrange(m) for _ in range(300)], [rng.randrange(m) for _ in range(300)]
     want = [x * y * rinv % m for x, y in zip(a, b)]
     assert _run(runner, "k_mul_dispatch<cuzk::FrTraits>", a, b, words) == want
+    assert _run(runner, "k_sqr_dispatch<cuzk::FrTraits>", a, b, words) == [x * x * rinv % m for x in a]
     # Fp keeps its own multiplier; same results
     m, words = FP.modulus, FP.limbs
     rinv = pow(1 << (32 * words), -1, m)
     a, b = [rng.randrange(m) for _ in range(100)], [rng.randrange(m) for _ in range(100)]
     assert _run(runner, "k_mul_dispatch<cuzk::FpTraits>", a, b, words) == [x * y * rinv % m for x, y in zip(a, b)]
+
+
+@pytest.fixture(scope="module")
+def runner_fp_eo():
+    from cuzklab.field.cuda import include_dir
+    names = [f"{k}<cuzk::FpTraits>" for k in ("k_mul_dispatch", "k_sqr_dispatch")]
+    # as a module built with -DCUZK_FP_MUL_EO=1 (CUZKLAB_MUL=fp=eo)
+    return EmuRunner(["#define CUZK_FP_MUL_EO 1\n#include \"cuzk_field.cuh\"\nusing namespace cuzk;\n"
+                      "static_assert(CUZK_FR_MUL_EO == 0, \"Fr keeps its multiplier\");\n"
+                      "#define CUZK_TID (blockIdx.x * (usize)blockDim.x + threadIdx.x)\n" + SRC], [include_dir()],
+                     names, {k: SIGNATURES[k] for k in ("k_mul_dispatch", "k_sqr_dispatch")})
+
+
+def test_fp_mont_mul_and_sqr_dispatch_to_mont_mul_eo(runner_fp_eo):
+    m, words = FP.modulus, FP.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    rng = random.Random(47)
+    edge = _edges(m, words)
+    a = [rng.randrange(m) for _ in range(400)] + edge
+    b = [rng.randrange(m) for _ in range(400)] + edge[::-1]
+    assert _run(runner_fp_eo, "k_mul_dispatch<cuzk::FpTraits>", a, b, words) == [
+        x * y * rinv % m for x, y in zip(a, b)]
+    assert _run(runner_fp_eo, "k_sqr_dispatch<cuzk::FpTraits>", a, b, words) == [x * x * rinv % m for x in a]

@@ -43,3 +43,15 @@ def test_header_hash_covers_the_include_folders(tmp_path):
     (tmp_path / "extra.cuh").write_text("// two\n")
     cuda.headers_hash.cache_clear()
     assert cuda.compile_options((f"-I{tmp_path}",)) != before
+
+
+def test_even_odd_multiplier_reaches_the_options(monkeypatch):
+    monkeypatch.setenv("CUZKLAB_MUL", "fp=eo")
+    assert cuda.multipliers()["fp"] == "eo"
+    opts = cuda.compile_options(())
+    assert "-DCUZK_FP_MUL_EO=1" in opts and "-DCUZK_FP_MUL_F64=0" in opts
+    assert "-DCUZK_FR_MUL_EO=0" in opts
+    # a module's own even/odd switch (the NTT's) is left alone: no second definition
+    opts = cuda.compile_options(("-DCUZK_FR_MUL_EO=1",), mul={"fr": "eo"})
+    assert [o for o in opts if o.startswith("-DCUZK_FR_MUL_EO=")] == ["-DCUZK_FR_MUL_EO=1"]
+    assert "-DCUZK_FP_MUL_EO=1" in opts

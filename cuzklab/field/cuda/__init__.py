@@ -58,19 +58,24 @@ def headers_hash(extra_dirs: tuple[str, ...] = ()) -> str:
     return h.hexdigest()[:16]
 
 
-#: The Montgomery multipliers: "cios" (32-bit integer multiply-adds) or
-#: "f64" (partial products on the FP64 pipe, cuzk_mont_f64.cuh); the results
-#: are bit-identical, only the speed differs. Overridden by the environment
-#: variable CUZKLAB_MUL, e.g. ``CUZKLAB_MUL=fr=cios,fp=f64``.
-MULTIPLIERS = {"fr": "f64", "fp": "f64"}
-_MUL_KINDS = ("cios", "f64")
+#: The Montgomery multipliers: "cios" (32-bit integer multiply-adds), "f64"
+#: (partial products on the FP64 pipe, cuzk_mont_f64.cuh) or "eo" (integer
+#: rows split by word parity, cuzk_mont_eo.cuh); the results are
+#: bit-identical, only the speed differs. Overridden by the environment
+#: variable CUZKLAB_MUL, e.g. ``CUZKLAB_MUL=fr=cios,fp=f64``. The defaults, from
+#: chains of 256 dependent multiplies on 2^22 elements on an H200 (2026-12-04,
+#: ``benchmarks/bench_field.py``; docs/field.md): Fr f64 54.2 G/s (eo 51.5,
+#: cios 37.8), Fp eo 27.0 G/s (f64 21.9, cios 15.6). The NTT kernels build
+#: their Fr multiplies on eo themselves (``cuzklab.ntt.gpu.KERNEL_DEFINES``).
+MULTIPLIERS = {"fr": "f64", "fp": "eo"}
+_MUL_KINDS = ("cios", "f64", "eo")
 
 
 def multipliers(spec: str | None = None) -> dict[str, str]:
     """Return the multiplier per field: MULTIPLIERS updated by ``spec`` (default: $CUZKLAB_MUL).
 
     ``spec`` is "field=kind[,field=kind]" with field in fr, fp and kind in
-    cios, f64; anything else is a ValueError naming CUZKLAB_MUL.
+    cios, f64, eo; anything else is a ValueError naming CUZKLAB_MUL.
     """
     import os
     spec = os.environ.get("CUZKLAB_MUL", "") if spec is None else spec
@@ -99,9 +104,13 @@ def compile_options(options: tuple[str, ...] = (), mul: dict | None = None) -> t
             raise ValueError(f"mul must map fields {sorted(chosen)} to kinds {list(_MUL_KINDS)}, got {mul!r}")
         chosen[field] = kind
     dirs = tuple(o[2:] for o in options if o.startswith("-I"))
+    # a module that sets a field's even/odd switch itself (the NTT's
+    # CUZK_FR_MUL_EO) keeps its own value
+    eo = tuple(f"-DCUZK_{f.upper()}_MUL_EO={int(chosen[f] == 'eo')}" for f in ("fr", "fp")
+               if not any(o.startswith(f"-DCUZK_{f.upper()}_MUL_EO=") for o in options))
     return ("-std=c++17", f"-I{include_dir()}", f"-DCUZK_FIELD_HASH=0x{headers_hash(dirs)}ULL",
             f"-DCUZK_FR_MUL_F64={int(chosen['fr'] == 'f64')}",
-            f"-DCUZK_FP_MUL_F64={int(chosen['fp'] == 'f64')}", *tuple(options))
+            f"-DCUZK_FP_MUL_F64={int(chosen['fp'] == 'f64')}", *eo, *tuple(options))
 
 
 def read_source(name: str) -> str:

@@ -170,16 +170,20 @@ __device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b);
 #ifndef CUZK_FP_MUL_F64
 #define CUZK_FP_MUL_F64 0
 #endif
+#ifndef CUZK_FP_MUL_EO
+#define CUZK_FP_MUL_EO 0
+#endif
 
 // The Montgomery multiply every other function (and operator*) uses: the
-// integer CIOS above, or mont_mul_f64 for a field built with
-// -DCUZK_FR_MUL_F64=1 or -DCUZK_FP_MUL_F64=1 (cuzklab.field.cuda sets these),
-// or for Fr built with -DCUZK_FR_MUL_EO=1 (a kernel's own option) the
-// even/odd-row integer multiply mont_mul_eo, which takes precedence. All give
-// bit-identical results.
+// integer CIOS above, mont_mul_f64 for a field built with -DCUZK_FR_MUL_F64=1
+// or -DCUZK_FP_MUL_F64=1, or the even/odd-row integer multiply mont_mul_eo
+// for a field built with -DCUZK_FR_MUL_EO=1 or -DCUZK_FP_MUL_EO=1, which
+// takes precedence (cuzklab.field.cuda sets these from the kind "cios",
+// "f64" or "eo"; a module may also pass its own). All give bit-identical
+// results.
 template <class F>
 __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
-  if constexpr (F::N == 8 && CUZK_FR_MUL_EO != 0)
+  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_EO != 0) : (CUZK_FP_MUL_EO != 0))
     return mont_mul_eo<F>(a, b);
   else if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
     return mont_mul_f64<F>(a, b);
@@ -188,10 +192,12 @@ __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
 }
 
 // a^2 * R^-1 mod m, dispatched like mont_mul: mont_sqr_f64 (each cross
-// product once) for an f64 field, else the CIOS multiply of a by itself.
+// product once) for an f64 field, else the field's multiply of a by itself.
 template <class F>
 __device__ __forceinline__ fe<F> mont_sqr(const fe<F>& a) {
-  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
+  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_EO != 0) : (CUZK_FP_MUL_EO != 0))
+    return mont_mul_eo<F>(a, a);
+  else if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
     return mont_sqr_f64<F>(a);
   else
     return mont_mul_cios<F>(a, a);

@@ -106,11 +106,15 @@ class EmuRunner:
         self._fn[name](grid, block, *conv)
 
 
-def msm_runner(build_dir=None):
-    """Return an EmuRunner for the MSM kernels of cuzklab.msm.gpu."""
+def msm_runner(build_dir=None, defines: str = ""):
+    """Return an EmuRunner for the MSM kernels of cuzklab.msm.gpu.
+
+    ``defines``: lines put before the sources, e.g. ``"#define CUZK_FP_MUL_EO 1\\n"``
+    for kernels built as under ``CUZKLAB_MUL=fp=eo``.
+    """
     from cuzklab.field.cuda import include_dir
     from cuzklab.msm import gpu
-    src = '#include "pippenger.cu"\n#include "bench_points.cu"\n'
+    src = defines + '#include "pippenger.cu"\n#include "bench_points.cu"\n'
     dirs = [include_dir(), *gpu.include_dirs()]
     runner = EmuRunner([_inline(src, dirs)], [include_dir(), gpu.include_dirs()[0]],
                        gpu.kernel_names(None), gpu.SIGNATURES, build_dir)
