@@ -528,7 +528,7 @@ def window_sums_gpu(points, limbs, c: int, runner=None, marks=None, *, shared: b
 
 
 def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=None, batches: int = 1,
-                 norig: int | None = None, streams=None, separate: bool = False):
+                 norig: int | None = None, streams=None, separate: bool = False, counts=None):
     """The (W, 4, words) window sums (W = 1 when ``shared``; W = batches x windows when ``separate``).
 
     Batches: the points of original index ``i mod norig`` (norig: the points
@@ -540,6 +540,9 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     reduction runs over W windows as for one batch. With ``separate`` they
     are not added: each batch is an MSM of its own, and the reduction runs
     over batches x windows windows, batch b's at b W .. (b + 1) W.
+    ``counts``: the bucket histogram (``msm_count``) already taken, e.g.
+    part by part as the scalars uploaded (:func:`msm_gpu_from_host`); None
+    takes it here.
     """
     mp = run.xp
     g = points.group
@@ -562,9 +565,12 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     limbs = mp.ascontiguousarray(mp.asarray(limbs, dtype=mp.uint32))
     xs = mp.ascontiguousarray(points.x.limbs)
     ys = mp.ascontiguousarray(points.y.limbs)
-    counts = mp.zeros(nbt, dtype=mp.uint32)
-    run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
-                                counts))
+    if counts is None:
+        counts = mp.zeros(nbt, dtype=mp.uint32)
+        run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
+                                    counts))
+    elif counts.shape != (nbt,):
+        raise ValueError(f"counts: expected {nbt} bucket counts, got shape {tuple(counts.shape)}")
     offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
     offsets[1:] = mp.cumsum(counts)
     cursor = offsets[:-1].copy()
@@ -842,16 +848,18 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
     ``xs``, ``ys``: the points' Montgomery coordinates as host uint32 arrays
     ((n, 12) for G1, (n, 2, 12) for G2; infinity is (0, 0)), best in pinned
     memory (``cupyx.empty_pinned``), which makes the copies asynchronous;
-    ``limbs``: the (n, 8) canonical scalars on the host. The scalars are
-    copied first on the current stream, then split (GLV) and sorted there
-    while the points copy on a stream of their own, in ``batches`` parts
-    (default :func:`upload_batches`). Each part's points have buckets of
+    ``limbs``: the (n, 8) canonical scalars on the host. Both copy on a
+    stream of their own in ``batches`` parts (default
+    :func:`upload_batches`), the scalars first: each part of the scalars is
+    split (GLV) and its bucket digits counted on the current stream as soon
+    as it has landed, while the next part copies, and the sort's scatter
+    runs once all have (while the points copy). Each part's points have buckets of
     their own, so the accumulation of a part starts when it has landed (with
     GLV, after the points part of the split), while the next part uploads;
     the parts' bucket sums are added on the device before one reduction. With batch-affine rounds
     (see ``AFFINE_ROUNDS``) the first round runs part by part instead. Same
     result as :func:`msm_gpu` over the uploaded points. ``marks``: phases
-    scalars, split (GLV), sort, points (the wait for the first part, and its
+    scalars (their copy, with each part's split and count), sort, points (the wait for the first part, and its
     GLV points), affine (when rounds ran; then "points" falls inside it),
     accumulate (every part's, and the waits for the later parts), bucket_sums,
     reduce, combine.
@@ -887,18 +895,27 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
     if hasattr(mp, "cuda"):
         main = mp.cuda.get_current_stream()
         dl = mp.empty(limbs.shape, dtype=mp.uint32)
-        dl.set(np.ascontiguousarray(limbs), stream=main)
-        # the points' device memory is allocated while the scalars copy
-        dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
-        # the point copies start after the work queued on this stream so far
-        # (their blocks may have been freed by it) and after the scalars
+        # every copy runs on a stream of its own, after the work queued on
+        # this stream so far (the blocks, and those allocated below before
+        # any more work is queued here, may have been freed by it): the
+        # scalars part by part, then the points part by part, so that each
+        # part of the scalars is split and counted while the next one copies
         copy = _copy_stream(mp.cuda.Device().id)
         copy.wait_event(main.record())
-        landed = []
+        hl = np.ascontiguousarray(limbs)
+        scal_landed, landed = [], []
+        for lo, hi in cuts:
+            dl[lo:hi].set(hl[lo:hi], stream=copy)
+            scal_landed.append(copy.record())
+        # the points' device memory is allocated while the scalars copy
+        dx, dy = mp.empty(xs.shape, dtype=mp.uint32), mp.empty(ys.shape, dtype=mp.uint32)
         for lo, hi in cuts:
             dx[lo:hi].set(xs[lo:hi], stream=copy)
             dy[lo:hi].set(ys[lo:hi], stream=copy)
             landed.append(copy.record())
+
+        def scalars_in(b):  # on main
+            main.wait_event(scal_landed[b])
 
         def wait(b):  # on the current stream: main, or batch b's (see _PartStreams)
             mp.cuda.get_current_stream().wait_event(landed[b])
@@ -909,19 +926,37 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
         dl = np.array(limbs, dtype=np.uint32)
         dx[...], dy[...] = xs, ys
 
+        def scalars_in(b):
+            return None
+
         def wait(b):
             return None
         streams = None
         backend = "cpu"
-    mark("scalars")
     if split:
         from . import glv as GLVM
         osc = mp.empty((2 * n, D.FR_LIMBS), dtype=mp.uint32)
         oxs = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
         oys = mp.empty((2 * n, WORDS["g1"]), dtype=mp.uint32)
         consts = _glv_constants(mp)
-        run.launch("msm_glv_split", n, (dx, dy, dl, _u(n), consts, oxs, oys, osc, _u(1), _u(n)))  # scalars
-        mark("split")
+        scal, bits = osc, GLVM.SCALAR_BITS
+    else:
+        scal, bits = dl, D.SCALAR_BITS
+    # each part's scalars split (GLV) and counted into its batch's buckets as it lands
+    nwin, nb = D.windows(c, bits), 1 << (c - 1)
+    counts = mp.zeros(batches * nwin * nb, dtype=mp.uint32)
+    for b, (lo, hi) in enumerate(cuts):
+        scalars_in(b)
+        m = hi - lo
+        if split:
+            run.launch("msm_glv_split", m, (dx[lo:], dy[lo:], dl[lo:], _u(m), consts, oxs[lo:], oys[lo:],
+                                            osc[lo:], _u(1), _u(n)))  # scalars
+        for at in ((lo, n + lo) if split else (lo,)):
+            # a launch over this part alone: every scalar in one batch, its buckets at b W nb
+            run.launch("msm_count", m, (scal[at:at + m], _u(m), _u(c), _u(nwin), _u(0), _u(m), _u(m),
+                                        counts[b * nwin * nb:]))
+    mark("scalars")
+    if split:
 
         def ready(b):
             wait(b)
@@ -931,16 +966,14 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
             if b == 0:
                 mark("points")
         pts = Points("g1", FF.wrap("g1", oxs, backend), FF.wrap("g1", oys, backend))
-        scal, bits = osc, GLVM.SCALAR_BITS
     else:
         def ready(b):
             wait(b)
             if b == 0:
                 mark("points")
         pts = Points(group, FF.wrap(group, dx, backend), FF.wrap(group, dy, backend))
-        scal, bits = dl, D.SCALAR_BITS
     win = _window_sums(pts, scal, c, run, mark, False, bits, ready, batches=batches, norig=n,
-                       streams=streams)
+                       streams=streams, counts=counts)
     pt = combine_windows(group, _xyzz_to_points(group, win), c)
     mark("combine")
     return pt

@@ -18,7 +18,7 @@ from cuzklab.msm import digits as D
 from cuzklab.msm import glv as G
 from cuzklab.msm import gpu, msm
 
-from .emu import CXX
+from .emu import CXX, Counting
 from .test_glv import edge_scalars
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
@@ -152,6 +152,32 @@ def test_msm_from_host_equals_msm_gpu(runner, group, glv):
         got = gpu.msm_gpu_from_host(group, xs, ys, limbs, 4, runner=runner, glv=glv, batches=batches)
         assert got == want, batches
     assert gpu.msm_gpu_from_host(group, xs[:0], ys[:0], limbs[:0], 4, runner=runner).is_infinity
+
+
+@pytest.mark.parametrize("glv", [False, True])
+def test_msm_from_host_counts_each_part_of_the_scalars_as_it_lands(runner, glv):
+    # one bucket count per part (GLV: per half of the part's split scalars), into
+    # that part's buckets, then one scatter over all: the same MSM as counted at once
+    n = 11
+    rng = random.Random(7)
+    limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+    pts = _points(n)
+    xs, ys = np.asarray(pts.x.limbs), np.asarray(pts.y.limbs)
+    want = gpu.msm_gpu(pts, limbs, 3, runner=runner, glv=glv)
+    for parts in (1, 2, 4):
+        counting = Counting(runner)
+        assert gpu.msm_gpu_from_host("g1", xs, ys, limbs, 3, runner=counting, glv=glv, batches=parts) == want
+        assert counting.calls["msm_count"] == parts * (2 if glv else 1), parts
+        assert counting.calls["msm_scatter"] == 1
+        assert counting.calls.get("msm_glv_split", 0) == (2 * parts if glv else 0)
+
+
+def test_window_sums_checks_given_counts(runner):
+    pts = _points(4)
+    limbs = D.ints_to_limbs([1, 2, 3, 4])
+    with pytest.raises(ValueError, match="counts: expected"):
+        gpu._window_sums(pts, limbs, 3, runner, lambda name: None, False, D.SCALAR_BITS,
+                         counts=np.zeros(3, dtype=np.uint32))
 
 
 def test_msm_from_host_bad_input(runner):
