@@ -302,8 +302,17 @@ AFFINE_BATCH = {"g1": 256, "g2": 32}
 #: AFFINE_BATCH): the later, smaller rounds trade a larger share of
 #: inversions for threads to fill the device (an H200 holds 132 x 384
 #: threads of the G1 kernel at once). At G1 2^20 with 3 rounds (64 pairs)
-#: 2^17 gave rounds of 8.64 ms against 8.52 with 2^14 in the first run:
-#: no gain measured, so the value stays.
+#: 2^17 gave rounds of 8.64 ms against 8.52 with 2^14 in the first run.
+#: On the even/odd Fp multiply (2026-12-04, ``benchmarks/tune_msm.py --set
+#: AFFINE_MIN_THREADS=...``, ``msm-minthreads-h200.json``) 2^14 / 2^15 /
+#: 2^16 / 2^17 gave G1 2^22 35.13 / 34.02 / 33.87 / 34.37 ms (rounds 27.39 /
+#: 26.36 / 26.63 / 26.55) and 2^24 119.86 / 118.89 / 118.56 / 118.87: the
+#: later rounds of 2^22 (a few thousand threads at 256 pairs) fill more of
+#: the device. Not adopted: in the 2^24 proof, run once on a tree with 2^16
+#: (``prove-24-minthreads-h200.json``), the G1 tails took 36.6 ms and the G2
+#: tail 21.3 against 34.9 and 19.0 with 2^14 in the job before, while a
+#: stage the setting does not touch (batch_add) moved by 4 % between the
+#: two: not separable from the host's spread without a run side by side.
 AFFINE_MIN_THREADS = 1 << 14
 #: Fewest sorted entries (points x windows) for which the rounds run, per
 #: group: G1 from 2^22 points with GLV (2^26 entries; at 2^20, 2^24 entries,
