@@ -76,9 +76,9 @@ def main(argv=None) -> int:
     groups = ["g1", "g2"] if args.group == "both" else [args.group]
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     if backend == "gpu":
-        from cuzklab.field.cuda import multipliers
+        from cuzklab.field.cuda import module_multipliers
         from cuzklab.msm import gpu as msm_gpu
-        report["multipliers"] = {g: {**multipliers(), **(msm_gpu.MULTIPLIERS.get(g) or {})} for g in ("g1", "g2")}
+        report["multipliers"] = {g: module_multipliers(msm_gpu.MULTIPLIERS.get(g)) for g in ("g1", "g2")}
     for g in groups:
         given = args.g1_sizes if g == "g1" else args.g2_sizes
         pres = {"off": [False], "on": [True], "both": [False, True]}[args.precomputed]

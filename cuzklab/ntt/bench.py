@@ -32,11 +32,15 @@ from .transform import transform
 GRAPH_WARM_REPLAYS = 2
 
 
+def _graph_replayed(log2_size: int) -> bool:
+    """Return whether GPU transforms of this size replay a recorded CUDA graph (``gpu.GRAPHS``)."""
+    from . import gpu
+    return bool(gpu.GRAPHS and 1 <= log2_size <= gpu.GRAPH_MAX_LOG2)
+
+
 def warmup_calls(log2_size: int) -> int:
     """Return the untimed GPU calls before the timed ones: 2, plus GRAPH_WARM_REPLAYS where graphs replay."""
-    from . import gpu
-    graphs = gpu.GRAPHS and 1 <= log2_size <= gpu.GRAPH_MAX_LOG2
-    return 2 + (GRAPH_WARM_REPLAYS if graphs else 0)
+    return 2 + (GRAPH_WARM_REPLAYS if _graph_replayed(log2_size) else 0)
 
 
 #: Size at which GPU results are compared with the CPU path in the same run.
@@ -132,7 +136,7 @@ def bench_ntt(log2_size: int, backend: str = "gpu", *, coset: bool = False,
         checked = good == total and round_trip and cpu_check
         extra = {"entries_checked": good, "entries": total, "round_trip": round_trip,
                  "cpu_check_log2_size": CHECK_LOG2_SIZE, "cpu_check": cpu_check,
-                 "graph": bool(gpu.GRAPHS and 1 <= log2_size <= gpu.GRAPH_MAX_LOG2)}
+                 "graph": _graph_replayed(log2_size)}
     else:
         d = Direction.INVERSE if inverse else Direction.FORWARD
         y = transform(a, direction=d, coset=coset)  # warm-up (tables)

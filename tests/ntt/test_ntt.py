@@ -447,9 +447,8 @@ def test_gpu_kernel_settings_match_cpu(tiny_plan, monkeypatch, defines, radix2):
 
 
 def test_gpu_bench_warms_up_past_the_first_graph_replays(monkeypatch):
-    from cuzklab.ntt import bench
     # the timed calls of a graph-replayed size come after GRAPH_WARM_REPLAYS untimed replays
-    from cuzklab.ntt import gpu
+    from cuzklab.ntt import bench, gpu
     monkeypatch.setattr(gpu, "GRAPHS", True)
     monkeypatch.setattr(bench, "GRAPH_WARM_REPLAYS", 2)
     assert bench.warmup_calls(16) == bench.warmup_calls(gpu.GRAPH_MAX_LOG2) == 4

@@ -90,6 +90,16 @@ def multipliers(spec: str | None = None) -> dict[str, str]:
     return out
 
 
+def module_multipliers(mul: dict | None = None) -> dict[str, str]:
+    """Return the multiplier per field of a module: :func:`multipliers` with ``mul`` ({field: kind}) over it."""
+    chosen = multipliers()
+    for field, kind in (mul or {}).items():
+        if field not in chosen or kind not in _MUL_KINDS:
+            raise ValueError(f"mul must map fields {sorted(chosen)} to kinds {list(_MUL_KINDS)}, got {mul!r}")
+        chosen[field] = kind
+    return chosen
+
+
 def compile_options(options: tuple[str, ...] = (), mul: dict | None = None) -> tuple[str, ...]:
     """Return NVRTC options: the include path, C++17, the header hash, the multipliers, then ``options``.
 
@@ -98,11 +108,7 @@ def compile_options(options: tuple[str, ...] = (), mul: dict | None = None) -> t
     ``mul``: multipliers for this module only, a {field: kind} dict applied
     over :func:`multipliers` (e.g. ``{"fp": "cios"}``).
     """
-    chosen = multipliers()
-    for field, kind in (mul or {}).items():
-        if field not in chosen or kind not in _MUL_KINDS:
-            raise ValueError(f"mul must map fields {sorted(chosen)} to kinds {list(_MUL_KINDS)}, got {mul!r}")
-        chosen[field] = kind
+    chosen = module_multipliers(mul)
     dirs = tuple(o[2:] for o in options if o.startswith("-I"))
     # a module that sets a field's even/odd switch itself (the NTT's
     # CUZK_FR_MUL_EO) keeps its own value
