@@ -174,7 +174,7 @@ def test_bench_field_script_exits_non_zero_when_unchecked(tmp_path, monkeypatch,
         return rep
     monkeypatch.setattr(mod, "bench_field", unchecked)
     assert mod.main(argv) == 1
-    assert "not checked: cpu fr" in capsys.readouterr().err
+    assert "not checked: cpu fr mul" in capsys.readouterr().err
 
 
 def _script(name: str):

@@ -14,7 +14,7 @@ from .cuda import load_module, read_source
 
 TRAITS = {"Fr": "cuzk::FrTraits", "Fp": "cuzk::FpTraits"}
 _TEMPLATED = ("k_add", "k_sub", "k_mul", "k_sqr", "k_neg", "k_to_mont", "k_from_mont",
-              "k_geq_mod", "k_pow", "k_inv_batch", "k_mul_chain")
+              "k_geq_mod", "k_pow", "k_inv_batch", "k_mul_chain", "k_sqr_chain")
 _PLAIN = ("k_fp2_mul", "k_fp2_sqr", "k_fp2_pow", "k_fp2_inv", "k_fp2_mul_by_nonresidue", "k_fp2_conj")
 BLOCK = 128
 INV_CHUNK = 32  # elements per thread in the batched inverse
@@ -150,6 +150,16 @@ def mul_chain(x, y, k: int, fc):
     n = x.shape[0]
     out = cp.empty((n, fc.limbs), dtype=cp.uint32)
     _launch(kernel("k_mul_chain", fc.name), n, (out, _prep(x), _prep(y), _u(n), np.int32(k)))
+    return out
+
+
+def sqr_chain(x, k: int, fc):
+    """Benchmark kernel: x^(2^k) by k dependent squarings (mont_sqr) per element."""
+    cp = _cp()
+    n = x.shape[0]
+    out = cp.empty((n, fc.limbs), dtype=cp.uint32)
+    x = _prep(x)
+    _launch(kernel("k_sqr_chain", fc.name), n, (out, x, x, _u(n), np.int32(k)))
     return out
 
 

@@ -2,8 +2,8 @@
 
 ``bench_mul`` is the core; ``bench_field`` runs both fields (the ``cuzklab
 bench field`` command calls it). The GPU kernel runs a chain of ``chain``
-dependent multiplies per element (acc = acc * y), so memory traffic does not
-dominate; it is timed with CUDA events after a warm-up, on random non-zero
+dependent multiplies per element (acc = acc * y; with ``op="sqr"`` squarings,
+acc = acc^2), so memory traffic does not dominate; it is timed with CUDA events after a warm-up, on random non-zero
 data, and a sample of the result is checked against the CPU path.
 """
 
@@ -32,9 +32,13 @@ def _nonzero_random(cls, n, seed, backend):
 MAX_LOG2_SIZE = 28
 
 
+#: Operations ``bench_mul`` times: a multiply (x y) or a square (x^2, ``mont_sqr``).
+OPS = ("mul", "sqr")
+
+
 def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repeats: int = 5,
-              chain: int | None = None, check: int = 64, seed: int = 1) -> dict:
-    """Measure Montgomery multiplications per second.
+              chain: int | None = None, check: int = 64, seed: int = 1, op: str = "mul") -> dict:
+    """Measure Montgomery multiplications (or squarings, ``op="sqr"``) per second.
 
     field: "fr" or "fp"; backend: "cpu" or "gpu"; n = 2^log2_size elements.
     GPU: ``chain`` dependent multiplies per element (default 256) per launch;
@@ -45,6 +49,8 @@ def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repe
     key = str(field).lower()
     if key not in FIELDS:
         raise ValueError(f"field must be one of {sorted(FIELDS)}, got {field!r}")
+    if op not in OPS:
+        raise ValueError(f"op must be one of {list(OPS)}, got {op!r}")
     if not isinstance(log2_size, int) or not 0 <= log2_size <= MAX_LOG2_SIZE:
         raise ValueError(f"log2_size must be an int in [0, {MAX_LOG2_SIZE}], got {log2_size!r}")
     if not isinstance(repeats, int) or repeats < 1:
@@ -62,27 +68,38 @@ def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repe
         chain = 256 if chain is None else int(chain)
         if chain < 1:
             raise ValueError(f"chain must be >= 1, got {chain}")
-        out = _gpu.mul_chain(x.limbs, y.limbs, chain, cls.FC)  # warm-up (and compile)
+        def run():
+            if op == "sqr":
+                return _gpu.sqr_chain(x.limbs, chain, cls.FC)
+            return _gpu.mul_chain(x.limbs, y.limbs, chain, cls.FC)
+
+        out = run()  # warm-up (and compile)
         cp.cuda.Device().synchronize()
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         for _ in range(repeats):
             start.record()
-            out = _gpu.mul_chain(x.limbs, y.limbs, chain, cls.FC)
+            out = run()
             stop.record()
             stop.synchronize()
             times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
         if check:
             idx = np.random.default_rng(seed).choice(n, size=min(check, n), replace=False)
             xs, ys = x.to("cpu")[idx], y.to("cpu")[idx]
-            ref = xs * ys.pow(chain)
             got = cls.from_mont_limbs(cp.asnumpy(out[cp.asarray(idx)]), backend="cpu", check=False)
-            if not got.equals(ref):
-                raise AssertionError(f"GPU {cls.__name__} mul chain disagrees with the CPU path")
+            if op == "sqr":  # x^(2^chain), against Python ints
+                m = cls.FC.modulus
+                ok = got.to_ints() == [pow(v, 1 << chain, m) for v in xs.to_ints()]
+            else:
+                ok = got.equals(xs * ys.pow(chain))
+            if not ok:
+                raise AssertionError(f"GPU {cls.__name__} {op} chain disagrees with the CPU path")
             checked = len(idx)
         per_call = n * chain
     else:
         from . import _cpu
         chain = 1
+        if op == "sqr":
+            y = x
         _cpu.mont_mul(x.limbs, y.limbs, cls.FC)  # warm-up
         for _ in range(repeats):
             t0 = time.perf_counter()
@@ -97,16 +114,20 @@ def bench_mul(field: str = "fr", backend: str = "gpu", log2_size: int = 20, repe
         per_call = n
     med = statistics.median(times)
     return {
-        "field": key, "backend": backend, "device": device_name(backend),
+        "field": key, "op": op, "backend": backend, "device": device_name(backend),
         "log2_size": log2_size, "n": n, "chain": chain, "repeats": repeats,
         "times_s": times, "median_s": med, "muls_per_s": per_call / med,
         "gmul_per_s": per_call / med / 1e9, "checked": checked,
     }
 
 
-def bench_field(backend: str = "gpu", log2_size: int = 20, repeats: int = 5, chain: int | None = None) -> dict:
-    """Both fields; returns ``{"device": ..., "backend": ..., "results": [fr, fp]}``."""
-    res = [bench_mul(f, backend, log2_size, repeats, chain) for f in ("fr", "fp")]
+def bench_field(backend: str = "gpu", log2_size: int = 20, repeats: int = 5, chain: int | None = None,
+                ops=("mul",)) -> dict:
+    """Both fields, each op of ``ops``; returns ``{"device": ..., "backend": ..., "results": [...]}``."""
+    bad = [o for o in ops if o not in OPS]
+    if bad or not ops:
+        raise ValueError(f"ops must be a non-empty list of {list(OPS)}, got {list(ops)!r}")
+    res = [bench_mul(f, backend, log2_size, repeats, chain, op=o) for o in ops for f in ("fr", "fp")]
     out = {"device": res[0]["device"], "backend": backend, "results": res}
     if backend == "gpu":
         from .cuda import multipliers
@@ -118,8 +139,8 @@ def format_table(report: dict) -> str:
     muls = report.get("multipliers")
     lines = [f"device: {report['device']} ({report['backend']})"
              + (f", multipliers {', '.join(f'{k}={v}' for k, v in muls.items())}" if muls else ""),
-             f"{'field':<6}{'n':>12}{'chain':>7}{'median ms':>12}{'G mul/s':>10}"]
+             f"{'field':<6}{'op':<5}{'n':>12}{'chain':>7}{'median ms':>12}{'G op/s':>10}"]
     for r in report["results"]:
-        lines.append(f"{r['field']:<6}{r['n']:>12}{r['chain']:>7}{r['median_s'] * 1e3:>12.3f}"
-                     f"{r['gmul_per_s']:>10.3f}")
+        lines.append(f"{r['field']:<6}{r.get('op', 'mul'):<5}{r['n']:>12}{r['chain']:>7}"
+                     f"{r['median_s'] * 1e3:>12.3f}{r['gmul_per_s']:>10.3f}")
     return "\n".join(lines)

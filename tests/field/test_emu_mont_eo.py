@@ -27,6 +27,11 @@ __global__ void k_mul_eo(u32* out, const u32* a, const u32* b, usize n) {
   cuzk::store<F>(out, i, cuzk::mont_mul_eo<F>(cuzk::load<F>(a, i), cuzk::load<F>(b, i)));
 }
 template <class F>
+__global__ void k_sqr_eo(u32* out, const u32* a, const u32* b, usize n) {
+  usize i = CUZK_TID; if (i >= n) return;
+  cuzk::store<F>(out, i, cuzk::mont_sqr_eo<F>(cuzk::load<F>(a, i)));
+}
+template <class F>
 __global__ void k_mul_dispatch(u32* out, const u32* a, const u32* b, usize n) {
   usize i = CUZK_TID; if (i >= n) return;
   cuzk::store<F>(out, i, cuzk::mont_mul<F>(cuzk::load<F>(a, i), cuzk::load<F>(b, i)));
@@ -37,7 +42,8 @@ __global__ void k_sqr_dispatch(u32* out, const u32* a, const u32* b, usize n) {
   cuzk::store<F>(out, i, cuzk::mont_sqr<F>(cuzk::load<F>(a, i)));
 }
 """
-SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_mul_dispatch": ("ptr", "ptr", "ptr", "u32"),
+SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_sqr_eo": ("ptr", "ptr", "ptr", "u32"),
+              "k_mul_dispatch": ("ptr", "ptr", "ptr", "u32"),
               "k_sqr_dispatch": ("ptr", "ptr", "ptr", "u32")}
 FIELDS = [(FR, "FrTraits"), (FP, "FpTraits")]
 
@@ -86,6 +92,24 @@ def test_mont_mul_eo_matches_python_ints(runner, fc, traits):
     a = [rng.randrange(m) for _ in range(1500)] + [x for x in edge for _ in edge]
     b = [rng.randrange(m) for _ in range(1500)] + [y for _ in edge for y in edge]
     assert _run(runner, f"k_mul_eo<cuzk::{traits}>", a, b, words) == [x * y * rinv % m for x, y in zip(a, b)]
+
+
+@pytest.mark.parametrize("fc,traits", FIELDS)
+def test_mont_sqr_eo_matches_python_ints_and_mont_mul_eo(runner, fc, traits):
+    # the square's cross products are summed in two arrays whose row carries
+    # land on words earlier rows filled: words of all ones (every cross
+    # product's halves at their largest) are where a lost carry would show
+    m, words = fc.modulus, fc.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    rng = random.Random(53)
+    ones = [((1 << (32 * k)) - 1) % m for k in range(1, words + 1)]
+    top = [m - 1 - rng.randrange(1 << 32) for _ in range(50)]
+    dense = [sum(rng.choice((0xFFFFFFFF, 0xFFFFFFFE, 0x80000000, 1)) << (32 * k) for k in range(words)) % m
+             for _ in range(200)]
+    a = [rng.randrange(m) for _ in range(2000)] + _edges(m, words) + ones + top + dense
+    want = [x * x * rinv % m for x in a]
+    assert _run(runner, f"k_sqr_eo<cuzk::{traits}>", a, a, words) == want
+    assert _run(runner, f"k_mul_eo<cuzk::{traits}>", a, a, words) == want
 
 
 def test_fr_mont_mul_dispatches_to_mont_mul_eo(runner):

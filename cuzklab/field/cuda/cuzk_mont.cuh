@@ -157,9 +157,11 @@ __device__ __forceinline__ fe<F> mont_mul_f64(const fe<F>& a, const fe<F>& b);
 template <class F>
 __device__ __forceinline__ fe<F> mont_sqr_f64(const fe<F>& a);
 
-// The even/odd-row integer multiply of cuzk_mont_eo.cuh (same results).
+// The even/odd-row integer multiply and square of cuzk_mont_eo.cuh (same results).
 template <class F>
 __device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b);
+template <class F>
+__device__ __forceinline__ fe<F> mont_sqr_eo(const fe<F>& a);
 
 #ifndef CUZK_FR_MUL_F64
 #define CUZK_FR_MUL_F64 0
@@ -172,6 +174,9 @@ __device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b);
 #endif
 #ifndef CUZK_FP_MUL_EO
 #define CUZK_FP_MUL_EO 0
+#endif
+#ifndef CUZK_EO_SQR
+#define CUZK_EO_SQR 1
 #endif
 
 // The Montgomery multiply every other function (and operator*) uses: the
@@ -191,12 +196,18 @@ __device__ __forceinline__ fe<F> mont_mul(const fe<F>& a, const fe<F>& b) {
     return mont_mul_cios<F>(a, b);
 }
 
-// a^2 * R^-1 mod m, dispatched like mont_mul: mont_sqr_f64 (each cross
-// product once) for an f64 field, else the field's multiply of a by itself.
+// a^2 * R^-1 mod m, dispatched like mont_mul: mont_sqr_eo or mont_sqr_f64
+// (each cross product once) for an eo or f64 field, else the field's
+// multiply of a by itself. -DCUZK_EO_SQR=0 squares an eo field with
+// mont_mul_eo(a, a) instead (for side-by-side timing).
 template <class F>
 __device__ __forceinline__ fe<F> mont_sqr(const fe<F>& a) {
-  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_EO != 0) : (CUZK_FP_MUL_EO != 0))
-    return mont_mul_eo<F>(a, a);
+  if constexpr ((F::N == 8) ? (CUZK_FR_MUL_EO != 0) : (CUZK_FP_MUL_EO != 0)) {
+    if constexpr (CUZK_EO_SQR != 0)
+      return mont_sqr_eo<F>(a);
+    else
+      return mont_mul_eo<F>(a, a);
+  }
   else if constexpr ((F::N == 8) ? (CUZK_FR_MUL_F64 != 0) : (CUZK_FP_MUL_F64 != 0))
     return mont_sqr_f64<F>(a);
   else

@@ -47,39 +47,33 @@ __device__ __forceinline__ void row(u32* acc, X x, u32 y) {
 }
 }  // namespace eodetail
 
+namespace eodetail {
+// The reduction half of a row: q makes E[0] + L divisible by 2^32, q m is
+// added, and the running value E + O 2^32 + L is divided by 2^32.
 template <class F>
-__device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b) {
+__device__ __forceinline__ void reduce_row(u32* E, u32* O, u32& l_lo, u32& l_hi) {
   constexpr int N = F::N;
-  static_assert(N % 2 == 0, "mont_mul_eo needs an even number of words");
-  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul_eo needs m < 2^(32N-1)");
-  u32 E[N + 1], O[N + 1];
-#pragma unroll
-  for (int j = 0; j <= N; j++) { E[j] = 0; O[j] = 0; }
-  u32 l_lo = 0, l_hi = 0;  // L = l_lo + l_hi 2^32, l_hi <= 1
-  auto av = [&](int j) { return a.l[j]; };
   auto mv = [](int j) { return F::mod(j); };
+  const u32 q = (E[0] + l_lo) * F::INV;
+  row<N, 0>(E, mv, q);
+  row<N, 1>(O, mv, q);
+  // k = (E[0] + L) >> 32, with E[0] + L = 0 mod 2^32: 1 unless L = 0
+  const u32 k = (l_lo | l_hi) ? 1u : 0u;
+  l_lo = ptx::add_cc(E[1], k);
+  l_hi = ptx::addc(0, 0);
+  // divide by 2^32: E <- O, O <- E from word 2
+  u32 t[N + 1];
 #pragma unroll
-  for (int i = 0; i < N; i++) {
-    eodetail::row<N, 0>(E, av, b.l[i]);
-    eodetail::row<N, 1>(O, av, b.l[i]);
-    const u32 q = (E[0] + l_lo) * F::INV;
-    eodetail::row<N, 0>(E, mv, q);
-    eodetail::row<N, 1>(O, mv, q);
-    // k = (E[0] + L) >> 32, with E[0] + L = 0 mod 2^32: 1 unless L = 0
-    const u32 k = (l_lo | l_hi) ? 1u : 0u;
-    l_lo = ptx::add_cc(E[1], k);
-    l_hi = ptx::addc(0, 0);
-    // divide by 2^32: E <- O, O <- E from word 2
-    u32 t[N + 1];
+  for (int j = 0; j <= N; j++) t[j] = E[j];
 #pragma unroll
-    for (int j = 0; j <= N; j++) t[j] = E[j];
+  for (int j = 0; j <= N; j++) E[j] = O[j];
 #pragma unroll
-    for (int j = 0; j <= N; j++) E[j] = O[j];
-#pragma unroll
-    for (int j = 0; j <= N; j++) O[j] = j + 2 <= N ? t[j + 2] : 0u;
-  }
-  // r = E + O 2^32 + L < 2m < 2^(32N)
-  u32 r[N];
+  for (int j = 0; j <= N; j++) O[j] = j + 2 <= N ? t[j + 2] : 0u;
+}
+
+// r = E + O 2^32 + L (N words; the caller knows it is < 2^(32N)).
+template <int N>
+__device__ __forceinline__ void combine(const u32* E, const u32* O, u32 l_lo, u32 l_hi, u32* r) {
   r[0] = E[0];
   r[1] = ptx::add_cc(E[1], O[0]);
 #pragma unroll
@@ -90,6 +84,105 @@ __device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b) {
 #pragma unroll
   for (int j = 2; j < N - 1; j++) r[j] = ptx::addc_cc(r[j], 0);
   r[N - 1] = ptx::addc(r[N - 1], 0);
+}
+
+// acc[i + j] += a_i a_j (lo and hi adjacent) for j = j0, j0 + 2, ... < N,
+// one carry chain; its carry out goes into the word after the last hi.
+template <int N>
+__device__ __forceinline__ void cross_row(u32* acc, const u32* a, int i, int j0) {
+  acc[i + j0] = ptx::mad_lo_cc(a[i], a[j0], acc[i + j0]);
+  acc[i + j0 + 1] = ptx::madc_hi_cc(a[i], a[j0], acc[i + j0 + 1]);
+#pragma unroll
+  for (int j = j0 + 2; j < N; j += 2) {
+    acc[i + j] = ptx::madc_lo_cc(a[i], a[j], acc[i + j]);
+    acc[i + j + 1] = ptx::madc_hi_cc(a[i], a[j], acc[i + j + 1]);
+  }
+  const int last = j0 + ((N - 1 - j0) / 2) * 2;  // the row's last j
+  acc[i + last + 2] = ptx::addc(acc[i + last + 2], 0);
+}
+}  // namespace eodetail
+
+template <class F>
+__device__ __forceinline__ fe<F> mont_mul_eo(const fe<F>& a, const fe<F>& b) {
+  constexpr int N = F::N;
+  static_assert(N % 2 == 0, "mont_mul_eo needs an even number of words");
+  static_assert(F::mod(N - 1) < 0x80000000u, "mont_mul_eo needs m < 2^(32N-1)");
+  u32 E[N + 1], O[N + 1];
+#pragma unroll
+  for (int j = 0; j <= N; j++) { E[j] = 0; O[j] = 0; }
+  u32 l_lo = 0, l_hi = 0;  // L = l_lo + l_hi 2^32, l_hi <= 1
+  auto av = [&](int j) { return a.l[j]; };
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    eodetail::row<N, 0>(E, av, b.l[i]);
+    eodetail::row<N, 1>(O, av, b.l[i]);
+    eodetail::reduce_row<F>(E, O, l_lo, l_hi);
+  }
+  // r = E + O 2^32 + L < 2m < 2^(32N)
+  u32 r[N];
+  eodetail::combine<N>(E, O, l_lo, l_hi, r);
+  return detail::final_sub<F>(r, 0u);
+}
+
+// a^2 R^-1 mod m, bit-identical to mont_mul_eo(a, a), with each cross
+// product a_i a_j (i < j) computed once.
+// The square first: row i adds a_i a_j for j > i at word i + j; the products
+// whose low half lands on an odd word (j - i odd) go to D1, the others to
+// D0, so that in each array a row is one carry chain of adjacent lo/hi
+// halves. A row's carry goes into the word after its last product, which
+// no earlier row of that array has passed (it holds at most the carry of
+// the row before, so it cannot overflow). T = 2 (D0 + D1) + sum a_i^2 2^(64 i).
+// Then Montgomery's reduction of T = T_lo + T_hi 2^(32N) by the rows of
+// mont_mul_eo without their product half: starting from E = T_lo < 2^(32N)
+// the first row leaves (T_lo + q m) / 2^32 < 2m, and the invariants of
+// mont_mul_eo's rows hold from there; after N rows the value is
+// (T_lo + Q m) / 2^(32N) < m + 1, and adding T_hi < m^2 / 2^(32N) < m / 2
+// (m < 2^(32N-1)) keeps it below 2m: one conditional subtraction.
+template <class F>
+__device__ __forceinline__ fe<F> mont_sqr_eo(const fe<F>& a) {
+  constexpr int N = F::N;
+  static_assert(N % 2 == 0, "mont_sqr_eo needs an even number of words");
+  static_assert(F::mod(N - 1) < 0x80000000u, "mont_sqr_eo needs m < 2^(32N-1)");
+  u32 D0[2 * N], D1[2 * N];
+#pragma unroll
+  for (int j = 0; j < 2 * N; j++) { D0[j] = 0; D1[j] = 0; }
+#pragma unroll
+  for (int i = 0; i + 1 < N; i++) {
+    eodetail::cross_row<N>(D1, a.l, i, i + 1);
+    if (i + 2 < N) eodetail::cross_row<N>(D0, a.l, i, i + 2);
+  }
+  // T = 2 (D0 + D1) + the squares (the cross sum is < a^2 / 2: no carry out)
+  u32 T[2 * N];
+  T[0] = ptx::add_cc(D0[0], D1[0]);
+#pragma unroll
+  for (int j = 1; j < 2 * N; j++) T[j] = ptx::addc_cc(D0[j], D1[j]);
+#pragma unroll
+  for (int j = 2 * N - 1; j > 0; j--) T[j] = (T[j] << 1) | (T[j - 1] >> 31);
+  T[0] <<= 1;
+  T[0] = ptx::mad_lo_cc(a.l[0], a.l[0], T[0]);
+  T[1] = ptx::madc_hi_cc(a.l[0], a.l[0], T[1]);
+#pragma unroll
+  for (int i = 1; i < N - 1; i++) {
+    T[2 * i] = ptx::madc_lo_cc(a.l[i], a.l[i], T[2 * i]);
+    T[2 * i + 1] = ptx::madc_hi_cc(a.l[i], a.l[i], T[2 * i + 1]);
+  }
+  T[2 * N - 2] = ptx::madc_lo_cc(a.l[N - 1], a.l[N - 1], T[2 * N - 2]);
+  T[2 * N - 1] = ptx::madc_hi(a.l[N - 1], a.l[N - 1], T[2 * N - 1]);
+  // the reduction of T_lo
+  u32 E[N + 1], O[N + 1];
+#pragma unroll
+  for (int j = 0; j < N; j++) { E[j] = T[j]; O[j] = 0; }
+  E[N] = 0; O[N] = 0;
+  u32 l_lo = 0, l_hi = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) eodetail::reduce_row<F>(E, O, l_lo, l_hi);
+  u32 r[N];
+  eodetail::combine<N>(E, O, l_lo, l_hi, r);
+  // + T_hi
+  r[0] = ptx::add_cc(r[0], T[N]);
+#pragma unroll
+  for (int j = 1; j < N - 1; j++) r[j] = ptx::addc_cc(r[j], T[N + j]);
+  r[N - 1] = ptx::addc(r[N - 1], T[2 * N - 1]);
   return detail::final_sub<F>(r, 0u);
 }
 

@@ -106,6 +106,18 @@ __global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k
   store<F>(out, i, acc);
 }
 
+// Benchmark: out[i] = x[i]^(2^k) by a chain of k dependent squarings
+// (mont_sqr, dispatched like mont_mul; y is not read: k_mul_chain's signature).
+template <class F>
+__global__ void k_sqr_chain(u32* out, const u32* x, const u32* y, usize n, int k) {
+  (void)y;
+  usize i = CUZK_TID; if (i >= n) return;
+  fe<F> acc = load<F>(x, i);
+#pragma unroll 4
+  for (int j = 0; j < k; j++) acc = mont_sqr<F>(acc);
+  store<F>(out, i, acc);
+}
+
 // k_mul and k_mul_chain through mont_mul_f64 (partial products on the FP64 pipe).
 template <class F>
 __global__ void k_mul_f64(u32* out, const u32* a, const u32* b, usize n, usize sa, usize sb) {
