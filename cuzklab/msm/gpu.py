@@ -146,14 +146,15 @@ class CupyRunner:
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
         mul = tuple(sorted((MULTIPLIERS.get(group) or {}).items()))
         return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul, tuple(HOT),
-                                  AFFINE_MIN_BLOCKS[group])
+                                  AFFINE_MIN_BLOCKS[group], PREFETCH[group], EO_SQR[group])
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
     def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple, hot: tuple,
-                affine_min_blocks: int = 0):
+                affine_min_blocks: int = 0, prefetch: int = 3, eo_sqr: int = 1):
         from ..field.cuda import load_module
-        opts = tuple(f"-I{d}" for d in include_dirs())
+        opts = tuple(f"-I{d}" for d in include_dirs()) + (f"-DCUZK_MSM_PREFETCH={prefetch}",
+                                                          f"-DCUZK_EO_SQR={eo_sqr}")
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
         return load_module(source(filename), names, opts, mul=dict(mul))
 
@@ -196,6 +197,17 @@ def _u(v) -> np.uint32:
 #: 8.34 / 8.67 ms with 2 / 3 / 4 (``benchmarks/results/msm-eo-tune-h200.json``).
 #: G2: 1: its accumulator alone is 96 words, and capped at 128 registers it spills.
 ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
+
+#: Software prefetch per group, a bit mask (``CUZK_MSM_PREFETCH`` in
+#: pippenger.cu): 1, ``msm_accumulate`` loads each sort entry one addition
+#: ahead and asks L2 for its point then; 2, ``msm_affine_round`` does the
+#: same for its pairs, three steps deep; 0, neither.
+PREFETCH = {"g1": 3, "g2": 3}
+
+#: Squares of an even/odd-multiplied field per group (``CUZK_EO_SQR``,
+#: cuzk_mont.cuh): 1, ``mont_sqr_eo`` (each cross product once); 0,
+#: ``mont_mul_eo(a, a)``. Same results; kept for side-by-side timing.
+EO_SQR = {"g1": 1, "g2": 1}
 
 
 #: Montgomery multipliers per group's modules, over the field defaults

@@ -19,6 +19,18 @@
 #include "cuzk_ec.cuh"
 using namespace cuzk;
 
+// Software prefetch, a bit mask (cuzklab.msm.gpu.PREFETCH): bit 0, the
+// accumulation loads each sort entry one addition ahead and asks L2 for its
+// point then; bit 1, the batch-affine rounds load each pair's map and sort
+// entries ahead (two and one steps), bit 2 (with bit 1) they also ask L2 for
+// the next pair's points. Without a bit each load happens when it is needed.
+#ifndef CUZK_MSM_PREFETCH
+#define CUZK_MSM_PREFETCH 3
+#endif
+#define CUZK_PREFETCH_ACC ((CUZK_MSM_PREFETCH) & 1)
+#define CUZK_PREFETCH_ROUNDS (((CUZK_MSM_PREFETCH) >> 1) & 1)
+#define CUZK_PREFETCH_ROUND_POINTS (((CUZK_MSM_PREFETCH) >> 2) & 1)
+
 #define CUZK_TID (blockIdx.x * (usize)blockDim.x + threadIdx.x)
 
 namespace msm {
@@ -61,6 +73,27 @@ __device__ __forceinline__ void load_scalar(const u32* scalars, usize i, u32 s[1
 // entry w n + i).
 __device__ __forceinline__ u32 bucket_key(u32 shared, u32 w, u32 nb, u32 mag) {
   return shared ? mag - 1 : w * nb + mag - 1;
+}
+
+// Ask L2 for the 32-byte sectors of coordinate i of a (n, C::WORDS) array, a
+// load that a loop will make one step later (a no-op in the host emulation).
+template <class C>
+__device__ __forceinline__ void prefetch_coord(const u32* base, usize i) {
+#if defined(__CUDA_ARCH__)
+  constexpr int BYTES = C::WORDS * 4;
+  const char* p = reinterpret_cast<const char*>(base + i * C::WORDS);
+#pragma unroll
+  for (int o = 0; o < BYTES; o += 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + o));
+  if (BYTES % 32) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + BYTES - 1));
+#else
+  (void)base; (void)i;
+#endif
+}
+
+template <class C>
+__device__ __forceinline__ void prefetch_point(const u32* xs, const u32* ys, usize i) {
+  prefetch_coord<C>(xs, i);
+  prefetch_coord<C>(ys, i);
 }
 
 }  // namespace msm
@@ -140,16 +173,27 @@ __device__ __forceinline__ void accumulate_chunk(const u32* xs, const u32* ys, c
   }
   u32 b = lo, bend = offsets[b + 1];
   xyzz<C> acc = xyzz_inf<C>();
+  // entries[k + 1] is loaded one addition ahead and its point asked of L2
+  // then, so that the gather of each point is not waited for (bit 0 of
+  // CUZK_MSM_PREFETCH)
+  u32 e = entries[k0], e_next = (CUZK_PREFETCH_ACC && k0 + 1 < k1) ? entries[k0 + 1] : 0u;
   for (u32 k = k0; k < k1; k++) {
     if (k == bend) {
       xyzz_store(partials, pieceoff[b] + (u32)t - offsets[b] / K, acc);
       acc = xyzz_inf<C>();
       do { b++; bend = offsets[b + 1]; } while (bend <= k);
     }
-    const u32 e = entries[k];
+    u32 e_after = 0;
+    if (CUZK_PREFETCH_ACC) {
+      if (k + 1 < k1) msm::prefetch_point<C>(xs, ys, e_next & 0x7fffffffu);
+      if (k + 2 < k1) e_after = entries[k + 2];
+    } else if (k > k0) {
+      e = entries[k];
+    }
     affine<C> q = affine_load<C>(xs, ys, e & 0x7fffffffu);
     if (e >> 31) q.y = -q.y;
     acc = xyzz_add_mixed(acc, q);
+    if (CUZK_PREFETCH_ACC) { e = e_next; e_next = e_after; }
   }
   xyzz_store(partials, pieceoff[b] + (u32)t - offsets[b] / K, acc);
 }
@@ -285,34 +329,57 @@ __global__ void msm_sum_affine(const u32* xs, const u32* ys, u32 n, u32 G, u32* 
 namespace msm {
 enum { PAIR_ADD = 0, PAIR_DBL = 1, PAIR_FIRST = 2, PAIR_SECOND = 3, PAIR_INF = 4 };
 
-// Source point k: entry k of the sort (index, sign in bit 31) or, dense, point k.
-template <class C>
-__device__ __forceinline__ typename C::F src_x(const u32* xs, const u32* entries, u32 indexed, u32 k) {
-  return C::load(xs, indexed ? (entries[k] & 0x7fffffffu) : k);
+// A source point as its index in xs, ys with its sign in bit 31: entry k of
+// the sort (indexed) or, dense, k itself. A pair's two are resolved one step
+// before they are read, so that their points can be asked of L2 first.
+struct pair_src {
+  u32 p, q;     // the two points (q unused when single)
+  bool single;  // a lone point at the end of an odd run
+};
+
+__device__ __forceinline__ pair_src resolve_pair(const u32* entries, u32 indexed, u32 pm) {
+  pair_src r;
+  const u32 s = pm & 0x7fffffffu;
+  r.single = (pm >> 31) != 0;
+  r.p = indexed ? entries[s] : s;
+  r.q = r.single ? 0u : (indexed ? entries[s + 1] : s + 1);
+  return r;
 }
 
 template <class C>
-__device__ __forceinline__ typename C::F src_y(const u32* ys, const u32* entries, u32 indexed, u32 k) {
-  if (!indexed) return C::load(ys, k);
-  const u32 e = entries[k];
+__device__ __forceinline__ typename C::F src_x(const u32* xs, u32 e) {
+  return C::load(xs, e & 0x7fffffffu);
+}
+
+template <class C>
+__device__ __forceinline__ typename C::F src_y(const u32* ys, u32 e) {
   typename C::F y = C::load(ys, e & 0x7fffffffu);
   if (e >> 31) y = -y;
   return y;
 }
 
-// The kind of the pair (s, s + 1) (or s alone), and for an addition or a
+// The x coordinates (y too when `both`) of a pair asked of L2.
+template <class C>
+__device__ __forceinline__ void prefetch_pair(const u32* xs, const u32* ys, const pair_src& ps, bool both) {
+  prefetch_coord<C>(xs, ps.p & 0x7fffffffu);
+  if (both) prefetch_coord<C>(ys, ps.p & 0x7fffffffu);
+  if (ps.single) return;
+  prefetch_coord<C>(xs, ps.q & 0x7fffffffu);
+  if (both) prefetch_coord<C>(ys, ps.q & 0x7fffffffu);
+}
+
+// The kind of the pair (P, Q) (or P alone), and for an addition or a
 // doubling its slope's denominator; the y coordinates are read only where
 // the x coordinates do not decide (an x of 0, which infinity (0, 0) has, or
 // equal x).
 template <class C>
-__device__ __forceinline__ int pair_den(const u32* xs, const u32* ys, const u32* entries, u32 indexed,
-                                        u32 s, bool single, typename C::F& den) {
+__device__ __forceinline__ int pair_den(const u32* xs, const u32* ys, const pair_src& ps, typename C::F& den) {
   typedef typename C::F F;
-  if (single) return PAIR_FIRST;
-  const F px = src_x<C>(xs, entries, indexed, s), qx = src_x<C>(xs, entries, indexed, s + 1);
+  if (ps.single) return PAIR_FIRST;
+  const F px = src_x<C>(xs, ps.p), qx = src_x<C>(xs, ps.q);
   const bool pz = f_is_zero(px), qz = f_is_zero(qx), same = px == qx;
   if (!(pz || qz || same)) { den = qx - px; return PAIR_ADD; }
-  const F py = src_y<C>(ys, entries, indexed, s), qy = src_y<C>(ys, entries, indexed, s + 1);
+  const F py = src_y<C>(ys, ps.p), qy = src_y<C>(ys, ps.q);
   if (qz && f_is_zero(qy)) return PAIR_FIRST;   // Q is infinity
   if (pz && f_is_zero(py)) return PAIR_SECOND;  // P is infinity
   if (!same) { den = qx - px; return PAIR_ADD; }
@@ -325,15 +392,15 @@ __device__ __forceinline__ int pair_den(const u32* xs, const u32* ys, const u32*
 // result of a copy (FIRST, SECOND) or P of an addition or doubling, with qx
 // (Q's x, or P's for a doubling) and the slope's numerator and denominator.
 template <class C>
-__device__ __forceinline__ int pair_full(const u32* xs, const u32* ys, const u32* entries, u32 indexed,
-                                         u32 s, bool single, typename C::F& px, typename C::F& py,
+__device__ __forceinline__ int pair_full(const u32* xs, const u32* ys, const pair_src& ps,
+                                         typename C::F& px, typename C::F& py,
                                          typename C::F& qx, typename C::F& num, typename C::F& den) {
   typedef typename C::F F;
-  px = src_x<C>(xs, entries, indexed, s);
-  py = src_y<C>(ys, entries, indexed, s);
-  if (single) return PAIR_FIRST;
-  qx = src_x<C>(xs, entries, indexed, s + 1);
-  const F qy = src_y<C>(ys, entries, indexed, s + 1);
+  px = src_x<C>(xs, ps.p);
+  py = src_y<C>(ys, ps.p);
+  if (ps.single) return PAIR_FIRST;
+  qx = src_x<C>(xs, ps.q);
+  const F qy = src_y<C>(ys, ps.q);
   if (f_is_zero(qx) && f_is_zero(qy)) return PAIR_FIRST;
   if (f_is_zero(px) && f_is_zero(py)) { px = qx; py = qy; return PAIR_SECOND; }
   if (px != qx) { den = qx - px; num = qy - py; return PAIR_ADD; }
@@ -383,37 +450,73 @@ __global__ void __launch_bounds__(128, MINB) msm_affine_round(const u32* xs, con
   if (base >= j1) return;
   const usize left = ((usize)j1 - base + 31) / 32;
   const u32 cnt = left < G ? (u32)left : G;
+  // With bit 1 of CUZK_MSM_PREFETCH each pass keeps a pipeline: the pair map
+  // of output g + 2 is loaded, the sort entries of g + 1 (loaded one step
+  // ago) are at hand (bit 2: their points are asked of L2), output g is
+  // computed.
+  const bool pf = CUZK_PREFETCH_ROUNDS != 0;
+#define CUZK_OUT(g) (base + 32 * (usize)(g))
   F acc = C::one();
-  for (u32 g = 0; g < cnt; g++) {
-    const usize j = base + 32 * (usize)g;
-    const u32 pm = pairs[j];
-    F den;
-    if (msm::pair_den<C>(xs, ys, entries, indexed, pm & 0x7fffffffu, pm >> 31, den) <= msm::PAIR_DBL)
-      acc = C::mul(acc, den);
-    C::store(oxs, j, acc);
+  {
+    msm::pair_src cur = msm::resolve_pair(entries, indexed, pairs[CUZK_OUT(0)]), nxt = cur;
+    u32 pm_after = 0;
+    if (pf && cnt > 1) nxt = msm::resolve_pair(entries, indexed, pairs[CUZK_OUT(1)]);
+    if (pf && cnt > 2) pm_after = pairs[CUZK_OUT(2)];
+    for (u32 g = 0; g < cnt; g++) {
+      const usize j = CUZK_OUT(g);
+      msm::pair_src after = nxt;
+      if (pf) {
+        if (CUZK_PREFETCH_ROUND_POINTS && g + 1 < cnt) msm::prefetch_pair<C>(xs, ys, nxt, false);
+        if (g + 2 < cnt) after = msm::resolve_pair(entries, indexed, pm_after);
+        if (g + 3 < cnt) pm_after = pairs[CUZK_OUT(g + 3)];
+      } else if (g > 0) {
+        cur = msm::resolve_pair(entries, indexed, pairs[j]);
+      }
+      F den;
+      if (msm::pair_den<C>(xs, ys, cur, den) <= msm::PAIR_DBL) acc = C::mul(acc, den);
+      C::store(oxs, j, acc);
+      if (pf) { cur = nxt; nxt = after; }
+    }
   }
   F inv = f_inverse_fast(acc);
-  for (int g = (int)cnt - 1; g >= 0; g--) {
-    const usize j = base + 32 * (usize)g;
-    const u32 pm = pairs[j];
-    F px, py, qx, num, den;
-    const int kind = msm::pair_full<C>(xs, ys, entries, indexed, pm & 0x7fffffffu, pm >> 31,
-                                       px, py, qx, num, den);
-    affine<C> r;
-    if (kind <= msm::PAIR_DBL) {
-      const F dinv = g > 0 ? C::mul(inv, C::load(oxs, j - 32)) : inv;
-      inv = C::mul(inv, den);
-      const F lam = C::mul(num, dinv);
-      r.x = C::sqr(lam) - px - qx;
-      r.y = C::mul(lam, px - r.x) - py;
-    } else if (kind == msm::PAIR_INF) {
-      r.x = C::zero(); r.y = C::zero();
-    } else {
-      r.x = px; r.y = py;
+  {
+    const int last = (int)cnt - 1;
+    msm::pair_src cur = msm::resolve_pair(entries, indexed, pairs[CUZK_OUT(last)]), nxt = cur;
+    u32 pm_after = 0;
+    if (pf && last >= 1) nxt = msm::resolve_pair(entries, indexed, pairs[CUZK_OUT(last - 1)]);
+    if (pf && last >= 2) pm_after = pairs[CUZK_OUT(last - 2)];
+    for (int g = last; g >= 0; g--) {
+      const usize j = CUZK_OUT(g);
+      msm::pair_src after = nxt;
+      if (pf) {
+        if (CUZK_PREFETCH_ROUND_POINTS && g >= 1) msm::prefetch_pair<C>(xs, ys, nxt, true);
+        if (CUZK_PREFETCH_ROUND_POINTS && g >= 2)
+          msm::prefetch_coord<C>(oxs, CUZK_OUT(g - 2));  // the prefix the next step reads
+        if (g >= 2) after = msm::resolve_pair(entries, indexed, pm_after);
+        if (g >= 3) pm_after = pairs[CUZK_OUT(g - 3)];
+      } else if (g < last) {
+        cur = msm::resolve_pair(entries, indexed, pairs[j]);
+      }
+      F px, py, qx, num, den;
+      const int kind = msm::pair_full<C>(xs, ys, cur, px, py, qx, num, den);
+      affine<C> r;
+      if (kind <= msm::PAIR_DBL) {
+        const F dinv = g > 0 ? C::mul(inv, C::load(oxs, j - 32)) : inv;
+        inv = C::mul(inv, den);
+        const F lam = C::mul(num, dinv);
+        r.x = C::sqr(lam) - px - qx;
+        r.y = C::mul(lam, px - r.x) - py;
+      } else if (kind == msm::PAIR_INF) {
+        r.x = C::zero(); r.y = C::zero();
+      } else {
+        r.x = px; r.y = py;
+      }
+      C::store(oxs, j, r.x);
+      C::store(oys, j, r.y);
+      if (pf) { cur = nxt; nxt = after; }
     }
-    C::store(oxs, j, r.x);
-    C::store(oys, j, r.y);
   }
+#undef CUZK_OUT
 }
 
 // ---- GLV split (G1): k P = k1 P + k2 phi(P), phi(x, y) = (beta x, y) = lambda (x, y) ----
