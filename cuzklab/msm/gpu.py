@@ -158,6 +158,11 @@ class CupyRunner:
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
         return load_module(source(filename), names, opts, mul=dict(mul))
 
+    def resident_threads(self, name: str, block: int = BLOCK) -> int:
+        """Return how many threads of kernel ``name`` the device holds at once (blocks of ``block``)."""
+        return _resident_threads(self.module(file_of(name), group_of(name) or "g1"), name, block,
+                                 self.xp.cuda.Device().id)
+
     def launch(self, name: str, n_threads: int, args, block: int = BLOCK) -> None:
         """Run kernel ``name`` over ``n_threads`` threads."""
         if n_threads <= 0:
@@ -166,6 +171,34 @@ class CupyRunner:
         grid = (n_threads + block - 1) // block
         mod = self.module(file_of(name), group_of(name) or "g1")
         mod.get_function(name)((grid,), (block,), args)
+
+
+def blocks_per_sm(num_regs: int, block: int, regs_per_sm: int = 65536, threads_per_sm: int = 2048,
+                  max_blocks: int = 32, reg_unit: int = 256) -> int:
+    """Return the resident blocks per SM of a kernel limited by its registers and threads.
+
+    Registers are given out per warp in units of ``reg_unit`` (NVIDIA's
+    allocation granularity on sm_70-sm_90), warps per block in whole warps;
+    no shared memory (the MSM kernels use none). E.g. 168 registers and
+    blocks of 128 threads: 3 blocks (12 warps) on an H200's 64 K registers.
+    """
+    if num_regs < 1 or block < 1:
+        raise ValueError(f"num_regs and block must be >= 1, got {num_regs}, {block}")
+    warps = -(-block // 32)
+    per_warp = -(-(num_regs * 32) // reg_unit) * reg_unit
+    by_regs = (regs_per_sm // per_warp) // warps
+    by_threads = threads_per_sm // (warps * 32)
+    return max(0, min(by_regs, by_threads, max_blocks))
+
+
+@functools.lru_cache(maxsize=None)
+def _resident_threads(mod, name: str, block: int, device: int) -> int:
+    cp = xp("gpu")
+    f = mod.get_function(name)
+    attrs = cp.cuda.Device(device).attributes
+    per_sm = blocks_per_sm(int(f.num_regs), block, int(attrs["MaxRegistersPerMultiprocessor"]),
+                           int(attrs["MaxThreadsPerMultiProcessor"]))
+    return max(1, per_sm) * block * int(attrs["MultiProcessorCount"])
 
 
 def group_of(name: str) -> str | None:
@@ -309,7 +342,22 @@ AFFINE_ROUNDS = {"g1": 5, "g2": 3}
 #: ms with 64 / 128 / 256.
 #: A round of fewer than AFFINE_MIN_THREADS times this many pairs gives each
 #: thread fewer (at least 16), so that it still fills the device.
-AFFINE_BATCH = {"g1": 256, "g2": 32}
+#: 0: as many pairs a thread as make the round one wave of the device's
+#: resident threads of the round kernel (``CupyRunner.resident_threads``;
+#: one inversion a thread, no partly filled last wave), at least
+#: AFFINE_MIN_PAIRS. With a fixed batch a round ran in waves of which the
+#: last was partly filled (G1 2^22, round 1: 2.59 waves of 3 blocks an SM,
+#: round 2: 1.30; Nsight Compute, 2026-12-04). One wave against the fixed
+#: batches (H200, 2026-12-04, ``tune_msm.py --set AFFINE_BATCH.g1=0,256``,
+#: ``msm-wave-h200.json``, ``msm-wave-g2-h200.json``, medians of 5, checked):
+#: G1 2^22 31.85 ms against 34.59 (rounds 23.89 / 26.55), 2^24 113.29
+#: against 114.40 (90.17 / 91.88); G2 2^20 31.87 against 35.43 (rounds
+#: 16.92 / 20.32).
+AFFINE_BATCH = {"g1": 0, "g2": 0}
+#: Fewest pairs a thread of a round fitted to one wave (AFFINE_BATCH 0) adds:
+#: a smaller round runs on fewer threads than the device holds rather than
+#: pay an inversion (about 100 multiplications) for fewer additions.
+AFFINE_MIN_PAIRS = 16
 #: Threads a round keeps at least, while its batches stay above 16 pairs (see
 #: AFFINE_BATCH): the later, smaller rounds trade a larger share of
 #: inversions for threads to fill the device (an H200 holds 132 x 384
@@ -336,7 +384,11 @@ AFFINE_MIN_THREADS = 1 << 14
 #: rounds against 30.4 without (2026-12-04, H200,
 #: ``benchmarks/bench_tail_msm.py``, ``tail-msm-h200.json``); 2^20 points
 #: (17 windows: 1.8 x 2^24) 43.3 against 66.5.
-AFFINE_MIN_ENTRIES = {"g1": 1 << 25, "g2": 1 << 22}
+#: With the rounds fitted to one wave (AFFINE_BATCH 0) they win at G1 2^20
+#: too: 11.09 ms against 12.36 without (rounds 6.19 + accumulation 1.22
+#: against 8.20 of accumulation; ``msm-wave-2p20-h200.json``), so G1 now
+#: runs them from 2^24 entries.
+AFFINE_MIN_ENTRIES = {"g1": 1 << 24, "g2": 1 << 22}
 #: Rounds stop once the mean run per bucket would fall below this many
 #: entries (at most log2(entries / buckets / AFFINE_MIN_RUN) rounds): a round
 #: over runs of a few entries pays its pass over memory and its inversions
@@ -368,9 +420,18 @@ def affine_plan(group: str, entries: int, *, shared: bool = False, buckets: int 
     return rounds
 
 
-def affine_batch(group: str, pairs: int) -> int:
-    """Return the pairs per thread of a round of ``pairs`` pairs (see AFFINE_BATCH, AFFINE_MIN_THREADS)."""
-    return max(1, min(int(AFFINE_BATCH[group]), max(16, pairs // max(1, int(AFFINE_MIN_THREADS)))))
+def affine_batch(group: str, pairs: int, resident: int | None = None) -> int:
+    """Return the pairs per thread of a round of ``pairs`` pairs (see AFFINE_BATCH, AFFINE_MIN_THREADS).
+
+    ``resident``: threads of the round kernel the device holds at once, for
+    AFFINE_BATCH 0 (None: AFFINE_MIN_THREADS stands in, as on a runner that
+    cannot tell).
+    """
+    fixed = int(AFFINE_BATCH[group])
+    if fixed > 0:
+        return max(1, min(fixed, max(16, pairs // max(1, int(AFFINE_MIN_THREADS)))))
+    res = max(1, int(resident if resident else AFFINE_MIN_THREADS))
+    return max(1, int(AFFINE_MIN_PAIRS), -(-int(pairs) // res))
 
 
 def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts, streams=None):
@@ -404,6 +465,7 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         return None
     words = WORDS[g]
     name = _kname("msm_affine_round", g)
+    resident = run.resident_threads(name) if hasattr(run, "resident_threads") else None
     src, indexed = (xs, ys, entries), 1
     for r in range(1, used + 1):
         m = totals[r]
@@ -412,7 +474,7 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         pairs = mp.empty(max(m, 1), dtype=mp.uint32)
         run.launch("msm_pair_map", -(-m // 32), (offs[r - 1], offs[r], _u(nbt), _u(m), pairs))
         spans = [(ranges[b], ranges[b + 1]) for b in range(len(cuts) - 1)] if r == 1 else [(0, m)]
-        G = affine_batch(g, m)
+        G = affine_batch(g, m, resident)
         for b, (j0, j1) in enumerate(spans):
             with (streams.part(b) if streams is not None and r == 1 else contextlib.nullcontext()):
                 if r == 1:

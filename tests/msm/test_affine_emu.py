@@ -53,8 +53,10 @@ def test_kernel_names_and_plan(monkeypatch):
 
 
 def test_defaults_leave_small_msms_alone():
-    # the rounds run from the measured sizes up: G1 2^22 with GLV, G2 from ~2^18
-    assert gpu.affine_plan("g1", 2 * (1 << 20) * 8) == 0          # G1 2^20, GLV, c = 16
+    # the rounds run from the measured sizes up: G1 2^20 with GLV, G2 from ~2^18
+    assert gpu.affine_plan("g1", 2 * (1 << 19) * 8) == 0          # G1 2^19, GLV, c = 16
+    assert gpu.affine_plan("g1", 2 * (1 << 20) * 8) == gpu.AFFINE_ROUNDS["g1"] > 0
+    assert gpu.affine_plan("g1", 2 * (1 << 20) * 8, buckets=8 << 15) == 3  # runs of 64: 3 rounds
     assert gpu.affine_plan("g1", 2 * (1 << 22) * 8) == gpu.AFFINE_ROUNDS["g1"] > 0
     assert gpu.affine_plan("g2", (1 << 16) * 20) == 0             # G2 2^16, c = 13
     assert gpu.affine_plan("g2", 339_712 * 20) == gpu.AFFINE_ROUNDS["g2"] > 0  # the B tail at 2^24
@@ -220,3 +222,58 @@ def test_upload_in_parts(affine, monkeypatch, glv):
         got = gpu.msm_gpu_from_host("g1", xs, ys, limbs, 5, runner=affine, glv=glv, batches=parts)
         assert got == want, (parts, glv)
         assert affine.calls["msm_affine_round"] >= parts
+
+
+def test_blocks_per_sm_from_registers():
+    # 64 K registers an SM, allocated per warp in units of 256, 2048 threads
+    assert gpu.blocks_per_sm(168, 128) == 3      # the G1 round kernel: 12 warps
+    assert gpu.blocks_per_sm(183, 128) == 2      # 5,888 registers a warp: 11 warps
+    assert gpu.blocks_per_sm(255, 128) == 2
+    assert gpu.blocks_per_sm(64, 128) == 8       # 32 warps by registers, 16 blocks by threads, 8 by both
+    assert gpu.blocks_per_sm(32, 128) == 16      # threads bound
+    assert gpu.blocks_per_sm(32, 32) == 32       # the block limit
+    with pytest.raises(ValueError, match="num_regs"):
+        gpu.blocks_per_sm(0, 128)
+
+
+def test_batch_fitted_to_one_wave(monkeypatch):
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 0, "g2": 0})
+    res = 3 * 132 * 128  # an H200's resident threads of the G1 round kernel
+    assert gpu.affine_batch("g1", 1 << 25, res) == 662          # G1 2^22, round 1: one wave
+    assert -(-(1 << 25) // 662) <= res
+    assert gpu.affine_batch("g1", 1 << 21, res) == 42
+    assert gpu.affine_batch("g1", 1 << 18, res) == gpu.AFFINE_MIN_PAIRS  # too small to fill it
+    assert gpu.affine_batch("g1", 1 << 25) == -(-(1 << 25) // gpu.AFFINE_MIN_THREADS)  # no device to ask
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 256, "g2": 32})
+    assert gpu.affine_batch("g1", 1 << 25, res) == 256          # a fixed batch ignores the device
+
+
+class _Resident:
+    """An emulation runner that reports a small device: rounds fitted to it get varied batches."""
+
+    def __init__(self, inner, resident):
+        self.inner, self.xp, self.resident, self.asked = inner, inner.xp, resident, []
+
+    def resident_threads(self, name, block=128):
+        self.asked.append(name)
+        return self.resident
+
+    def launch(self, name, n_threads, args, block=128):
+        self.inner.launch(name, n_threads, args, block)
+
+
+@pytest.mark.parametrize("resident", [1, 5, 64])
+def test_rounds_fitted_to_one_wave_equal_oracle(affine_runner, monkeypatch, resident):
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 4, "g2": 2})
+    monkeypatch.setattr(gpu, "AFFINE_MIN_ENTRIES", {"g1": 0, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_SHRINK_256", 256)
+    monkeypatch.setattr(gpu, "AFFINE_MIN_RUN", 0)
+    monkeypatch.setattr(gpu, "AFFINE_BATCH", {"g1": 0, "g2": 0})
+    monkeypatch.setattr(gpu, "AFFINE_MIN_PAIRS", 1)
+    run = _Resident(affine_runner, resident)
+    rng = random.Random(resident)
+    for group, n in (("g1", 45), ("g2", 9)):
+        pts = B.bench_points(group, n, "cpu")
+        limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+        assert gpu.msm_gpu(pts, limbs, 3, runner=run) == B.expected(group, limbs), (group, resident)
+    assert any("msm_affine_round" in k for k in run.asked)
