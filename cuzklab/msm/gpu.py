@@ -474,8 +474,10 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         pairs = mp.empty(max(m, 1), dtype=mp.uint32)
         run.launch("msm_pair_map", -(-m // 32), (offs[r - 1], offs[r], _u(nbt), _u(m), pairs))
         spans = [(ranges[b], ranges[b + 1]) for b in range(len(cuts) - 1)] if r == 1 else [(0, m)]
-        G = affine_batch(g, m, resident)
         for b, (j0, j1) in enumerate(spans):
+            # a part of round 1 runs as soon as its points land, mostly alone
+            # on the device: its batch fills the device by itself
+            G = affine_batch(g, j1 - j0, resident)
             with (streams.part(b) if streams is not None and r == 1 else contextlib.nullcontext()):
                 if r == 1:
                     before(b)
