@@ -319,3 +319,15 @@ def test_the_tail_msm_benchmark_checks_its_options_and_needs_a_gpu(capsys, monke
     monkeypatch.setattr(mod, "gpu_available", lambda: False)
     assert mod.main(["--json", ""]) == 2
     assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_the_combine_benchmark_checks_its_results_and_shapes(tmp_path, capsys):
+    mod = _script("bench_combine.py")
+    out = tmp_path / "c.json"
+    assert mod.main(["--shapes", "g1:3:4,g2:2:3", "--repeats", "2", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["results"]
+    assert [(r["group"], r["windows"], r["c"], r["checked"]) for r in rows] == [("g1", 3, 4, True), ("g2", 2, 3, True)]
+    with pytest.raises(SystemExit, match="group:windows:c"):
+        mod.main(["--shapes", "g1:x:4"])
+    with pytest.raises(SystemExit, match="group g1 or g2"):
+        mod.main(["--shapes", "g3:2:4"])

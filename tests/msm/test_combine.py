@@ -67,3 +67,23 @@ def test_repeated_doubling_matches_reference(group):
         want = ref.jacobian_double(group, want)
     got = C._dbl_times(group, pt, 9)
     assert C._lift_point(got, int) == want
+
+
+def test_written_out_g1_addition_matches_reference():
+    # the same coordinates as reference.jacobian_add, not only the same point
+    rng = random.Random(11)
+    F = ref.field_of("g1")
+
+    def jac(k):
+        x, y = ref.affine_mul("g1", ref.generator("g1"), k)
+        z = rng.randrange(1, P)
+        return (F.mul(x, F.sqr(z)), F.mul(y, F.mul(F.sqr(z), z)), z)
+
+    inf = ref.jacobian_infinity("g1")
+    a, b = jac(5), jac(9)
+    a2 = (F.mul(a[0], 4), F.mul(a[1], 8), F.mul(a[2], 2))  # a, scaled by z = 2
+    neg_a = (a[0], F.neg(a[1]), a[2])
+    for p1, p2 in [(a, b), (b, a), (a, a2), (a, neg_a), (inf, b), (a, inf), (inf, inf)]:
+        assert C._lift_point(C._add_g1(p1, p2), int) == ref.jacobian_add("g1", p1, p2)
+    assert C._to_affine_g1(a) == ref.jacobian_to_affine("g1", a)
+    assert C._to_affine_g1(inf) is None
