@@ -20,7 +20,10 @@ are disturbed by its other users.
 ``--ceiling`` also measures the host's compute ceiling at each thread count:
 k independent chains of Fr products in registers on the same native pool,
 against one alone (``cuzklab.native.bench.ceiling``); a stage cannot scale
-better than that on this host. ``--probe`` times a chain on the first CPU
+better than that on this host. ``--bw-ceiling`` measures its memory-bandwidth
+ceiling the same way: k threads copying 64 MiB arrays at once, each thread's
+GB/s against one alone (``cuzklab.native.bench.bandwidth_ceiling``), the bound
+of a stage that streams memory, as prep_msm does. ``--probe`` times a chain on the first CPU
 beside one on each other CPU, which shows logical CPUs that share a physical
 core, and prints an order of CPUs one per core first, for
 ``CUZKLAB_NATIVE_CPUS`` (the pools then pin their threads in that order; the
@@ -38,8 +41,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.native.bench import (CUZK, ceiling, host, median_s, partition, serial_s,  # noqa: E402
-                                   sibling_probe)
+from cuzklab.native.bench import (CUZK, bandwidth_ceiling, ceiling, host, median_s, partition,  # noqa: E402
+                                   serial_s, sibling_probe)
 
 
 def _ints(text: str) -> list[int]:
@@ -130,8 +133,11 @@ def table(res: dict) -> str:
              "threads  synth_s  us/constr  witness%  matvec_s (eff)   prep_s (eff) ns/scalar  "
              "serial_ms   b_g2_s (eff) us/point"]
     ceil = {c["threads"]: c["efficiency"] for c in res.get("ceiling", [])}
+    bw = {c["threads"]: c for c in res.get("bw_ceiling", [])}
     if ceil:
         lines[-1] += "   ceiling (eff)"
+    if bw:
+        lines[-1] += "   bw GB/s (eff)"
     for r in res["rows"]:
         lines.append(f"{r['threads']:>7}  {r['synth_s']:7.3f}  {r['synth_us_per_constraint']:9.3f}  "
                      f"{100 * r['witness_share']:7.1f}  {r['matvec_s']:8.3f} ({r['matvec_efficiency']:.2f})"
@@ -139,7 +145,9 @@ def table(res: dict) -> str:
                      f"{r['prep_msm_ns_per_scalar']:8.2f}  {1e3 * r['prep_msm_serial_s']:9.3f}  "
                      f"{r['b_g2_msm_s']:7.4f} "
                      f"({r['b_g2_msm_efficiency']:.2f}) {r['b_g2_us_per_point']:8.2f}"
-                     + (f"   {ceil[r['threads']]:.2f}" if r["threads"] in ceil else ""))
+                     + (f"   {ceil[r['threads']]:.2f}" if r["threads"] in ceil else "")
+                     + (f"   {bw[r['threads']]['gbps']:.1f} ({bw[r['threads']]['efficiency']:.2f})"
+                        if r["threads"] in bw else ""))
     if res.get("pinned_cpus"):
         lines.append(f"pool threads pinned to CPUs {res['pinned_cpus']}")
     if "probe" in res:
@@ -167,6 +175,8 @@ def main(argv=None) -> int:
     ap.add_argument("--twin", action="store_true", help="also time the NumPy twin of b_g2_msm")
     ap.add_argument("--ceiling", action="store_true",
                     help="also measure the host's compute ceiling at each thread count")
+    ap.add_argument("--bw-ceiling", action="store_true",
+                    help="also measure the host's memory-bandwidth ceiling at each thread count")
     ap.add_argument("--probe", action="store_true",
                     help="also probe which CPUs share a physical core")
     ap.add_argument("--quick", action="store_true", help="2^12, threads 1,2, one run: a smoke test")
@@ -183,6 +193,8 @@ def main(argv=None) -> int:
     res["pinned_cpus"] = pinned_cpus()
     if a.ceiling:
         res["ceiling"] = ceiling(a.threads, repeat=a.repeat)
+    if a.bw_ceiling:
+        res["bw_ceiling"] = bandwidth_ceiling(a.threads, repeat=a.repeat)
     if a.probe:
         res["probe"] = sibling_probe()
     print(table(res))

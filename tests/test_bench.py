@@ -331,3 +331,20 @@ def test_the_combine_benchmark_checks_its_results_and_shapes(tmp_path, capsys):
         mod.main(["--shapes", "g1:x:4"])
     with pytest.raises(SystemExit, match="group g1 or g2"):
         mod.main(["--shapes", "g3:2:4"])
+
+
+def test_cpu_stages_table_shows_both_ceilings():
+    mod = _script("bench_cpu_stages.py")
+    row = {"threads": 8, "synth_s": 1.0, "synth_us_per_constraint": 0.5, "witness_share": 0.5,
+           "matvec_s": 0.1, "matvec_efficiency": 0.9, "prep_msm_s": 0.01, "prep_msm_efficiency": 0.6,
+           "prep_msm_ns_per_scalar": 1.5, "prep_msm_serial_s": 0.001, "b_g2_msm_s": 0.5,
+           "b_g2_msm_efficiency": 0.7, "b_g2_us_per_point": 10.0}
+    res = {"log2_domain": 20, "constraints": 1, "scalars": 1, "b_g2_tail": 1,
+           "host": {"cpu": "x", "cores": 16}, "rows": [row],
+           "ceiling": [{"threads": 8, "efficiency": 0.77}],
+           "bw_ceiling": [{"threads": 8, "gbps": 41.5, "efficiency": 0.58}],
+           "cuzk": {"synth_s": 29.0, "synth_us_per_constraint": 0.223, "prep_msm_s": [1.3, 1.7],
+                    "b_g2_msm_s": [0.38, 0.5]}}
+    text = mod.table(res)
+    assert "ceiling (eff)   bw GB/s (eff)" in text
+    assert "0.77   41.5 (0.58)" in text

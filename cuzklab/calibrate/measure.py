@@ -104,38 +104,12 @@ def measure_solo(log2_constraints: int, backend: str = "cpu", *, proofs: int = 3
 def measure_bandwidth(threads: int | None = None, *, mib_per_thread: int = 64,
                       seconds: float = 0.5) -> dict:
     """Return the host's copy bandwidth in GB/s (reads plus writes) on 1 and ``threads`` threads."""
+    from ..native.bench import copy_gbps
     threads = threads or host_cores()
-    n = mib_per_thread * 2**20 // 8
-
-    def one(count: int) -> float:
-        bufs = [(np.ones(n), np.empty(n)) for _ in range(count)]
-        for src, dst in bufs:  # touch every page before timing
-            np.copyto(dst, src)
-        done = [0] * count
-        start = threading.Barrier(count + 1)
-        stop = threading.Event()
-
-        def loop(i):
-            src, dst = bufs[i]
-            start.wait()
-            while not stop.is_set():
-                np.copyto(dst, src)
-                done[i] += 1
-
-        ts = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(count)]
-        for t in ts:
-            t.start()
-        start.wait()
-        t0 = time.perf_counter()
-        time.sleep(seconds)
-        stop.set()
-        for t in ts:
-            t.join()
-        dt = time.perf_counter() - t0
-        return sum(done) * 2 * n * 8 / dt / 1e9
-
-    return {"threads": threads, "gbps_1_thread": round(one(1), 2),
-            "gbps_all_threads": round(one(threads), 2), "mib_per_thread": mib_per_thread}
+    return {"threads": threads,
+            "gbps_1_thread": round(copy_gbps(1, mib_per_thread=mib_per_thread, seconds=seconds), 2),
+            "gbps_all_threads": round(copy_gbps(threads, mib_per_thread=mib_per_thread, seconds=seconds), 2),
+            "mib_per_thread": mib_per_thread}
 
 
 def llc_mib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> float:

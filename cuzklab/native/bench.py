@@ -169,6 +169,63 @@ def ceiling(threads: list[int], *, seconds: float = 0.25, repeat: int = 3) -> li
              "efficiency": one / statistics.median(got[k])} for k in threads]
 
 
+def copy_gbps(count: int, *, mib_per_thread: int = 64, seconds: float = 0.5) -> float:
+    """Return the copy bandwidth in GB/s (reads plus writes) of ``count`` threads copying at once.
+
+    Each thread copies its own ``mib_per_thread`` MiB array into another
+    (NumPy, which releases the GIL) for ``seconds``; every page is touched
+    before the timing starts.
+    """
+    if count < 1 or mib_per_thread < 1 or seconds <= 0:
+        raise ValueError(f"count and mib_per_thread must be >= 1 and seconds > 0, got "
+                         f"{count}, {mib_per_thread}, {seconds}")
+    n = mib_per_thread * 2**20 // 8
+    bufs = [(np.ones(n), np.empty(n)) for _ in range(count)]
+    for src, dst in bufs:
+        np.copyto(dst, src)
+    done = [0] * count
+    start = threading.Barrier(count + 1)
+    stop = threading.Event()
+
+    def loop(i):
+        src, dst = bufs[i]
+        start.wait()
+        while not stop.is_set():
+            np.copyto(dst, src)
+            done[i] += 1
+
+    ts = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(count)]
+    for t in ts:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for t in ts:
+        t.join()
+    return sum(done) * 2 * n * 8 / (time.perf_counter() - t0) / 1e9
+
+
+def bandwidth_ceiling(threads: list[int], *, mib_per_thread: int = 64, seconds: float = 0.25,
+                      repeat: int = 3) -> list[dict]:
+    """Return the host's memory-bandwidth ceiling per thread count: k copying threads against one.
+
+    ``efficiency`` is each of k threads' GB/s over one thread's alone (1.0: the
+    memory system served every thread as it serves one). A stage that streams
+    memory (prep_msm's passes over the scalars, the MatVec's gathers) cannot
+    scale better than this, whatever the compute ceiling (:func:`ceiling`)
+    allows. Rounds as in :func:`ceiling`: each times one thread, then every k.
+    """
+    ones, got = [], {k: [] for k in threads}
+    for _ in range(repeat):
+        ones.append(copy_gbps(1, mib_per_thread=mib_per_thread, seconds=seconds))
+        for k in threads:
+            got[k].append(copy_gbps(k, mib_per_thread=mib_per_thread, seconds=seconds))
+    one = statistics.median(ones)
+    return [{"threads": k, "gbps": statistics.median(got[k]),
+             "efficiency": statistics.median(got[k]) / k / one} for k in threads]
+
+
 #: A chain slowed by more than this by one other chain shares its physical core.
 SIBLING_SLOWDOWN = 1.4
 

@@ -408,6 +408,16 @@ def test_the_ceiling_chain_is_repeated_montgomery_squaring():
     assert [r["threads"] for r in rows] == [1, 2] and all(r["efficiency"] > 0 for r in rows)
 
 
+def test_the_bandwidth_ceiling_times_copies_per_thread_count():
+    from cuzklab.native.bench import bandwidth_ceiling, copy_gbps
+    assert copy_gbps(1, mib_per_thread=1, seconds=0.02) > 0
+    rows = bandwidth_ceiling([1, 2], mib_per_thread=1, seconds=0.02, repeat=1)
+    assert [r["threads"] for r in rows] == [1, 2]
+    assert all(r["gbps"] > 0 and r["efficiency"] > 0 for r in rows)
+    with pytest.raises(ValueError, match="count"):
+        copy_gbps(0)
+
+
 def test_pool_threads_are_pinned_as_the_environment_says(monkeypatch):
     import os
     from cuzklab.native import pool
