@@ -36,7 +36,7 @@ step() {  # step NAME SECONDS CMD...
 }
 step gpu-tests 900 "$py" -m pytest -p no:cacheprovider -m gpu -q --timeout 300 ${jobs[@]+"${jobs[@]}"} \
   tests/field tests/curve tests/msm tests/ntt tests/groth16 tests/stages
-step field 300 "$py" benchmarks/bench_field.py --backend gpu --json "$out/field.json"
+step field 300 "$py" benchmarks/bench_field.py --backend gpu --ops mul,sqr --json "$out/field.json"
 read -r -a msm_flags <<< "${MSM_FLAGS:---precomputed both --glv both}"
 step msm 900 "$py" benchmarks/bench_msm.py --backend gpu --group both "${msm_flags[@]}" \
   --g1-sizes "$g1" --g2-sizes "$g2" --json "$out/msm.json"
