@@ -3,8 +3,9 @@
 ``bench_mul`` is the core; ``bench_field`` runs both fields (the ``cuzklab
 bench field`` command calls it). The GPU kernel runs a chain of ``chain``
 dependent multiplies per element (acc = acc * y; with ``op="sqr"`` squarings,
-acc = acc^2), so memory traffic does not dominate; it is timed with CUDA events after a warm-up, on random non-zero
-data, and a sample of the result is checked against the CPU path.
+acc = acc^2), so memory traffic does not dominate; it is timed with CUDA
+events after a warm-up, on random non-zero data, and a sample of the result
+is checked against the CPU path.
 """
 
 from __future__ import annotations

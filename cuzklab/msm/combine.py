@@ -112,7 +112,7 @@ def _add_g1(p1, p2):
     H = (X2 * Z1Z1 - U1) % p
     rr = 2 * (Y2 * Z1 % p * Z1Z1 - S1) % p
     if H == 0:
-        return _dbl_g1_times(p1, 1) if rr == 0 else (_big(1), _big(1), _big(0))
+        return _dbl_g1_times(p1, 1) if rr == 0 else _lift_point(ref.jacobian_infinity("g1"), _big)
     I = 4 * H * H % p
     J = H * I % p
     V = U1 * I % p

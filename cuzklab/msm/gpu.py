@@ -232,9 +232,10 @@ def _u(v) -> np.uint32:
 ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
 
 #: Software prefetch per group, a bit mask (``CUZK_MSM_PREFETCH`` in
-#: pippenger.cu): 1, ``msm_accumulate`` loads each sort entry one addition
-#: ahead and asks L2 for its point then; 2, ``msm_affine_round`` does the
-#: same for its pairs, three steps deep; 0, neither.
+#: pippenger.cu): 1, ``msm_accumulate`` (G1) loads each sort entry one
+#: addition ahead and asks L2 for its point then; 2, ``msm_affine_round``
+#: loads each pair's map two steps and its sort entries one step ahead; 4
+#: (with 2), it also asks L2 for the next pair's points (measured slower).
 PREFETCH = {"g1": 3, "g2": 3}
 
 #: Squares of an even/odd-multiplied field per group (``CUZK_EO_SQR``,

@@ -1,10 +1,11 @@
 """Software prefetch in the MSM's hot loops (``CUZK_MSM_PREFETCH``), in the host emulation.
 
-With prefetch on (the default) ``msm_accumulate`` loads each sort entry one
-addition ahead and ``msm_affine_round`` keeps a three-step pipeline (pair
-map, sort entries, points); with it off every load happens when it is
-needed. The L2 hints are no-ops on the host, so what these tests check is
-the pipelines' bookkeeping: both builds must give the exact MSM for runs of
+With bit 0 (on by default) ``msm_accumulate`` loads each sort entry one
+addition ahead; with bit 1 (on by default) ``msm_affine_round`` keeps a
+pipeline of pair map and sort entries, and with bit 2 it also asks L2 for
+the next pair's points; without them every load happens when it is needed.
+The L2 hints are no-ops on the host, so what these tests check is the
+pipelines' bookkeeping: every build must give the exact MSM for runs of
 every length, lone points, doublings, infinity and one pair a thread.
 """
 
