@@ -77,7 +77,7 @@ REDUCE_GROUP = 8
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
     "msm_count": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr"),
-    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "ptr"),
+    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "ptr", "u32", "u32"),
     "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr", "u32"),
     "msm_accumulate_pieces": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_chunk_pieces": ("ptr", "u32", "u32", "ptr"),
@@ -406,6 +406,36 @@ AFFINE_SHRINK_256 = 192
 AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
 
 
+#: The counting sort's scatter writes each entry at the front of its bucket,
+#: so the 32-byte sectors being filled at one time are those of every bucket
+#: it writes to: windows x buckets a window x 32 bytes (x batches of an
+#: upload in parts). Where that passes this many bytes (per group), the
+#: scatter runs window group by window group (each launch recodes every
+#: scalar but writes the entries of its windows only), so that the live
+#: fronts of one group stay in L2 (50 MB on an H200). G1 2^26 at c = 19:
+#: 7 x 2^18 buckets, 56 MiB of fronts; c = 16: 8 MiB. With precomputed bases
+#: the windows share one set of buckets: one launch. 0: always one launch.
+#: On an H200 (2026-12-04, ``tune_msm.py --set SCATTER_FRONT_BYTES.g1=...``,
+#: ``msm-scatter-h200.json``, medians of 5, checked): G1 2^26 at c = 19 took
+#: 419.5 ms in one launch (sort 68.9), 413.8 with one window a launch (8 MiB,
+#: sort 63.7), 417.5 with two (16 MiB), 416.8 with four (32 MiB); at c = 16
+#: (one launch under every limit) 2^24 111.9-112.3 and 2^26 435.7-436.0.
+#: The fronts are only part of the sort's cost at c = 19: each launch reads
+#: every scalar again.
+SCATTER_FRONT_BYTES = {"g1": 1 << 23, "g2": 1 << 23}
+
+
+def scatter_groups(group: str, nwin: int, nb: int, batches: int = 1, *,
+                   shared: bool = False) -> list[tuple[int, int]]:
+    """Return the window ranges [lo, hi) of the scatter's launches (see SCATTER_FRONT_BYTES)."""
+    limit = SCATTER_FRONT_BYTES[group]
+    per_window = 32 * nb * batches
+    if shared or limit <= 0 or nwin * per_window <= limit:
+        return [(0, nwin)]
+    step = max(1, limit // per_window)
+    return [(lo, min(lo + step, nwin)) for lo in range(0, nwin, step)]
+
+
 def affine_plan(group: str, entries: int, *, shared: bool = False, buckets: int | None = None) -> int:
     """Return the most batch-affine rounds for an MSM with ``entries`` sorted entries (0: none).
 
@@ -661,8 +691,9 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     offsets[1:] = mp.cumsum(counts)
     cursor = offsets[:-1].copy()
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
-    run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
-                                  cursor, entries))
+    for w_lo, w_hi in scatter_groups(g, nwin, nb, batches, shared=shared):
+        run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)),
+                                      _u(bsize), cursor, entries, _u(w_lo), _u(w_hi)))
     chunks = ACCUMULATE[g] == "chunks"
     nent = n * nwin  # sorted entries
     parts = batches  # accumulation launches (one per batch of points)

@@ -126,9 +126,14 @@ extern "C" __global__ void msm_count(const u32* scalars, u32 n, u32 c, u32 nwin,
   }
 }
 
-// entries[cursor[key]++] = entry | (negative << 31): the counting sort's scatter.
+// entries[cursor[key]++] = entry | (negative << 31): the counting sort's scatter,
+// for the windows [w_lo, w_hi) (the digits below w_lo are still recoded, for
+// their carry). A scatter writes at the front of every bucket it fills; when
+// the fronts of all windows outgrow L2 the host launches one window group at a
+// time (gpu.SCATTER_FRONT_BYTES), so that only one group's fronts are live.
 extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared,
-                                       u32 norig, u32 bsize, u32* cursor, u32* entries) {
+                                       u32 norig, u32 bsize, u32* cursor, u32* entries,
+                                       u32 w_lo, u32 w_hi) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 s[10];
@@ -137,11 +142,12 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
   const u32 half = 1u << (c - 1), nb = half;
   const u32 base = batch_base(i, norig, bsize, nwin, nb);
   u32 carry = 0;
-  for (u32 w = 0; w < nwin; w++) {
+  const u32 w_end = w_hi < nwin ? w_hi : nwin;
+  for (u32 w = 0; w < w_end; w++) {
     u32 d = msm::chunk(s, w * c, c) + carry;
     carry = d > half ? 1u : 0u;
     const u32 mag = carry ? (1u << c) - d : d;
-    if (mag) {
+    if (mag && w >= w_lo) {
       const u32 negative = (carry ? 1u : 0u) ^ (folded ? 1u : 0u);
       const u32 pos = atomicAdd(&cursor[base + msm::bucket_key(shared, w, nb, mag)], 1u);
       entries[pos] = (shared ? w * n + (u32)i : (u32)i) | (negative << 31);
