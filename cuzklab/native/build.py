@@ -58,6 +58,8 @@ SIGNATURES = {
     "fr_matvec_pool": ([_P, _I64, _I32, _P, _P, _P, _I64, _P, _I64, _P, _P], None),
     "g2_digits_pool": ([_P, _I64, _P, _I64, _I32, _I32, _P], None),
     "g2_windows_pool": ([_P, _P, _P, _P, _P, _I64, _I32, _I32, _P, _I32, _P], None),
+    "fr_classify_pool": ([_P, _I64, _P, _I64, _P, _I64, _I32, _P, _P, _P], None),
+    "fr_gather_pool": ([_P, _I64, _P, _I64, _P, _I64, _P, _I32, _P, _P, _I64, _P], None),
 }
 
 

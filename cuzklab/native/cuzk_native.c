@@ -428,8 +428,10 @@ void fr_classify(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int6
             hist[i & 3][code]++;
         }
     }
-    for (int j = 0; j < 9; j++) counts[j] = 0;
+    for (int j = 0; j < 3 * PREP_QUERIES; j++) counts[j] = 0;
     for (int c = 0; c < 32; c++) {
+        if ((c & 3) == 3) continue;   /* no value has code 3, and counts[3 q + 3] is not q's:
+                                       * for the last query it is the next range's */
         int64_t h = hist[0][c] + hist[1][c] + hist[2][c] + hist[3][c];
         for (int q = 0; q < PREP_QUERIES; q++)
             if ((c >> (2 + q)) & 1) counts[3 * q + (c & 3)] += h;
@@ -810,4 +812,44 @@ void g2_windows_pool(cz_pool *p, const u64 *bx, const u64 *by, const int64_t *id
 {
     cz_window_args a = {bx, by, idx, digits, n, parts, cuts, c, sums};
     cz_pool_run(p, cz_window_range, &a, (int64_t)windows * parts, 1);
+}
+
+/* prep_msm's two passes on the pool, in chunks of grain: chunk k = lo / grain writes its
+ * counts to counts[9 k ..] (ranges x 3 queries x 3 codes) and reads its offsets from
+ * at[at_stride k ..], as fr_classify and fr_gather over that chunk's range would. */
+typedef struct {
+    const u64 *inputs; int64_t ni; const u64 *aux; int nq; const uint8_t *const *masks;
+    uint8_t *codes; int64_t *counts; int64_t grain;
+    const int32_t *split; const int64_t *at; int64_t at_stride; void *const *outs;
+} cz_prep_args;
+
+static void cz_classify_range(const void *c, int64_t lo, int64_t hi)
+{
+    const cz_prep_args *a = c;
+    fr_classify(a->inputs, a->ni, a->aux, lo, hi, a->nq, a->masks, a->codes,
+                a->counts + 3 * PREP_QUERIES * (lo / a->grain));
+}
+
+void fr_classify_pool(cz_pool *p, int64_t grain, const u64 *inputs, int64_t ni, const u64 *aux,
+                      int64_t n, int nq, const uint8_t *const *masks, uint8_t *codes,
+                      int64_t *counts)
+{
+    cz_prep_args a = {inputs, ni, aux, nq, masks, codes, counts, grain, NULL, NULL, 0, NULL};
+    cz_pool_run(p, cz_classify_range, &a, n, grain);
+}
+
+static void cz_gather_range(const void *c, int64_t lo, int64_t hi)
+{
+    const cz_prep_args *a = c;
+    fr_gather(a->inputs, a->ni, a->aux, lo, hi, a->codes, a->nq, a->split,
+              a->at + a->at_stride * (lo / a->grain), a->outs);
+}
+
+void fr_gather_pool(cz_pool *p, int64_t grain, const u64 *inputs, int64_t ni, const u64 *aux,
+                    int64_t n, const uint8_t *codes, int nq, const int32_t *split,
+                    const int64_t *at, int64_t at_stride, void *const *outs)
+{
+    cz_prep_args a = {inputs, ni, aux, nq, NULL, (uint8_t *)codes, NULL, grain, split, at,
+                      at_stride, outs};
+    cz_pool_run(p, cz_gather_range, &a, n, grain);
 }

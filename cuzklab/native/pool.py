@@ -6,8 +6,8 @@ chunks that the threads take in turn, first the chunks of the batch queued
 first, and returns when all are done; ctypes releases the GIL for that call,
 and the pool's threads never take it, so a batch on the pool does not compete
 for the interpreter's lock with the threads that drive the GPU, as cuzk's
-rayon and C++ pools do not. The stage batches (the MatVec, b_g2_msm's digits
-and windows) run on these. A ``ThreadPoolExecutor`` runs Python callables,
+rayon and C++ pools do not. The stage batches (the MatVec, prep_msm's two
+passes, b_g2_msm's digits and windows) run on these. A ``ThreadPoolExecutor`` runs Python callables,
 one ctypes call per range (:func:`run_tasks`): each range takes the GIL to
 start and to end. Both kinds are persistent: one per thread count, started on
 first use and kept for the life of the process, so a short batch (prep_msm's

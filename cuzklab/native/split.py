@@ -2,8 +2,12 @@
 
 Each query (L, A, B) is a selection of the assignment: the inputs under one
 mask, then the aux values under another (no mask: all of them). The inputs
-and the aux values are one index space, cut into one range per thread. Two
-native passes, each one task per thread:
+and the aux values are one index space, cut into ranges: one on one thread,
+else a few per thread (at least ``MIN_CHUNK`` values each) that the threads
+of the process-wide native pool (:func:`cuzklab.native.pool.native_pool`)
+take in turn, so that a thread whose ranges run slower (more tail values to
+copy) does not hold the others up, and no range takes the GIL. Two native
+passes over the ranges:
 
 1. classify: a code per value (0 / 1 / other, and which queries select it)
    and, per query, the zeros, ones and others the range selects;
@@ -24,7 +28,7 @@ import ctypes
 import numpy as np
 
 from .build import library
-from .pool import check_threads, ranges, run_tasks
+from .pool import check_threads, native_pool
 
 #: Fewest values per native call; below it the pool only adds overhead.
 MIN_CHUNK = 1 << 15
@@ -90,14 +94,17 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
                 keep.append(m)
                 mask_ptrs[2 * q + s] = m.ctypes.data
     n = ni + na
-    cuts = ranges(n, min(threads, max(1, n // MIN_CHUNK)))
+    pool = native_pool(threads) if threads > 1 and n > MIN_CHUNK else None
+    grain = pool.grain(n, MIN_CHUNK) if pool is not None else max(n, 1)
+    nranges = max(1, -(-n // grain))
     codes = np.empty(n, dtype=np.uint8)
-    counts = np.empty((len(cuts), MAX_QUERIES, 3), dtype=np.int64)
+    counts = np.zeros((nranges, MAX_QUERIES, 3), dtype=np.int64)
     pin, pax, pcodes, pcounts = (inputs.ctypes.data, aux.ctypes.data, codes.ctypes.data,
                                  counts.ctypes.data)
-    step = counts.strides[0]
-    run_tasks(lambda lo, hi, pc: lib.fr_classify(pin, ni, pax, lo, hi, nq, mask_ptrs, pcodes, pc),
-              [(lo, hi, pcounts + k * step) for k, (lo, hi) in enumerate(cuts)], threads)
+    if pool is None:
+        lib.fr_classify(pin, ni, pax, 0, n, nq, mask_ptrs, pcodes, pcounts)
+    else:
+        lib.fr_classify_pool(pool.handle, grain, pin, ni, pax, n, nq, mask_ptrs, pcodes, pcounts)
 
     split, totals, at = offsets(counts[:, :nq])
     split32 = split.astype(np.int32)
@@ -111,8 +118,10 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
                                       tail_vals.ctypes.data]
         out[name] = (ones_idx, tail_idx, tail_vals, int(totals[q, 0]), int(totals[q, 1]),
                      bool(split[q]))
-    psplit, pat, step = split32.ctypes.data, at.ctypes.data, at.strides[0]
-    run_tasks(lambda lo, hi, pa: lib.fr_gather(pin, ni, pax, lo, hi, pcodes, nq, psplit, pa,
-                                               out_ptrs),
-              [(lo, hi, pat + k * step) for k, (lo, hi) in enumerate(cuts)], threads)
+    psplit, pat = split32.ctypes.data, at.ctypes.data
+    if pool is None:
+        lib.fr_gather(pin, ni, pax, 0, n, pcodes, nq, psplit, pat, out_ptrs)
+    else:
+        lib.fr_gather_pool(pool.handle, grain, pin, ni, pax, n, pcodes, nq, psplit, pat,
+                           at.strides[0] // at.itemsize, out_ptrs)
     return out

@@ -243,6 +243,86 @@ def test_split_queries_equals_the_twin_on_random_values_and_edge_sizes(ni, na, m
                 assert ones.dtype == tail_idx.dtype == np.int64 and vals.dtype == np.uint32
 
 
+_CLASSIFY_GUARD = """
+import ctypes, mmap, sys
+import numpy as np
+from cuzklab.field import Fr
+from cuzklab.native.build import library
+lib = library()
+page = mmap.PAGESIZE
+buf = mmap.mmap(-1, 2 * page)
+base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+if libc.mprotect(base + page, page, 0) != 0:
+    sys.exit(77)
+counts = base + page - 9 * 8       # the range's nine counts end where the guard page starts
+vals = np.ascontiguousarray(Fr.random(64, np.random.default_rng(1)).limbs)
+vals[::3] = 0
+codes = np.empty(64, dtype=np.uint8)
+masks = (ctypes.c_void_p * 6)()
+lib.fr_classify(vals.ctypes.data, 0, vals.ctypes.data, 0, 64, 3, masks, codes.ctypes.data, counts)
+got = np.frombuffer(buf, dtype=np.int64, count=9, offset=page - 72).reshape(3, 3)
+assert (got == [[22, 0, 42]] * 3).all(), got
+"""
+
+
+def test_classify_touches_only_its_nine_counts():
+    # Each range's counts are 3 queries x (zeros, ones, others); a write one past them
+    # (the code 3 that no value has, of the last query) would land on the next range's
+    # counts, racing with the thread that fills them. Here it would fault.
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _CLASSIFY_GUARD], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    if r.returncode == 77:
+        pytest.skip("mprotect is not available here")
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+
+
+def test_pooled_split_is_the_same_every_time(monkeypatch):
+    # many short ranges on few threads, run again and again: the ranges' counts sit side by
+    # side, and each thread must write only its own
+    import cuzklab.native.split as S
+    monkeypatch.setattr(S, "MIN_CHUNK", 8)
+    rng = np.random.default_rng(5)
+    inputs, aux = _random_scalars(rng, 6), _random_scalars(rng, 1500)
+    masks = {"l": (np.zeros(6, dtype=bool), None), "a": (None, rng.random(1500) < 0.9),
+             "b": (rng.random(6) < 0.5, rng.random(1500) < 0.3)}
+    want = S.split_queries(inputs, aux, masks, threads=1)
+    for _ in range(200):
+        got = S.split_queries(inputs, aux, masks, threads=2)
+        for q in masks:
+            assert got[q][3:] == want[q][3:]
+            assert all(np.array_equal(g, w) for g, w in zip(got[q][:3], want[q][:3]))
+
+
+@pytest.mark.parametrize("nq", [1, 2])
+def test_split_queries_on_the_pool_with_fewer_queries(nq, monkeypatch):
+    # the pooled passes find each range's offsets at a stride of 3 nq (not 9)
+    import cuzklab.native.split as S
+    from cuzklab.stages.prep_msm import QuerySplit
+    monkeypatch.setattr(S, "MIN_CHUNK", 16)
+    rng = np.random.default_rng(40 + nq)
+    inputs, aux = _random_scalars(rng, 9), _random_scalars(rng, 2003)
+    masks = {q: (rng.random(9) < 0.5, rng.random(2003) < 0.6) for q in "xy"[:nq]}
+    want = {q: _twin_split(inputs, aux, *m) for q, m in masks.items()}
+    calls = []
+    lib = S.library()
+
+    class Spy:
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(lib, name)
+
+    monkeypatch.setattr(S, "library", lambda: Spy())
+    got = S.split_queries(inputs, aux, masks, threads=3)
+    assert calls == ["fr_classify_pool", "fr_gather_pool"]
+    for q, (ones, tail_idx, vals, n0, n1, sp) in got.items():
+        _same_split(QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, check=False), n0, n1, sp),
+                    want[q])
+
+
 def test_split_queries_takes_fewer_queries_and_masks_of_any_dtype():
     import cuzklab.native.split as S
     rng = np.random.default_rng(2)
