@@ -71,8 +71,13 @@ INTEGRATE_THREADS = {"g1": 1 << 15, "g2": 1 << 14}
 #: Points folded per thread in msm_sum_groups / msm_sum_pieces / msm_sum_affine.
 GROUP = 32
 #: Segment sums folded per thread in the last steps of the bucket reduction:
-#: few threads each, so a short chain (8 dependent additions, not 32) per step.
-REDUCE_GROUP = 8
+#: few threads each, so a short chain (4 dependent additions, not 32) per step.
+#: On an H200 (2026-12-04, ``tune_msm.py --set REDUCE_GROUP=4,8,16 --set
+#: INTEGRATE_THREADS.g1=...``, ``msm-reduce-tune-h200.json``, medians of 5,
+#: checked) the G1 reduction (8 x 2^15 buckets) took 1.04-1.05 ms with 4,
+#: 1.16-1.18 with 8 and 1.35-1.42 with 16 at 2^14-2^15 integrate threads, at
+#: 2^20 and 2^24 alike.
+REDUCE_GROUP = 4
 
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
