@@ -81,8 +81,8 @@ REDUCE_GROUP = 4
 
 #: Kernel signatures: "ptr" is a uint32 device array, "u32" a numpy.uint32.
 SIGNATURES = {
-    "msm_count": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr"),
-    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "ptr", "u32", "u32"),
+    "msm_count": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "u32"),
+    "msm_scatter": ("ptr", "u32", "u32", "u32", "u32", "u32", "u32", "ptr", "ptr", "u32", "u32", "u32"),
     "msm_accumulate": ("ptr", "ptr", "ptr", "ptr", "u32", "ptr", "u32", "ptr", "u32"),
     "msm_accumulate_pieces": ("ptr", "ptr", "ptr", "ptr", "ptr", "ptr", "u32", "u32", "ptr"),
     "msm_chunk_pieces": ("ptr", "u32", "u32", "ptr"),
@@ -430,6 +430,16 @@ AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
 SCATTER_FRONT_BYTES = {"g1": 1 << 23, "g2": 1 << 23}
 
 
+def scalar_words(bits: int) -> int:
+    """Return the words of each (n, 8) scalar the sort reads: 4 for scalars below 2^128.
+
+    ``bits``: the scalars' bit length plus one for the signed-digit carry
+    (``digits.windows``): 128 for GLV's halves (below 2^127), whose upper four
+    words are 0, so ``msm_count`` and ``msm_scatter`` read half the bytes.
+    """
+    return 4 if bits <= 128 else 8
+
+
 def scatter_groups(group: str, nwin: int, nb: int, batches: int = 1, *,
                    shared: bool = False) -> list[tuple[int, int]]:
     """Return the window ranges [lo, hi) of the scatter's launches (see SCATTER_FRONT_BYTES)."""
@@ -689,7 +699,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     if counts is None:
         counts = mp.zeros(nbt, dtype=mp.uint32)
         run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
-                                    counts))
+                                    counts, _u(scalar_words(bits))))
     elif counts.shape != (nbt,):
         raise ValueError(f"counts: expected {nbt} bucket counts, got shape {tuple(counts.shape)}")
     offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
@@ -698,7 +708,8 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
     for w_lo, w_hi in scatter_groups(g, nwin, nb, batches, shared=shared):
         run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)),
-                                      _u(bsize), cursor, entries, _u(w_lo), _u(w_hi)))
+                                      _u(bsize), cursor, entries, _u(w_lo), _u(w_hi),
+                                      _u(scalar_words(bits))))
     chunks = ACCUMULATE[g] == "chunks"
     nent = n * nwin  # sorted entries
     parts = batches  # accumulation launches (one per batch of points)
@@ -1076,7 +1087,7 @@ def msm_gpu_from_host(group: str, xs, ys, limbs, c: int, runner=None, marks=None
         for at in ((lo, n + lo) if split else (lo,)):
             # a launch over this part alone: every scalar in one batch, its buckets at b W nb
             run.launch("msm_count", m, (scal[at:at + m], _u(m), _u(c), _u(nwin), _u(0), _u(m), _u(m),
-                                        counts[b * nwin * nb:]))
+                                        counts[b * nwin * nb:], _u(scalar_words(bits))))
     mark("scalars")
     if split:
 

@@ -98,7 +98,7 @@ def test_sorted_entries_do_not_depend_on_the_groups(runner, monkeypatch):
             def launch(self, name, n, args, **kw):
                 out = super().launch(name, n, args, **kw)
                 if name == "msm_scatter":
-                    grabbed.append(args[-3])
+                    grabbed.append(args[8])   # (scalars, 6 sizes, cursor, entries, ...)
                 return out
 
         gpu.window_sums_gpu(pts, limbs, 4, runner=Grab(runner))
@@ -128,3 +128,28 @@ def test_precomputed_bases_scatter_once(runner, monkeypatch):
     counting = Counting(runner)
     assert gpu.msm_gpu(table, limbs, 3, runner=counting, shared=True) == want
     assert counting.calls["msm_scatter"] == 1
+
+
+def test_scalar_words():
+    assert gpu.scalar_words(128) == 4        # GLV's halves, below 2^127, plus the carry bit
+    assert gpu.scalar_words(255) == 8
+    assert gpu.scalar_words(129) == 8
+
+
+@emulated
+def test_sort_reads_half_of_scalars_below_2_128(runner):
+    # with bits = 128 the count and the scatter read words 0-3 only: words 4-7 set to
+    # anything give the same window sums as words 4-7 equal to 0
+    rng = random.Random(4)
+    n, c = 23, 5
+    pts = B.bench_points("g1", n, "cpu", seed=2)
+    ks = [rng.randrange(1 << 127) for _ in range(n)]
+    limbs = D.ints_to_limbs(ks)
+    want = np.array(gpu.window_sums_gpu(pts, limbs, c, runner=runner, bits=128), copy=True)
+    dirty = limbs.copy()
+    dirty[:, 4:] = 0xFFFFFFFF
+    got = gpu.window_sums_gpu(pts, dirty, c, runner=runner, bits=128)
+    assert np.array_equal(np.asarray(got), want)
+    # and they are the windows of the scalars themselves
+    full = gpu.window_sums_gpu(pts, limbs, c, runner=runner)
+    assert np.array_equal(np.asarray(full)[:len(want)], want)

@@ -61,9 +61,19 @@ __device__ __forceinline__ u32 chunk(const u32 s[10], u32 bit, u32 c) {
   return (u32)v & ((1u << c) - 1u);
 }
 
-__device__ __forceinline__ void load_scalar(const u32* scalars, usize i, u32 s[10]) {
-#pragma unroll
-  for (int k = 0; k < 8; k++) s[k] = scalars[8 * i + k];
+// Scalar i of an (n, 8) array (16-byte aligned, as CuPy's are), in two 16-byte
+// loads; swords = 4 (scalars below 2^128: GLV's halves, whose upper words are 0)
+// reads the low half only.
+__device__ __forceinline__ void load_scalar(const u32* scalars, usize i, u32 swords, u32 s[10]) {
+  const uint4* p = reinterpret_cast<const uint4*>(scalars + 8 * i);
+  const uint4 lo = p[0];
+  s[0] = lo.x; s[1] = lo.y; s[2] = lo.z; s[3] = lo.w;
+  if (swords > 4) {
+    const uint4 hi = p[1];
+    s[4] = hi.x; s[5] = hi.y; s[6] = hi.z; s[7] = hi.w;
+  } else {
+    s[4] = 0; s[5] = 0; s[6] = 0; s[7] = 0;
+  }
   s[8] = 0; s[9] = 0;
 }
 
@@ -109,11 +119,11 @@ __device__ __forceinline__ u32 batch_base(usize i, u32 norig, u32 bsize, u32 nwi
 
 // counts[key] += 1 for every non-zero signed digit d of window w.
 extern "C" __global__ void msm_count(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared,
-                                     u32 norig, u32 bsize, u32* counts) {
+                                     u32 norig, u32 bsize, u32* counts, u32 swords) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 s[10];
-  msm::load_scalar(scalars, i, s);
+  msm::load_scalar(scalars, i, swords, s);
   msm::fold_scalar(s);
   const u32 half = 1u << (c - 1), nb = half;
   const u32 base = batch_base(i, norig, bsize, nwin, nb);
@@ -133,11 +143,11 @@ extern "C" __global__ void msm_count(const u32* scalars, u32 n, u32 c, u32 nwin,
 // time (gpu.SCATTER_FRONT_BYTES), so that only one group's fronts are live.
 extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwin, u32 shared,
                                        u32 norig, u32 bsize, u32* cursor, u32* entries,
-                                       u32 w_lo, u32 w_hi) {
+                                       u32 w_lo, u32 w_hi, u32 swords) {
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 s[10];
-  msm::load_scalar(scalars, i, s);
+  msm::load_scalar(scalars, i, swords, s);
   const bool folded = msm::fold_scalar(s);
   const u32 half = 1u << (c - 1), nb = half;
   const u32 base = batch_base(i, norig, bsize, nwin, nb);
@@ -649,17 +659,20 @@ extern "C" __global__ void msm_glv_split(const u32* xs, const u32* ys, const u32
   const usize i = CUZK_TID;
   if (i >= n) return;
   u32 k[8], k1[5], k2[5];
-#pragma unroll
-  for (int w = 0; w < 8; w++) k[w] = scalars[8 * i + w];
+  const uint4* kp = reinterpret_cast<const uint4*>(scalars + 8 * i);  // 16-byte loads
+  const uint4 ka = kp[0], kb = kp[1];
+  k[0] = ka.x; k[1] = ka.y; k[2] = ka.z; k[3] = ka.w;
+  k[4] = kb.x; k[5] = kb.y; k[6] = kb.z; k[7] = kb.w;
   bool neg1, neg2;
   msm::glv_decompose(k, consts, k1, k2, neg1, neg2);
   const usize j = (usize)half + i;
   if (parts & 1u) {
-#pragma unroll
-    for (int w = 0; w < 8; w++) {
-      oscalars[8 * i + w] = w < 4 ? k1[w] : 0u;
-      oscalars[8 * j + w] = w < 4 ? k2[w] : 0u;
-    }
+    uint4* o1 = reinterpret_cast<uint4*>(oscalars + 8 * i);
+    uint4* o2 = reinterpret_cast<uint4*>(oscalars + 8 * j);
+    o1[0] = make_uint4(k1[0], k1[1], k1[2], k1[3]);
+    o1[1] = make_uint4(0u, 0u, 0u, 0u);
+    o2[0] = make_uint4(k2[0], k2[1], k2[2], k2[3]);
+    o2[1] = make_uint4(0u, 0u, 0u, 0u);
   }
   if (!(parts & 2u)) return;
   const fp_t x = load<FpTraits>(xs, i), y = load<FpTraits>(ys, i);

@@ -67,18 +67,22 @@ class EmuRunner:
         work = root / key
         lib = work / "kernels.so"
         if not lib.exists():
-            work.mkdir(parents=True, exist_ok=True)
+            # each process builds in a folder of its own: two test workers may build the
+            # same key at once, and a compiler must never read a file another rewrites
+            tmpdir = work / f"build.{os.getpid()}"
+            tmpdir.mkdir(parents=True, exist_ok=True)
             for p in incl:
                 if p.name != "cuzk_types.cuh":
-                    shutil.copy(p, work / p.name)
-            shutil.copy(HERE / "cuzk_types.cuh", work / "cuzk_types.cuh")
-            shutil.copy(HERE / "host_cuda.h", work / "host_cuda.h")
-            src = work / "kernels.cpp"
+                    shutil.copy(p, tmpdir / p.name)
+            shutil.copy(HERE / "cuzk_types.cuh", tmpdir / "cuzk_types.cuh")
+            shutil.copy(HERE / "host_cuda.h", tmpdir / "host_cuda.h")
+            src = tmpdir / "kernels.cpp"
             src.write_text('#include "host_cuda.h"\n' + code)
-            tmp = work / f"kernels.{os.getpid()}.so"
-            subprocess.run([CXX, *CXXFLAGS, "-shared", "-fPIC", f"-I{work}",
+            tmp = tmpdir / "kernels.so"
+            subprocess.run([CXX, *CXXFLAGS, "-shared", "-fPIC", f"-I{tmpdir}",
                             "-o", str(tmp), str(src)], check=True, capture_output=True, text=True)
             os.replace(tmp, lib)
+            shutil.rmtree(tmpdir, ignore_errors=True)
         self.lib = ctypes.CDLL(str(lib))
         self._fn = {}
         for k, name in enumerate(self.names):
