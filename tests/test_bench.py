@@ -348,3 +348,17 @@ def test_cpu_stages_table_shows_both_ceilings():
     text = mod.table(res)
     assert "ceiling (eff)   bw GB/s (eff)" in text
     assert "0.77   41.5 (0.58)" in text
+
+
+def test_prep_passes_times_both_passes_and_checks_the_gather(tmp_path, capsys):
+    mod = _script("bench_prep_passes.py")
+    out = tmp_path / "p.json"
+    assert mod.main(["--log2", "8", "--repeat", "2", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["checked"] is True and res["repeat"] == 2
+    assert set(res["passes"]) == {"classify", "gather"}
+    assert all(len(p["times_s"]) == 2 and p["min_ms"] > 0 for p in res["passes"].values())
+    for bad, word in ((["--log2", "40"], "--log2"), (["--repeat", "0"], "--repeat")):
+        with pytest.raises(SystemExit):
+            mod.main(bad)
+        assert word in capsys.readouterr().err

@@ -441,51 +441,87 @@ void fr_classify(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int6
 /* a where the mask m is all ones, b where it is 0: a select the compiler keeps branch-free. */
 #define PICK(m, a, b) ((((uintptr_t)(a)) & (m)) | (((uintptr_t)(b)) & ~(m)))
 
+/* How many values ahead the gather asks for the value a tail copy will read. The tail
+ * values (~10 %, at random) are read a second time here, long after classify read them:
+ * without the request each was a cache miss the loop waited on (2^22 values on the
+ * development machine: 46.7 ms a pass without it; 34.6 / 28.1 / 25.5 / 31.5 ms 16 / 32 /
+ * 128 / 256 values ahead; benchmarks/bench_prep_passes.py). */
+#define GATHER_AHEAD 128
+
 /* Every query's share of [lo, hi) in one pass over the codes. at[3 q + 0..2]: the query
  * position of the first value of the range query q selects, and where its ones and its
  * tail start in that query's outputs; outs[3 q + 0..2]: ones_idx (int64), tail_idx (int64),
  * tail_vals (4 limbs). A selected one goes to ones_idx when split[q], every other selected
- * non-zero to the tail. The ones are written branch-free (a value that is not one of the
- * query's writes a scratch slot instead): zeros and ones are each ~45 % of the values, at
- * random, so a branch on them would be mispredicted often; the tail (~10 %) takes a branch. */
+ * non-zero to the tail. What a code means for each query (selected, a one to write, a
+ * tail value) comes from a table of the 32 codes, 3 bits a query. The ones are written
+ * branch-free (a value that is not one of the query's writes a scratch slot instead, and
+ * the query's pointer moves on only past a one): zeros and ones are each ~45 % of the
+ * values, at random, so a branch on them would be mispredicted often; the tail (~10 %)
+ * takes a branch. */
 void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_t hi,
                const uint8_t *codes, int nq, const int32_t *split, const int64_t *at,
                void *const *outs)
 {
-    int64_t pos[PREP_QUERIES], oa[PREP_QUERIES], ta[PREP_QUERIES], sink_idx = 0;
-    int64_t *ones[PREP_QUERIES], *tidx[PREP_QUERIES];
-    u64 *tval[PREP_QUERIES];
-    unsigned sp[PREP_QUERIES];
+    int64_t sink[2] = {0, 0};
+    int64_t pos[PREP_QUERIES];
+    int64_t *one_at[PREP_QUERIES], *tidx_at[PREP_QUERIES];
+    u64 *tval_at[PREP_QUERIES];
+    uint16_t lut[32];
     for (int q = 0; q < PREP_QUERIES; q++) {
         int on = q < nq;
         pos[q] = on ? at[3 * q] : 0;
-        oa[q] = on ? at[3 * q + 1] : 0;
-        ta[q] = on ? at[3 * q + 2] : 0;
-        ones[q] = on ? (int64_t *)outs[3 * q] : &sink_idx;
-        tidx[q] = on ? (int64_t *)outs[3 * q + 1] : NULL;
-        tval[q] = on ? (u64 *)outs[3 * q + 2] : NULL;
-        sp[q] = on && split[q];
+        one_at[q] = on ? (int64_t *)outs[3 * q] + at[3 * q + 1] : sink;
+        tidx_at[q] = on ? (int64_t *)outs[3 * q + 1] + at[3 * q + 2] : NULL;
+        tval_at[q] = on ? (u64 *)outs[3 * q + 2] + 4 * at[3 * q + 2] : NULL;
     }
-    for (int64_t i = lo; i < hi; i++) {
-        unsigned c = codes[i];
-        unsigned k = c & 3;
-        const u64 *x = i < ni ? inputs + 4 * i : aux + 4 * (i - ni);
-        UNROLL
+    for (unsigned c = 0; c < 32; c++) {
+        unsigned k = c & 3, bits = 0;
         for (int q = 0; q < PREP_QUERIES; q++) {
-            unsigned s = (c >> (2 + q)) & 1;
-            unsigned one = s & (k == 1) & sp[q];
-            unsigned tail = s & (k != 0) & !one;
-            uintptr_t mo = -(uintptr_t)one;
-            int64_t *od = (int64_t *)PICK(mo, ones[q] + oa[q], &sink_idx);
-            *od = pos[q];
-            oa[q] += one;
-            if (tail) {
-                tidx[q][ta[q]] = pos[q];
-                memcpy(tval[q] + 4 * ta[q], x, 32);
-                ta[q]++;
-            }
-            pos[q] += s;
+            unsigned s = q < nq && ((c >> (2 + q)) & 1);
+            unsigned one = s && k == 1 && split[q];
+            unsigned tail = s && k != 0 && !one;
+            bits |= (s | one << 1 | tail << 2) << (3 * q);
         }
+        lut[c] = (uint16_t)bits;
+    }
+    int64_t pos0 = pos[0], pos1 = pos[1], pos2 = pos[2];
+    int64_t *o0 = one_at[0], *o1 = one_at[1], *o2 = one_at[2];
+    for (int64_t i = lo; i < hi; i++) {
+        const unsigned f = lut[codes[i]];
+        {
+            /* the value a tail copy will read GATHER_AHEAD values on (or nothing: the
+             * scratch slot), asked of the caches now */
+            const int64_t j = i + GATHER_AHEAD < hi ? i + GATHER_AHEAD : i;
+            const uintptr_t mt = -(uintptr_t)((lut[codes[j]] & 0444u) != 0);
+            const u64 *xj = j < ni ? inputs + 4 * j : aux + 4 * (j - ni);
+            __builtin_prefetch((const void *)PICK(mt, xj, sink), 0, 0);
+        }
+        /* query q: store at its next one slot or the sink, move on past a one */
+#define GATHER_ONE(Q, O, P)                                                          \
+        {                                                                            \
+            const unsigned one = (f >> (3 * Q + 1)) & 1;                            \
+            const uintptr_t mo = -(uintptr_t)one;                                    \
+            int64_t *od = (int64_t *)PICK(mo, O, sink);                              \
+            *od = P;                                                                 \
+            O += one;                                                                \
+        }
+        GATHER_ONE(0, o0, pos0)
+        GATHER_ONE(1, o1, pos1)
+        GATHER_ONE(2, o2, pos2)
+#undef GATHER_ONE
+        if (f & 0444u) {                      /* a tail value of some query */
+            const u64 *x = i < ni ? inputs + 4 * i : aux + 4 * (i - ni);
+            const int64_t p[3] = {pos0, pos1, pos2};
+            for (int q = 0; q < PREP_QUERIES; q++)
+                if ((f >> (3 * q + 2)) & 1) {
+                    *tidx_at[q]++ = p[q];
+                    memcpy(tval_at[q], x, 32);
+                    tval_at[q] += 4;
+                }
+        }
+        pos0 += f & 1;
+        pos1 += (f >> 3) & 1;
+        pos2 += (f >> 6) & 1;
     }
 }
 
