@@ -16,7 +16,6 @@ speed drifts, compare builds by the minimum.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import statistics
 import sys
@@ -44,13 +43,7 @@ def run(log2: int, repeat: int) -> dict:
     masks = {"l": (np.zeros(ni, dtype=bool), None), "a": (None, out.a_aux_density),
              "b": (out.b_input_density, out.b_aux_density)}
     lib = library()
-    keep, mptr = [], (ctypes.c_void_p * (2 * S.MAX_QUERIES))()
-    for q, name in enumerate(masks):
-        for s, (m, size) in enumerate(zip(masks[name], (ni, na))):
-            m = S._mask_bytes(m, size, name)
-            if m is not None:
-                keep.append(m)
-                mptr[2 * q + s] = m.ctypes.data
+    mptr, _keep = S.mask_pointers(masks, ni, na)   # _keep: the masks outlive the calls
     codes = np.empty(n, dtype=np.uint8)
     counts = np.zeros((1, S.MAX_QUERIES, 3), dtype=np.int64)
     pin, pax = inputs.ctypes.data, aux.ctypes.data
@@ -61,12 +54,7 @@ def run(log2: int, repeat: int) -> dict:
     classify()
     split, totals, at = S.offsets(counts)
     split32 = split.astype(np.int32)
-    outs, optr = [], (ctypes.c_void_p * (3 * S.MAX_QUERIES))()
-    for q in range(3):
-        arrs = (np.empty(int(totals[q, 1]), dtype=np.int64), np.empty(int(totals[q, 2]), dtype=np.int64),
-                np.empty((int(totals[q, 2]), 8), dtype=np.uint32))
-        outs.append(arrs)
-        optr[3 * q: 3 * q + 3] = [a.ctypes.data for a in arrs]
+    outs, optr = S.output_arrays(list(masks), split, totals)
 
     def gather():
         lib.fr_gather(pin, ni, pax, 0, n, codes.ctypes.data, 3, split32.ctypes.data, at.ctypes.data, optr)
@@ -82,8 +70,8 @@ def run(log2: int, repeat: int) -> dict:
         got[name] = {"min_ms": min(times) * 1e3, "median_ms": statistics.median(times) * 1e3,
                      "ns_per_value": min(times) * 1e9 / n, "times_s": times}
     want = S.split_queries(inputs, aux, masks, threads=1)
-    checked = all(np.array_equal(o, w) for q, name in enumerate(masks)
-                  for o, w in zip(outs[q], want[name][:3]))
+    checked = all(np.array_equal(o, w) for name in masks
+                  for o, w in zip(outs[name][:3], want[name][:3]))
     return {"benchmark": "prep_passes", "host": host(), "log2_domain": log2, "values": n,
             "repeat": repeat, "passes": got, "checked": bool(checked),
             "note": "one thread, the whole index space as one range; min and median of wall seconds"}

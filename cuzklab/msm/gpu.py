@@ -696,10 +696,11 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     limbs = mp.ascontiguousarray(mp.asarray(limbs, dtype=mp.uint32))
     xs = mp.ascontiguousarray(points.x.limbs)
     ys = mp.ascontiguousarray(points.y.limbs)
+    swords = _u(scalar_words(bits))
     if counts is None:
         counts = mp.zeros(nbt, dtype=mp.uint32)
         run.launch("msm_count", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)), _u(bsize),
-                                    counts, _u(scalar_words(bits))))
+                                    counts, swords))
     elif counts.shape != (nbt,):
         raise ValueError(f"counts: expected {nbt} bucket counts, got shape {tuple(counts.shape)}")
     offsets = mp.zeros(nbt + 1, dtype=mp.uint32)
@@ -708,8 +709,7 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     entries = mp.empty(max(nwin * n, 1), dtype=mp.uint32)
     for w_lo, w_hi in scatter_groups(g, nwin, nb, batches, shared=shared):
         run.launch("msm_scatter", n, (limbs, _u(n), _u(c), _u(nwin), _u(shared), _u(max(norig, 1)),
-                                      _u(bsize), cursor, entries, _u(w_lo), _u(w_hi),
-                                      _u(scalar_words(bits))))
+                                      _u(bsize), cursor, entries, _u(w_lo), _u(w_hi), swords))
     chunks = ACCUMULATE[g] == "chunks"
     nent = n * nwin  # sorted entries
     parts = batches  # accumulation launches (one per batch of points)

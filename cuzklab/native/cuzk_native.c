@@ -441,6 +441,12 @@ void fr_classify(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int6
 /* a where the mask m is all ones, b where it is 0: a select the compiler keeps branch-free. */
 #define PICK(m, a, b) ((((uintptr_t)(a)) & (m)) | (((uintptr_t)(b)) & ~(m)))
 
+/* Value var of the assignment: the inputs [0, ni), then the aux values. */
+static inline const u64 *zvar(int64_t var, const u64 *inputs, int64_t ni, const u64 *aux)
+{
+    return var < ni ? inputs + 4 * var : aux + 4 * (var - ni);
+}
+
 /* How many values ahead the gather asks for the value a tail copy will read. The tail
  * values (~10 %, at random) are read a second time here, long after classify read them:
  * without the request each was a cache miss the loop waited on (2^22 values on the
@@ -462,7 +468,7 @@ void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_
                const uint8_t *codes, int nq, const int32_t *split, const int64_t *at,
                void *const *outs)
 {
-    int64_t sink[2] = {0, 0};
+    int64_t sink[1] = {0};
     int64_t pos[PREP_QUERIES];
     int64_t *one_at[PREP_QUERIES], *tidx_at[PREP_QUERIES];
     u64 *tval_at[PREP_QUERIES];
@@ -493,8 +499,7 @@ void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_
              * scratch slot), asked of the caches now */
             const int64_t j = i + GATHER_AHEAD < hi ? i + GATHER_AHEAD : i;
             const uintptr_t mt = -(uintptr_t)((lut[codes[j]] & 0444u) != 0);
-            const u64 *xj = j < ni ? inputs + 4 * j : aux + 4 * (j - ni);
-            __builtin_prefetch((const void *)PICK(mt, xj, sink), 0, 0);
+            __builtin_prefetch((const void *)PICK(mt, zvar(j, inputs, ni, aux), sink), 0, 0);
         }
         /* query q: store at its next one slot or the sink, move on past a one */
 #define GATHER_ONE(Q, O, P)                                                          \
@@ -510,7 +515,7 @@ void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_
         GATHER_ONE(2, o2, pos2)
 #undef GATHER_ONE
         if (f & 0444u) {                      /* a tail value of some query */
-            const u64 *x = i < ni ? inputs + 4 * i : aux + 4 * (i - ni);
+            const u64 *x = zvar(i, inputs, ni, aux);
             const int64_t p[3] = {pos0, pos1, pos2};
             for (int q = 0; q < PREP_QUERIES; q++)
                 if ((f >> (3 * q + 2)) & 1) {
@@ -526,11 +531,6 @@ void fr_gather(const u64 *inputs, int64_t ni, const u64 *aux, int64_t lo, int64_
 }
 
 /* ---------------------------------------------------------- synthesis */
-
-static inline const u64 *zvar(int64_t var, const u64 *inputs, int64_t ni, const u64 *aux)
-{
-    return var < ni ? inputs + 4 * var : aux + 4 * (var - ni);
-}
 
 /* out[i] = sum_k coeffs[k rows + i] z[cols[k rows + i]] for rows [lo, hi) of one matrix. */
 static void matvec_rows(const int64_t *cols, const u64 *coeffs, int width, int64_t rows,

@@ -70,6 +70,43 @@ def offsets(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return split, totals, at
 
 
+def mask_pointers(masks: dict, ni: int, na: int):
+    """Return (the masks' pointer array for the native passes, the arrays it points to).
+
+    ``masks``: {query: (input_mask or None, aux_mask or None)} as for
+    :func:`split_queries`; entry 2 q + s is query q's mask of segment s (0:
+    inputs, 1: aux values), NULL for None. Keep the arrays while the pointers
+    are in use.
+    """
+    keep = []
+    ptrs = (ctypes.c_void_p * (2 * MAX_QUERIES))()
+    for q, name in enumerate(masks):
+        for s, (m, n) in enumerate(zip(masks[name], (ni, na))):
+            m = _mask_bytes(m, n, f"masks[{name!r}][{s}]")
+            if m is not None:
+                keep.append(m)
+                ptrs[2 * q + s] = m.ctypes.data
+    return ptrs, keep
+
+
+def output_arrays(queries, split: np.ndarray, totals: np.ndarray):
+    """Return ({query: (ones_idx, tail_idx, tail_vals, zeros, ones, split)}, their pointer array).
+
+    The arrays are allocated empty for the gather pass to fill, sized by
+    ``totals`` (:func:`offsets`); pointer 3 q + k is query q's k-th array.
+    """
+    ptrs = (ctypes.c_void_p * (3 * MAX_QUERIES))()
+    out = {}
+    for q, name in enumerate(queries):
+        ones_idx = np.empty(int(totals[q, 1]), dtype=np.int64)
+        tail_idx = np.empty(int(totals[q, 2]), dtype=np.int64)
+        tail_vals = np.empty((int(totals[q, 2]), 8), dtype=np.uint32)
+        ptrs[3 * q: 3 * q + 3] = [ones_idx.ctypes.data, tail_idx.ctypes.data, tail_vals.ctypes.data]
+        out[name] = (ones_idx, tail_idx, tail_vals, int(totals[q, 0]), int(totals[q, 1]),
+                     bool(split[q]))
+    return out, ptrs
+
+
 def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: int = 1) -> dict:
     """Return {query: (ones_idx, tail_idx, tail_limbs, zeros, ones, split)} for each query.
 
@@ -85,14 +122,7 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
     ni, na = inputs.shape[0], aux.shape[0]
     queries = list(masks)
     nq = len(queries)
-    keep = []                                   # the mask arrays outlive the native calls
-    mask_ptrs = (ctypes.c_void_p * (2 * MAX_QUERIES))()
-    for q, name in enumerate(queries):
-        for s, (m, n) in enumerate(zip(masks[name], (ni, na))):
-            m = _mask_bytes(m, n, f"masks[{name!r}][{s}]")
-            if m is not None:
-                keep.append(m)
-                mask_ptrs[2 * q + s] = m.ctypes.data
+    mask_ptrs, keep = mask_pointers(masks, ni, na)   # keep: the arrays outlive the native calls
     n = ni + na
     pool = native_pool(threads) if threads > 1 and n > MIN_CHUNK else None
     grain = pool.grain(n, MIN_CHUNK) if pool is not None else max(n, 1)
@@ -108,16 +138,7 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
 
     split, totals, at = offsets(counts[:, :nq])
     split32 = split.astype(np.int32)
-    out_ptrs = (ctypes.c_void_p * (3 * MAX_QUERIES))()
-    out = {}
-    for q, name in enumerate(queries):
-        ones_idx = np.empty(int(totals[q, 1]), dtype=np.int64)
-        tail_idx = np.empty(int(totals[q, 2]), dtype=np.int64)
-        tail_vals = np.empty((int(totals[q, 2]), 8), dtype=np.uint32)
-        out_ptrs[3 * q: 3 * q + 3] = [ones_idx.ctypes.data, tail_idx.ctypes.data,
-                                      tail_vals.ctypes.data]
-        out[name] = (ones_idx, tail_idx, tail_vals, int(totals[q, 0]), int(totals[q, 1]),
-                     bool(split[q]))
+    out, out_ptrs = output_arrays(queries, split, totals)
     psplit, pat = split32.ctypes.data, at.ctypes.data
     if pool is None:
         lib.fr_gather(pin, ni, pax, 0, n, pcodes, nq, psplit, pat, out_ptrs)
