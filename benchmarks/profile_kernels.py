@@ -29,7 +29,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ntt", default="16,24", help="log2 sizes of forward NTTs ('' for none)")
     ap.add_argument("--msm", default="20", help="log2 sizes of G1 MSMs ('' for none)")
+    ap.add_argument("--msm-window", type=int, default=None, metavar="C",
+                    help="window size of the MSMs (default: the measured table's)")
     args = ap.parse_args(argv)
+    if args.msm_window is not None and not 2 <= args.msm_window <= 24:
+        ap.error(f"--msm-window must be in 2..24, got {args.msm_window}")
     import cupy as cp
     from cupy.cuda import profiler
 
@@ -59,7 +63,7 @@ def main(argv=None) -> int:
         want = MB.expected("g1", limbs)
         pts = MB.bench_points("g1", n, "gpu")
         dl = cp.asarray(limbs)
-        c = D.default_window(n, "gpu", glv=msm_gpu.use_glv("g1", n, None), group="g1")
+        c = args.msm_window or D.default_window(n, "gpu", glv=msm_gpu.use_glv("g1", n, None), group="g1")
         msm_gpu.msm_gpu(pts, dl, c)
         cp.cuda.Device().synchronize()
         profiler.start()
@@ -67,7 +71,7 @@ def main(argv=None) -> int:
         cp.cuda.Device().synchronize()
         profiler.stop()
         ok &= got == want
-        print(f"msm g1 2^{k}: checked {got == want}", flush=True)
+        print(f"msm g1 2^{k} c={c}: checked {got == want}", flush=True)
     return 0 if ok else 1
 
 
