@@ -151,15 +151,16 @@ class CupyRunner:
         """Return the compiled module of a kernel file for one group (NVRTC, cached)."""
         mul = tuple(sorted((MULTIPLIERS.get(group) or {}).items()))
         return CupyRunner._module(filename, group, ACC_MIN_BLOCKS[group], ACCUMULATE[group], mul, tuple(HOT),
-                                  AFFINE_MIN_BLOCKS[group], PREFETCH[group], EO_SQR[group])
+                                  AFFINE_MIN_BLOCKS[group], PREFETCH[group], EO_SQR[group], SORT_HINTS[group])
 
     @staticmethod
     @functools.lru_cache(maxsize=None)
     def _module(filename: str, group: str, acc_min_blocks: int, accumulate: str, mul: tuple, hot: tuple,
-                affine_min_blocks: int = 0, prefetch: int = 3, eo_sqr: int = 1):
+                affine_min_blocks: int = 0, prefetch: int = 3, eo_sqr: int = 1, sort_hints: int = 0):
         from ..field.cuda import load_module
         opts = tuple(f"-I{d}" for d in include_dirs()) + (f"-DCUZK_MSM_PREFETCH={prefetch}",
-                                                          f"-DCUZK_EO_SQR={eo_sqr}")
+                                                          f"-DCUZK_EO_SQR={eo_sqr}",
+                                                          f"-DCUZK_SORT_HINTS={sort_hints}")
         names = tuple(k for k in kernel_names(filename) if group_of(k) in (None, group))
         return load_module(source(filename), names, opts, mul=dict(mul))
 
@@ -242,6 +243,23 @@ ACC_MIN_BLOCKS = {"g1": 2, "g2": 1}
 #: loads each pair's map two steps and its sort entries one step ahead; 4
 #: (with 2), it also asks L2 for the next pair's points (measured slower).
 PREFETCH = {"g1": 3, "g2": 3}
+
+#: L2 hints of the counting sort per group, a bit mask (``CUZK_SORT_HINTS``
+#: in pippenger.cu): 1, ``msm_count`` / ``msm_scatter`` load the scalars as
+#: streaming data; 2, ``msm_scatter`` stores its entries evict-last. Why:
+#: Nsight Compute at G1 2^24, c = 19 (``ncu-sort-2p24-c19-h200.txt``) showed
+#: each one-window scatter launch (1.84 ms for 2^25 entries of 4 bytes) move
+#: ~2.6 GB through DRAM: the bucket fronts (8 MiB) were evicted between the
+#: writes of their bucket by the 512 MiB of scalars each launch streams in.
+#: On an H200 (2026-12-04, ``tune_msm.py --set SORT_HINTS.g1=0,1,2,3``,
+#: ``msm-sort-hints-24-h200.json``, ``msm-sort-hints-26-h200.json``, medians
+#: of 5, checked): G1 2^26 at c = 19 409.5 / 407.0 / - / 399.0 ms with 0 / 1 /
+#: - / 3 (sort 64.2 / 62.0 / - / 54.3); 2^24 at c = 19 110.7 / 110.7 / 110.0
+#: / 107.9 (sort 16.5 / 16.0 / 15.6 / 14.1), at c = 16 110.9 / 111.2 / 110.5
+#: / 109.8. G1 2^20 and 2^22 and G2 2^20 did not move (sort 0.75 / 0.72,
+#: 2.96 / 2.76, 0.80 / 0.80 ms; ``msm-sort-hints-small-h200.json``), so G2
+#: keeps the plain accesses.
+SORT_HINTS = {"g1": 3, "g2": 0}
 
 #: Squares of an even/odd-multiplied field per group (``CUZK_EO_SQR``,
 #: cuzk_mont.cuh): 1, ``mont_sqr_eo`` (each cross product once); 0,
@@ -426,7 +444,10 @@ AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
 #: sort 63.7), 417.5 with two (16 MiB), 416.8 with four (32 MiB); at c = 16
 #: (one launch under every limit) 2^24 111.9-112.3 and 2^26 435.7-436.0.
 #: The fronts are only part of the sort's cost at c = 19: each launch reads
-#: every scalar again.
+#: every scalar again. With SORT_HINTS 3 one window a launch still wins
+#: (``msm-c19-tune-h200.json``): 2^24 at
+#: c = 19 sort 13.4 / 15.5 / 16.9 ms with 8 / 16 / 64 MiB, 2^26 54.2 / 62.7
+#: with 8 / 16 MiB.
 SCATTER_FRONT_BYTES = {"g1": 1 << 23, "g2": 1 << 23}
 
 

@@ -31,6 +31,15 @@ using namespace cuzk;
 #define CUZK_PREFETCH_ROUNDS (((CUZK_MSM_PREFETCH) >> 1) & 1)
 #define CUZK_PREFETCH_ROUND_POINTS (((CUZK_MSM_PREFETCH) >> 2) & 1)
 
+// L2 hints of the counting sort, a bit mask (cuzklab.msm.gpu.SORT_HINTS):
+// bit 0, msm_count and msm_scatter load the scalars as streaming data (first
+// to be evicted), so that they pass through L2 without pushing out the
+// bucket fronts; bit 1, msm_scatter stores its entries with an evict-last
+// policy, so that a front stays in L2 between the writes of its bucket.
+#ifndef CUZK_SORT_HINTS
+#define CUZK_SORT_HINTS 0
+#endif
+
 #define CUZK_TID (blockIdx.x * (usize)blockDim.x + threadIdx.x)
 
 namespace msm {
@@ -61,15 +70,43 @@ __device__ __forceinline__ u32 chunk(const u32 s[10], u32 bit, u32 c) {
   return (u32)v & ((1u << c) - 1u);
 }
 
+// 16 bytes of a scalar, for the sort (streaming with bit 0 of CUZK_SORT_HINTS).
+__device__ __forceinline__ uint4 load_sort_scalar(const uint4* p) {
+#if (CUZK_SORT_HINTS & 1) && defined(__CUDA_ARCH__)
+  return __ldcs(p);
+#else
+  return *p;
+#endif
+}
+
+// The L2 policy of the scatter's entry stores: evict-last with bit 1 of
+// CUZK_SORT_HINTS (0, unused, otherwise and off the device).
+__device__ __forceinline__ u64 entry_policy() {
+  u64 policy = 0;
+#if (CUZK_SORT_HINTS & 2) && defined(__CUDA_ARCH__)
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+#endif
+  return policy;
+}
+
+__device__ __forceinline__ void store_entry(u32* p, u32 v, u64 policy) {
+#if (CUZK_SORT_HINTS & 2) && defined(__CUDA_ARCH__)
+  asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(v), "l"(policy) : "memory");
+#else
+  (void)policy;
+  *p = v;
+#endif
+}
+
 // Scalar i of an (n, 8) array (16-byte aligned, as CuPy's are), in two 16-byte
 // loads; swords = 4 (scalars below 2^128: GLV's halves, whose upper words are 0)
 // reads the low half only.
 __device__ __forceinline__ void load_scalar(const u32* scalars, usize i, u32 swords, u32 s[10]) {
   const uint4* p = reinterpret_cast<const uint4*>(scalars + 8 * i);
-  const uint4 lo = p[0];
+  const uint4 lo = load_sort_scalar(p);
   s[0] = lo.x; s[1] = lo.y; s[2] = lo.z; s[3] = lo.w;
   if (swords > 4) {
-    const uint4 hi = p[1];
+    const uint4 hi = load_sort_scalar(p + 1);
     s[4] = hi.x; s[5] = hi.y; s[6] = hi.z; s[7] = hi.w;
   } else {
     s[4] = 0; s[5] = 0; s[6] = 0; s[7] = 0;
@@ -153,6 +190,7 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
   const u32 base = batch_base(i, norig, bsize, nwin, nb);
   u32 carry = 0;
   const u32 w_end = w_hi < nwin ? w_hi : nwin;
+  const u64 keep = msm::entry_policy();
   for (u32 w = 0; w < w_end; w++) {
     u32 d = msm::chunk(s, w * c, c) + carry;
     carry = d > half ? 1u : 0u;
@@ -160,7 +198,7 @@ extern "C" __global__ void msm_scatter(const u32* scalars, u32 n, u32 c, u32 nwi
     if (mag && w >= w_lo) {
       const u32 negative = (carry ? 1u : 0u) ^ (folded ? 1u : 0u);
       const u32 pos = atomicAdd(&cursor[base + msm::bucket_key(shared, w, nb, mag)], 1u);
-      entries[pos] = (shared ? w * n + (u32)i : (u32)i) | (negative << 31);
+      msm::store_entry(entries + pos, (shared ? w * n + (u32)i : (u32)i) | (negative << 31), keep);
     }
   }
 }
