@@ -160,6 +160,8 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     ``upload_batches``: part counts to time the pinned upload with as well
     (``batches=`` of ``msm_gpu_from_host``), each under
     ``pinned_upload_by_batches[str(count)]`` (times_s, median_s, phases_s),
+    the pinned uploads at ``window`` or, when None, at ``gpu.upload_window``
+    (pinned_upload_window; that of one part's points),
     for each value of ``upload_streams`` (``gpu.UPLOAD_STREAMS``; False adds
     the suffix "-one-stream" to the key); the pinned_upload_* keys stay those
     of the defaults. ``upload_pools``: "fresh" (device memory returned to the
@@ -224,10 +226,12 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                 buf[...] = a
                 pinned.append(buf)
 
+            c_up = None if window is None else c  # None: gpu.upload_window, that of one part
+
             def timed(parts, pool):  # (times, phases, all checked) of the pinned upload in ``parts`` parts
                 ts, marks = [], []
                 if pool == "warm":  # the pool holds the blocks of one run like this before timing
-                    ok_run = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts) == want
+                    ok_run = gpu.msm_gpu_from_host(group, *pinned, c_up, glv=used_glv, batches=parts) == want
                 else:
                     ok_run = True
                 for _ in range(repeats):
@@ -235,14 +239,14 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
                         fresh_device_memory()
                     cp.cuda.Device().synchronize()
                     start.record()
-                    got = gpu.msm_gpu_from_host(group, *pinned, c, glv=used_glv, batches=parts)
+                    got = gpu.msm_gpu_from_host(group, *pinned, c_up, glv=used_glv, batches=parts)
                     stop.record()
                     stop.synchronize()
                     ts.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
                     ok_run &= got == want
                 if pool == "fresh":
                     fresh_device_memory()
-                ok_run &= gpu.msm_gpu_from_host(group, *pinned, c, marks=marks, glv=used_glv,
+                ok_run &= gpu.msm_gpu_from_host(group, *pinned, c_up, marks=marks, glv=used_glv,
                                                 batches=parts) == want
                 return ts, gpu.phase_times(marks), ok_run
             for pool in pools:
@@ -293,6 +297,7 @@ def bench_msm(log2_size: int, backend: str = "gpu", *, group: str = "g1", repeat
     if pin_times or warm:
         from . import gpu
         out["pinned_upload_batches"] = gpu.upload_batches(group, n)
+        out["pinned_upload_window"] = gpu.upload_window(group, n, used_glv) if window is None else c
         if by_batches:
             out["pinned_upload_by_batches"] = by_batches
     if backend == "gpu":

@@ -179,8 +179,14 @@ GPU_WINDOWS = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 13, 18: 14, 20: 16, 22: 16, 
 #: window holds a few bits of the 128 (c = 18 and 21: bits 126-127 only, so a
 #: handful of buckets take a whole window's entries and their counters' atomics
 #: serialize: sort 42.2 and 93.7 ms against 11.8 at 16), and from c = 20 the
-#: reduction of 2^(c-1) buckets a window (27.8 ms at 22).
-GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 16, 26: 19}
+#: reduction of 2^(c-1) buckets a window (27.8 ms at 22). Once the sort's
+#: scalar loads stream past L2 and its entry stores stay there
+#: (``gpu.SORT_HINTS``, 2026-12-04, ``msm-sort-hints-24-h200.json``, medians
+#: of 5, checked), 2^24 at c = 19 took 107.9 ms against 109.8 at 16 (sort
+#: 14.1 against 11.0, rounds 78.0 against 89.9, reduction 3.9 against 1.0;
+#: without the hints 110.7 against 110.9), so 2^24 moved to 19; c = 17 and 20
+#: took 129.4 and 135.0 (sort 28.1 and 29.8: top windows of 9 and 8 bits).
+GPU_WINDOWS_GLV = {0: 2, 4: 3, 8: 5, 12: 8, 14: 10, 16: 12, 18: 13, 20: 16, 22: 16, 24: 19}
 #: GPU window sizes for G2 (no GLV): its additions and its bucket reduction
 #: both cost ~3x G1's, and the reduction is latency-bound, so smaller windows
 #: pay. Sweeps on an H200 (benchmarks/tune_msm.py --group g2 --windows

@@ -53,7 +53,8 @@ def test_default_window():
     glv = [D.default_window(1 << k, "gpu", glv=True) for k in range(0, 28)]
     assert glv == sorted(glv) and D.default_window(1 << 20, "gpu", glv=True) == 16
     assert D.default_window(1 << 16, "gpu", glv=True) == 12
-    assert D.default_window(1 << 24, "gpu", glv=True) == 16 and D.default_window(1 << 26, "gpu", glv=True) == 19
+    assert D.default_window(1 << 22, "gpu", glv=True) == 16
+    assert D.default_window(1 << 24, "gpu", glv=True) == 19 and D.default_window(1 << 26, "gpu", glv=True) == 19
     assert D.default_window(1 << 20, "gpu") == 16 and D.default_window(1 << 24, "gpu") == 17
     g2 = [D.default_window(1 << k, "gpu", group="g2") for k in range(0, 28)]
     assert g2 == sorted(g2) and D.default_window(1 << 20, "gpu", group="g2") == 15

@@ -196,3 +196,27 @@ def test_msm_from_host_bad_input(runner):
         gpu.msm_gpu_from_host("g1", xs, ys, limbs, 4, runner=runner, batches=0)
     assert gpu.upload_batches("g1", 1 << 24) == gpu.UPLOAD_BATCHES
     assert gpu.upload_batches("g1", 1 << 10) == 1 and gpu.upload_batches("g2", 1 << 24) == 1
+    with pytest.raises(ValueError, match="window must be in"):
+        gpu.msm_gpu_from_host("g1", xs, ys, limbs, 40, runner=runner)
+
+
+def test_upload_window_is_that_of_one_part():
+    # each part's points have buckets of their own: the window of one part's MSM
+    glv = gpu.use_glv("g1", 1 << 24, None)
+    assert gpu.upload_batches("g1", 1 << 24) == 4
+    assert gpu.upload_window("g1", 1 << 24) == D.default_window(1 << 22, "gpu", glv=glv) == 16
+    assert gpu.upload_window("g1", 1 << 24, batches=1) == D.default_window(1 << 24, "gpu", glv=glv) == 19
+    assert gpu.upload_window("g1", 1 << 24, glv=False) == D.default_window(1 << 22, "gpu")
+    assert gpu.upload_window("g2", 1 << 20) == D.default_window(1 << 20, "gpu", group="g2")
+    assert gpu.upload_window("g1", 5, batches=9) == D.default_window(1, "gpu", glv=gpu.use_glv("g1", 5, None))
+
+
+def test_msm_from_host_default_window(runner):
+    n = 13
+    rng = random.Random(3)
+    limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+    pts = _points(n)
+    xs, ys = np.asarray(pts.x.limbs), np.asarray(pts.y.limbs)
+    want = gpu.msm_gpu(pts, limbs, 3, runner=runner)
+    for parts in (1, 3):
+        assert gpu.msm_gpu_from_host("g1", xs, ys, limbs, None, runner=runner, batches=parts) == want
