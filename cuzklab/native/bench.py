@@ -70,13 +70,16 @@ def median_s(fn, repeat: int) -> float:
 class _NativeSpans:
     """A stand-in for the native library that records when each of its calls ran (any thread)."""
 
-    def __init__(self, lib):
+    def __init__(self, lib, serial=()):
         self._lib = lib
+        self._serial = frozenset(serial)
         self.spans: list[tuple[float, float]] = []
         self._lock = threading.Lock()
 
     def __getattr__(self, name):
         fn = getattr(self._lib, name)
+        if name in self._serial:     # native, but on the calling thread alone: part of the serial time
+            return fn
 
         def call(*args):
             t0 = time.perf_counter()
@@ -95,10 +98,12 @@ def serial_s(fn, module, repeat: int) -> float:
     ``module``: the module whose ``library()`` the calls go through (e.g.
     :mod:`cuzklab.native.split`); it is patched for the duration. The rest of
     the call is its serial part: Python, allocations, and the handoffs to and
-    from the pool.
+    from the pool. Native calls the module names in ``SERIAL_CALLS`` (work done
+    on the calling thread alone, e.g. bookkeeping between two pooled passes)
+    count as serial too.
     """
     real = module.library
-    spans = _NativeSpans(real())
+    spans = _NativeSpans(real(), getattr(module, "SERIAL_CALLS", ()))
     module.library = lambda: spans
     out = []
     try:

@@ -48,6 +48,7 @@ SIGNATURES = {
     "g2_combine": ([_P, _I32, _I32, _I32, _P], None),
     "fr_classify": ([_P, _I64, _P, _I64, _I64, _I32, _P, _P, _P], None),
     "fr_gather": ([_P, _I64, _P, _I64, _I64, _P, _I32, _P, _P, _P], None),
+    "fr_split_offsets": ([_P, _I64, _I32, _P, _P, _P], None),
     "fr_matvec": ([_I32, _P, _P, _P, _I64, _I64, _I64, _P, _I64, _P, _P], None),
     "witness_eval": ([_P, _P, _P, _I64, _I64, _P, _I64, _P, _P, _P, _P, _U32], _U64),
     "fr_mul_batch": ([_P, _P, _I64, _I64, _P], None),

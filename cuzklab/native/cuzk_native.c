@@ -452,6 +452,37 @@ static inline const u64 *zvar(int64_t var, const u64 *inputs, int64_t ni, const 
  * without the request each was a cache miss the loop waited on (2^22 values on the
  * development machine: 46.7 ms a pass without it; 34.6 / 28.1 / 25.5 / 31.5 ms 16 / 32 /
  * 128 / 256 values ahead; benchmarks/bench_prep_passes.py). */
+/* Between prep_msm's two passes: from the per-range counts (ranges x PREP_QUERIES x 3:
+ * zeros, ones, others of each query) the split rule of each of the nq queries (the tail at
+ * most half of the points: split[q] = 1 sends the ones to ones_idx), each query's totals
+ * (zeros, ones written, tail) and each range's place in each query's outputs: at[(r nq +
+ * q) 3 + k], the exclusive prefix over the ranges of (values selected, ones written, tail
+ * entries). The same numbers as cuzklab.native.split.offsets, without a dozen NumPy calls
+ * on a few dozen integers. */
+void fr_split_offsets(const int64_t *counts, int64_t ranges, int nq, int32_t *split,
+                      int64_t *totals, int64_t *at)
+{
+    for (int q = 0; q < nq; q++) {
+        int64_t z = 0, o = 0, t = 0;
+        for (int64_t r = 0; r < ranges; r++) {
+            const int64_t *c = counts + (r * PREP_QUERIES + q) * 3;
+            z += c[0]; o += c[1]; t += c[2];
+        }
+        const int sp = !(2 * t > z + o + t);
+        int64_t pos = 0, ones = 0, tail = 0;
+        for (int64_t r = 0; r < ranges; r++) {
+            const int64_t *c = counts + (r * PREP_QUERIES + q) * 3;
+            int64_t *a = at + (r * nq + q) * 3;
+            a[0] = pos; a[1] = ones; a[2] = tail;
+            pos += c[0] + c[1] + c[2];
+            ones += sp ? c[1] : 0;
+            tail += c[2] + (sp ? 0 : c[1]);
+        }
+        split[q] = sp;
+        totals[3 * q] = z; totals[3 * q + 1] = ones; totals[3 * q + 2] = tail;
+    }
+}
+
 #define GATHER_AHEAD 128
 
 /* Every query's share of [lo, hi) in one pass over the codes. at[3 q + 0..2]: the query

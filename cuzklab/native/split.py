@@ -14,9 +14,9 @@ passes over the ranges:
 2. gather: one pass over the codes that writes every query's indices of the
    ones, indices of the tail and tail scalars for the range.
 
-Between them, on the calling thread, only NumPy's prefix sums of a
-(ranges, 3, 3) array of counts (each range's place in each query's outputs)
-and the outputs' allocation: they are allocated empty, and their pages are
+Between them, on the calling thread, only the prefix sums of a
+(ranges, 3, 3) array of counts (each range's place in each query's outputs;
+native, :func:`native_offsets`) and the outputs' allocation: they are allocated empty, and their pages are
 first touched by the thread that writes them. The split rule is SupraSeal's
 (see :mod:`cuzklab.stages.prep_msm`); the output equals the NumPy twin's.
 """
@@ -35,6 +35,10 @@ MIN_CHUNK = 1 << 15
 
 #: Most queries one call splits (the codes hold a selection bit per query).
 MAX_QUERIES = 3
+
+#: Native calls made on the calling thread alone, between the pooled passes:
+#: ``cuzklab.native.bench.serial_s`` counts them in the serial time.
+SERIAL_CALLS = ("fr_split_offsets",)
 
 
 def _mask_bytes(mask, n: int, what: str) -> np.ndarray | None:
@@ -67,6 +71,28 @@ def offsets(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     at -= per
     totals = per.sum(axis=0)
     totals[:, 0] = tot[:, 0]
+    return split, totals, at
+
+
+def native_offsets(lib, counts: np.ndarray, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return :func:`offsets` of ``counts[:, :nq]`` computed by the native library.
+
+    ``counts``: the classify pass's (ranges, MAX_QUERIES, 3) int64 array;
+    ``split`` comes back as int32 (what the gather pass reads), ``at`` as a
+    contiguous (ranges, nq, 3) array. The same numbers as :func:`offsets`,
+    without its NumPy calls on a few dozen integers between the two passes.
+    """
+    if counts.shape[1:] != (MAX_QUERIES, 3) or counts.dtype != np.int64 or not counts.flags["C_CONTIGUOUS"]:
+        raise ValueError(f"counts: expected a contiguous (ranges, {MAX_QUERIES}, 3) int64 array, "
+                         f"got {counts.dtype} {counts.shape}")
+    if not 0 <= nq <= MAX_QUERIES:
+        raise ValueError(f"nq must be in 0..{MAX_QUERIES}, got {nq}")
+    ranges = counts.shape[0]
+    split = np.empty(nq, dtype=np.int32)
+    totals = np.empty((nq, 3), dtype=np.int64)
+    at = np.empty((ranges, nq, 3), dtype=np.int64)
+    lib.fr_split_offsets(counts.ctypes.data, ranges, nq, split.ctypes.data, totals.ctypes.data,
+                         at.ctypes.data)
     return split, totals, at
 
 
@@ -136,9 +162,8 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
     else:
         lib.fr_classify_pool(pool.handle, grain, pin, ni, pax, n, nq, mask_ptrs, pcodes, pcounts)
 
-    split, totals, at = offsets(counts[:, :nq])
-    split32 = split.astype(np.int32)
-    out, out_ptrs = output_arrays(queries, split, totals)
+    split32, totals, at = native_offsets(lib, counts, nq)
+    out, out_ptrs = output_arrays(queries, split32.astype(bool), totals)
     psplit, pat = split32.ctypes.data, at.ctypes.data
     if pool is None:
         lib.fr_gather(pin, ni, pax, 0, n, pcodes, nq, psplit, pat, out_ptrs)

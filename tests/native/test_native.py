@@ -317,7 +317,7 @@ def test_split_queries_on_the_pool_with_fewer_queries(nq, monkeypatch):
 
     monkeypatch.setattr(S, "library", lambda: Spy())
     got = S.split_queries(inputs, aux, masks, threads=3)
-    assert calls == ["fr_classify_pool", "fr_gather_pool"]
+    assert calls == ["fr_classify_pool", "fr_split_offsets", "fr_gather_pool"]
     for q, (ones, tail_idx, vals, n0, n1, sp) in got.items():
         _same_split(QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, check=False), n0, n1, sp),
                     want[q])
@@ -353,6 +353,39 @@ def test_offsets_place_each_range_in_each_query():
     assert at.flags["C_CONTIGUOUS"]
 
 
+@pytest.mark.parametrize("nq", [0, 1, 2, 3])
+def test_native_offsets_equal_the_numpy_ones(nq):
+    from cuzklab.native.split import MAX_QUERIES, native_offsets, offsets
+    rng = np.random.default_rng(nq)
+    lib = build.library()
+    for ranges in (1, 2, 7, 40):
+        counts = rng.integers(0, 1000, size=(ranges, MAX_QUERIES, 3)).astype(np.int64)
+        if ranges == 2 and nq:
+            counts[:, 0] = [[1, 1, 1], [1, 0, 2]]      # tail 3 of 6 points: exactly half, split
+        if ranges == 7 and nq > 1:
+            counts[:, 1] = 0                             # a query that selects nothing
+        split, totals, at = native_offsets(lib, counts, nq)
+        want_split, want_totals, want_at = offsets(counts[:, :nq])
+        assert split.dtype == np.int32 and split.tolist() == want_split.astype(int).tolist()
+        assert np.array_equal(totals, want_totals) and np.array_equal(at, want_at)
+        assert at.flags["C_CONTIGUOUS"] and at.shape == (ranges, nq, 3)
+    if nq:
+        half = np.zeros((2, MAX_QUERIES, 3), dtype=np.int64)
+        half[:, 0] = [[1, 1, 1], [1, 0, 2]]
+        assert native_offsets(lib, half, nq)[0][0] == 1
+
+
+def test_native_offsets_bad_input():
+    from cuzklab.native.split import native_offsets
+    lib = build.library()
+    with pytest.raises(ValueError, match="counts: expected a contiguous \\(ranges, 3, 3\\) int64"):
+        native_offsets(lib, np.zeros((2, 2, 3), dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="counts: expected"):
+        native_offsets(lib, np.zeros((2, 3, 3), dtype=np.int32), 2)
+    with pytest.raises(ValueError, match="nq must be in 0..3"):
+        native_offsets(lib, np.zeros((2, 3, 3), dtype=np.int64), 4)
+
+
 def test_serial_s_counts_the_time_no_native_call_runs():
     import cuzklab.native.split as S
     from cuzklab.native.bench import serial_s
@@ -365,6 +398,30 @@ def test_serial_s_counts_the_time_no_native_call_runs():
         S.split_queries(inputs, aux, masks, threads=2)
     assert 0.02 <= serial_s(fn, S, 3) < 0.5
     assert S.library is build.library                # restored
+
+
+def test_serial_s_counts_the_modules_serial_calls():
+    # a native call the module names as serial (on the calling thread alone) is not
+    # taken for the stage's pooled work
+    import types
+
+    from cuzklab.native.bench import serial_s
+
+    class Lib:
+        def work(self):
+            time.sleep(0.03)
+
+        def bookkeeping(self):
+            time.sleep(0.03)
+    lib = Lib()
+    mod = types.SimpleNamespace(library=lambda: lib)
+
+    def fn():
+        mod.library().work()
+        mod.library().bookkeeping()
+    assert serial_s(fn, mod, 3) < 0.02               # without SERIAL_CALLS: both are work
+    mod.SERIAL_CALLS = ("bookkeeping",)
+    assert 0.025 <= serial_s(fn, mod, 3) < 0.055     # the bookkeeping's 30 ms are serial
 
 
 def test_synthesize_splits_its_time_and_matches_synth(program):
