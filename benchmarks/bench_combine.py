@@ -8,8 +8,10 @@ Each shape is group:windows:c, as the GPU MSM leaves them (G1 with GLV at
 2^20-2^24: 8 windows of 16 bits; at 2^26: 7 of 19; G2 at 2^20: 17 of 15).
 The window sums are multiples of the generator in XYZZ with random scalings;
 every result is checked against sum_w 2^(c w) W_w from the reference
-formulas. Prints the median per shape and writes JSON (CPU, shapes,
-medians). Exits 1 when a result is wrong. This step runs on the host after the GPU's reduction, so its time
+formulas. Prints the median per shape (on Python ints; and the whole step
+from the device's XYZZ limbs to the affine point, on Python ints and in
+native code) and writes JSON (CPU, shapes, medians). Exits 1 when a result
+is wrong. This step runs on the host after the GPU's reduction, so its time
 is part of every GPU MSM's.
 """
 
@@ -61,19 +63,48 @@ def _windows(group: str, nwin: int, rng: random.Random):
     return ks, pts
 
 
+def _median(fn, repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), min(times)
+
+
 def bench(group: str, nwin: int, c: int, repeats: int, seed: int = 1) -> dict:
+    """Time the combination of ``nwin`` window sums: on Python ints, and the whole step from the device's limbs.
+
+    ``median_s``: ``combine_windows`` over Python-int tuples; ``python_from_limbs_s``:
+    the same after ``_xyzz_to_points`` (what the GPU MSM ran before);
+    ``native_from_limbs_s``: ``gpu.combine_sums`` with the native library (None
+    where it does not build). Every result is checked.
+    """
+    from cuzklab.msm import gpu
+    from cuzklab.native.build import NativeBuildError, library
     rng = random.Random(seed)
     ks, pts = _windows(group, nwin, rng)
     total = sum(k << (c * w) for w, k in enumerate(ks)) % R
     want = ref.affine_mul(group, ref.generator(group), total)
-    got = combine_windows(group, pts, c)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        combine_windows(group, pts, c)
-        times.append(time.perf_counter() - t0)
-    return {"group": group, "windows": nwin, "c": c, "repeats": repeats, "median_s": statistics.median(times),
-            "times_min_s": min(times), "checked": got.xy == want}
+    limbs = gpu.xyzz_limbs(group, pts)
+    checked = combine_windows(group, pts, c).xy == want
+    med, low = _median(lambda: combine_windows(group, pts, c), repeats)
+    out = {"group": group, "windows": nwin, "c": c, "repeats": repeats, "median_s": med, "times_min_s": low}
+    python = lambda: combine_windows(group, gpu._xyzz_to_points(group, limbs), c)  # noqa: E731
+    checked &= python().xy == want
+    out["python_from_limbs_s"] = _median(python, repeats)[0]
+    try:
+        lib = library()
+    except NativeBuildError:
+        lib = None
+    if lib is not None:
+        native = lambda: gpu._combine_native(lib, group, limbs, c)  # noqa: E731
+        checked &= native().xy == want
+        out["native_from_limbs_s"] = _median(native, repeats)[0]
+    else:
+        out["native_from_limbs_s"] = None
+    out["checked"] = bool(checked)
+    return out
 
 
 def main(argv=None) -> int:
@@ -86,11 +117,15 @@ def main(argv=None) -> int:
         ap.error("--repeats must be >= 1")
     shapes = _shapes(args.shapes)
     rows = []
-    print(f"{'group':<6}{'windows':>8}{'c':>4}{'median ms':>11}  checked")
+    print(f"{'group':<6}{'windows':>8}{'c':>4}{'ints ms':>10}{'python ms':>11}{'native ms':>11}  checked"
+          "   (python / native: from the device's limbs to the affine point)")
     for g, nwin, c in shapes:
         r = bench(g, nwin, c, args.repeats)
         rows.append(r)
-        print(f"{g:<6}{nwin:>8}{c:>4}{r['median_s'] * 1e3:>11.3f}  {r['checked']}")
+        nat = r["native_from_limbs_s"]
+        nat_txt = f"{nat * 1e3:>11.3f}" if nat is not None else f"{'-':>11}"
+        print(f"{g:<6}{nwin:>8}{c:>4}{r['median_s'] * 1e3:>10.3f}{r['python_from_limbs_s'] * 1e3:>11.3f}"
+              f"{nat_txt}  {r['checked']}")
     report = {"benchmark": "msm_combine", "device": device_name("cpu"),
               "python": platform.python_version(), "results": rows}
     if args.json:

@@ -327,6 +327,8 @@ def test_the_combine_benchmark_checks_its_results_and_shapes(tmp_path, capsys):
     assert mod.main(["--shapes", "g1:3:4,g2:2:3", "--repeats", "2", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["results"]
     assert [(r["group"], r["windows"], r["c"], r["checked"]) for r in rows] == [("g1", 3, 4, True), ("g2", 2, 3, True)]
+    # the whole step from the device's limbs, on Python ints and in native code, both checked
+    assert all(r["python_from_limbs_s"] > 0 and r["native_from_limbs_s"] > 0 for r in rows)
     with pytest.raises(SystemExit, match="group:windows:c"):
         mod.main(["--shapes", "g1:x:4"])
     with pytest.raises(SystemExit, match="group g1 or g2"):

@@ -46,6 +46,7 @@ SIGNATURES = {
     "g2_digits": ([_P, _I64, _I64, _I64, _I32, _I32, _P], None),
     "g2_window": ([_P, _P, _P, _P, _I64, _I32, _I64, _I64, _P], None),
     "g2_combine": ([_P, _I32, _I32, _I32, _P], None),
+    "g1_combine": ([_P, _I32, _I32, _P], None),
     "fr_classify": ([_P, _I64, _P, _I64, _I64, _I32, _P, _P, _P], None),
     "fr_gather": ([_P, _I64, _P, _I64, _I64, _P, _I32, _P, _P, _P], None),
     "fr_split_offsets": ([_P, _I64, _I32, _P, _P, _P], None),

@@ -386,6 +386,115 @@ void g2_combine(const u64 *sums, int windows, int parts, int c, u64 *out)
     memcpy(out, &acc, sizeof acc);
 }
 
+/* ------------------------------------------- G1 windows combined (Jacobian) */
+
+/* The GPU MSM's last step: its W window sums (XYZZ, Montgomery, as the device leaves
+ * them) combined by Horner's rule, sum_w 2^(c w) S_w: c W dependent doublings, which one
+ * host thread does in C far faster than in Python ints. The chain runs in Jacobian
+ * coordinates, where a doubling (dbl-2009-l, a = 0) costs 2M + 5S; Z = 0 is infinity. */
+typedef struct { u64 X[6], Y[6], Z[6]; } g1_jac;
+
+static inline int fp_is_zero(const u64 *a) { return is_zero_n(a, 6); }
+
+static void g1_jac_dbl(g1_jac *p)
+{
+    if (fp_is_zero(p->Z)) return;
+    u64 A[6], B[6], C[6], D[6], E[6], F[6], t[6];
+    fp_mul(A, p->X, p->X);
+    fp_mul(B, p->Y, p->Y);
+    fp_mul(C, B, B);
+    fp_add(t, p->X, B);
+    fp_mul(t, t, t);
+    fp_sub(t, t, A);
+    fp_sub(t, t, C);
+    fp_add(D, t, t);                   /* D = 2((X + B)^2 - A - C) */
+    fp_add(E, A, A);
+    fp_add(E, E, A);                   /* E = 3A */
+    fp_mul(F, E, E);
+    fp_mul(t, p->Y, p->Z);
+    fp_add(p->Z, t, t);                /* Z3 = 2 Y Z, before Y changes */
+    fp_sub(t, F, D);
+    fp_sub(p->X, t, D);                /* X3 = F - 2D */
+    fp_sub(t, D, p->X);
+    fp_mul(t, E, t);
+    fp_add(C, C, C);
+    fp_add(C, C, C);
+    fp_add(C, C, C);                   /* 8C */
+    fp_sub(p->Y, t, C);                /* Y3 = E (D - X3) - 8C */
+}
+
+/* p += q, add-2007-bl, with the doubling and infinity cases. */
+static void g1_jac_add(g1_jac *p, const g1_jac *q)
+{
+    if (fp_is_zero(q->Z)) return;
+    if (fp_is_zero(p->Z)) { *p = *q; return; }
+    u64 Z1Z1[6], Z2Z2[6], U1[6], U2[6], S1[6], S2[6], H[6], I[6], J[6], r[6], V[6], t[6];
+    fp_mul(Z1Z1, p->Z, p->Z);
+    fp_mul(Z2Z2, q->Z, q->Z);
+    fp_mul(U1, p->X, Z2Z2);
+    fp_mul(U2, q->X, Z1Z1);
+    fp_mul(t, p->Y, q->Z);
+    fp_mul(S1, t, Z2Z2);
+    fp_mul(t, q->Y, p->Z);
+    fp_mul(S2, t, Z1Z1);
+    fp_sub(H, U2, U1);
+    fp_sub(r, S2, S1);
+    if (fp_is_zero(H)) {
+        if (fp_is_zero(r)) g1_jac_dbl(p); else memset(p, 0, sizeof *p);
+        return;
+    }
+    fp_add(r, r, r);                   /* r = 2 (S2 - S1) */
+    fp_add(t, H, H);
+    fp_mul(I, t, t);                   /* I = (2H)^2 */
+    fp_mul(J, H, I);
+    fp_mul(V, U1, I);
+    fp_add(t, p->Z, q->Z);
+    fp_mul(t, t, t);
+    fp_sub(t, t, Z1Z1);
+    fp_sub(t, t, Z2Z2);
+    fp_mul(p->Z, t, H);                /* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
+    fp_mul(t, r, r);
+    fp_sub(t, t, J);
+    fp_sub(t, t, V);
+    fp_sub(p->X, t, V);                /* X3 = r^2 - J - 2V */
+    fp_sub(t, V, p->X);
+    fp_mul(t, r, t);
+    fp_mul(S1, S1, J);
+    fp_add(S1, S1, S1);
+    fp_sub(p->Y, t, S1);               /* Y3 = r (V - X3) - 2 S1 J */
+}
+
+/* An XYZZ point (X, Y, ZZ, ZZZ: 24 limbs) as Jacobian (X ZZ ZZZ^2, Y ZZ^3 ZZZ^2, ZZ ZZZ). */
+static void g1_from_xyzz(g1_jac *p, const u64 *xyzz)
+{
+    const u64 *X = xyzz, *Y = xyzz + 6, *ZZ = xyzz + 12, *ZZZ = xyzz + 18;
+    if (fp_is_zero(ZZ)) { memset(p, 0, sizeof *p); return; }
+    u64 zzz2[6], t[6];
+    fp_mul(zzz2, ZZZ, ZZZ);
+    fp_mul(t, X, ZZ);
+    fp_mul(p->X, t, zzz2);
+    fp_mul(t, ZZ, ZZ);
+    fp_mul(t, t, ZZ);
+    fp_mul(t, t, Y);
+    fp_mul(p->Y, t, zzz2);
+    fp_mul(p->Z, ZZ, ZZZ);
+}
+
+/* out (Jacobian X, Y, Z: 18 limbs, Montgomery) = sum_w 2^(c w) S_w over the windows'
+ * XYZZ sums S_w (24 limbs each, Montgomery). */
+void g1_combine(const u64 *sums, int windows, int c, u64 *out)
+{
+    g1_jac acc;
+    memset(&acc, 0, sizeof acc);
+    for (int w = windows - 1; w >= 0; w--) {
+        for (int s = 0; s < c && !fp_is_zero(acc.Z); s++) g1_jac_dbl(&acc);
+        g1_jac q;
+        g1_from_xyzz(&q, sums + (size_t)w * 24);
+        g1_jac_add(&acc, &q);
+    }
+    memcpy(out, &acc, sizeof acc);
+}
+
 /* ------------------------------------------------------------ prep_msm */
 
 /* prep_msm sees the assignment as one index space: the inputs [0, ni), then the aux

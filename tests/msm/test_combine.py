@@ -28,14 +28,9 @@ def _want(group, ks, c):
     return ref.affine_mul(group, ref.generator(group), total) if total else None
 
 
-@pytest.mark.parametrize("group", ["g1", "g2"])
-@pytest.mark.parametrize("big", ["mpz", "int"])
-def test_combine_windows_matches_reference(group, big, monkeypatch):
-    if big == "int":
-        monkeypatch.setattr(C, "_big", int)
-    rng = random.Random(7)
-    c = 5
-    cases = [
+def _cases(rng, c):
+    """Window multipliers (of G) that reach every case of the combination's additions."""
+    return [
         [rng.randrange(R) for _ in range(6)],
         [0, 0, 0],                      # every window empty
         [3, 0, 0, 0],                   # only the lowest window
@@ -45,8 +40,18 @@ def test_combine_windows_matches_reference(group, big, monkeypatch):
         [(-(1 << c)) % R, 1],           # the sum is infinity: acc + (-acc)
         [1 << c, R - 1],                # 2^c G + 2^c (R - 1) G = infinity
         [1 << c, 1],                    # 2^c G + 2^c G: the addition is a doubling
+        [rng.randrange(R)],             # one window
     ]
-    for ks in cases:
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize("big", ["mpz", "int"])
+def test_combine_windows_matches_reference(group, big, monkeypatch):
+    if big == "int":
+        monkeypatch.setattr(C, "_big", int)
+    rng = random.Random(7)
+    c = 5
+    for ks in _cases(rng, c):
         pts = [_xyzz(group, k, rng) for k in ks]
         got = C.combine_windows(group, pts, c)
         want = _want(group, ks, c)
@@ -87,3 +92,42 @@ def test_written_out_g1_addition_matches_reference():
         assert C._lift_point(C._add_g1(p1, p2), int) == ref.jacobian_add("g1", p1, p2)
     assert C._to_affine_g1(a) == ref.jacobian_to_affine("g1", a)
     assert C._to_affine_g1(inf) is None
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize("c", [5, 16])
+def test_native_combination_from_the_device_limbs(group, c):
+    # gpu.combine_sums takes the (W, 4, WORDS) Montgomery limbs the reduction leaves and
+    # combines them in C (g1_combine / g2_combine): the reference's point in every case
+    from cuzklab.msm import gpu
+    from cuzklab.native.build import library
+    lib = library()
+    rng = random.Random(c)
+    for ks in _cases(rng, c):
+        pts = [_xyzz(group, k, rng) for k in ks]
+        limbs = gpu.xyzz_limbs(group, pts)
+        assert gpu._xyzz_to_points(group, limbs) == [tuple(v) for v in pts]   # the encoding's inverse
+        got = gpu._combine_native(lib, group, limbs, c)
+        want = _want(group, ks, c)
+        assert (got.is_infinity if want is None else got.xy == want), ks
+        assert gpu.combine_sums(group, limbs, c) == got
+    assert gpu._combine_native(lib, group, gpu.xyzz_limbs(group, []), c).is_infinity
+
+
+def test_combine_sums_without_the_native_library(monkeypatch):
+    from cuzklab.msm import gpu
+    from cuzklab.native import build
+
+    def broken():
+        raise build.NativeBuildError("no C compiler", compiler=None)
+    rng = random.Random(2)
+    ks = [rng.randrange(R) for _ in range(4)]
+    limbs = gpu.xyzz_limbs("g1", [_xyzz("g1", k, rng) for k in ks])
+    want = _want("g1", ks, 7)
+    monkeypatch.setattr(build, "library", broken)          # falls back to Python ints
+    assert gpu.combine_sums("g1", limbs, 7).xy == want
+    monkeypatch.undo()
+    monkeypatch.setattr(gpu, "NATIVE_COMBINE", False)
+    seen = []
+    monkeypatch.setattr(gpu, "_combine_native", lambda *a: seen.append(a))
+    assert gpu.combine_sums("g1", limbs, 7).xy == want and not seen
