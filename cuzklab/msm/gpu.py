@@ -327,7 +327,7 @@ def combine_sums(group: str, limbs, c: int) -> Point:
         from ..native.build import NativeBuildError, library
         try:
             lib = library()
-        except NativeBuildError:
+        except (NativeBuildError, OSError):     # no C compiler, or a library that will not load
             lib = None
         if lib is not None:
             return _combine_native(lib, group, limbs, c)
