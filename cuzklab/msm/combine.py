@@ -1,5 +1,9 @@
 """Windows combined on the host: sum_w 2^(c w) W_w by Horner's rule, in Python ints.
 
+The GPU MSM runs this chain in C where the native library builds
+(``gpu.combine_sums``, ``gpu.NATIVE_COMBINE``); these functions are its
+fallback and the reference it is tested against.
+
 About 255 dependent doublings: latency-bound work, which Python ints do in
 1-4 ms while one GPU thread needs several times longer. The window sums
 arrive in XYZZ; they are moved to Jacobian coordinates (no inversion:
