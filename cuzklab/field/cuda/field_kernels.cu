@@ -95,15 +95,45 @@ __global__ void k_inv_bgcd(u32* out, const u32* a, usize n) {
   store<F>(out, i, inverse_bgcd<F>(load<F>(a, i)));
 }
 
-// Benchmark: out[i] = x[i] * y[i]^k by a chain of k dependent multiplies.
-template <class F>
-__global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k) {
+// The benchmark chains, over a multiplier M (M::mul, M::sqr): out[i] = x[i] *
+// y[i]^k by k dependent multiplies, or x[i]^(2^k) by k dependent squarings.
+struct DispatchedMul {  // mont_mul / mont_sqr: the field's build (CIOS, FP64 pipe or even/odd)
+  template <class F>
+  __device__ __forceinline__ static fe<F> mul(const fe<F>& a, const fe<F>& b) { return mont_mul<F>(a, b); }
+  template <class F>
+  __device__ __forceinline__ static fe<F> sqr(const fe<F>& a) { return mont_sqr<F>(a); }
+};
+
+struct F64Mul {  // mont_mul_f64 / mont_sqr_f64: partial products on the FP64 pipe
+  template <class F>
+  __device__ __forceinline__ static fe<F> mul(const fe<F>& a, const fe<F>& b) { return mont_mul_f64<F>(a, b); }
+  template <class F>
+  __device__ __forceinline__ static fe<F> sqr(const fe<F>& a) { return mont_sqr_f64<F>(a); }
+};
+
+template <class F, class M>
+__device__ __forceinline__ void mul_chain(u32* out, const u32* x, const u32* y, usize n, int k) {
   usize i = CUZK_TID; if (i >= n) return;
   fe<F> acc = load<F>(x, i);
   const fe<F> b = load<F>(y, i);
 #pragma unroll 4
-  for (int j = 0; j < k; j++) acc = mont_mul<F>(acc, b);
+  for (int j = 0; j < k; j++) acc = M::template mul<F>(acc, b);
   store<F>(out, i, acc);
+}
+
+template <class F, class M>
+__device__ __forceinline__ void sqr_chain(u32* out, const u32* x, usize n, int k) {
+  usize i = CUZK_TID; if (i >= n) return;
+  fe<F> acc = load<F>(x, i);
+#pragma unroll 4
+  for (int j = 0; j < k; j++) acc = M::template sqr<F>(acc);
+  store<F>(out, i, acc);
+}
+
+// Benchmark: out[i] = x[i] * y[i]^k by a chain of k dependent multiplies.
+template <class F>
+__global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k) {
+  mul_chain<F, DispatchedMul>(out, x, y, n, k);
 }
 
 // Benchmark: out[i] = x[i]^(2^k) by a chain of k dependent squarings
@@ -111,11 +141,7 @@ __global__ void k_mul_chain(u32* out, const u32* x, const u32* y, usize n, int k
 template <class F>
 __global__ void k_sqr_chain(u32* out, const u32* x, const u32* y, usize n, int k) {
   (void)y;
-  usize i = CUZK_TID; if (i >= n) return;
-  fe<F> acc = load<F>(x, i);
-#pragma unroll 4
-  for (int j = 0; j < k; j++) acc = mont_sqr<F>(acc);
-  store<F>(out, i, acc);
+  sqr_chain<F, DispatchedMul>(out, x, n, k);
 }
 
 // k_mul and k_mul_chain through mont_mul_f64 (partial products on the FP64 pipe).
@@ -127,12 +153,7 @@ __global__ void k_mul_f64(u32* out, const u32* a, const u32* b, usize n, usize s
 
 template <class F>
 __global__ void k_mul_chain_f64(u32* out, const u32* x, const u32* y, usize n, int k) {
-  usize i = CUZK_TID; if (i >= n) return;
-  fe<F> acc = load<F>(x, i);
-  const fe<F> b = load<F>(y, i);
-#pragma unroll 4
-  for (int j = 0; j < k; j++) acc = mont_mul_f64<F>(acc, b);
-  store<F>(out, i, acc);
+  mul_chain<F, F64Mul>(out, x, y, n, k);
 }
 
 // k_sqr through mont_sqr_f64, and a chain of k dependent squarings for
@@ -147,11 +168,7 @@ __global__ void k_sqr_f64(u32* out, const u32* a, usize n) {
 template <class F>
 __global__ void k_sqr_chain_f64(u32* out, const u32* x, const u32* y, usize n, int k) {
   (void)y;
-  usize i = CUZK_TID; if (i >= n) return;
-  fe<F> acc = load<F>(x, i);
-#pragma unroll 4
-  for (int j = 0; j < k; j++) acc = mont_sqr_f64<F>(acc);
-  store<F>(out, i, acc);
+  sqr_chain<F, F64Mul>(out, x, n, k);
 }
 
 // ---- Fp2 (24 words per element: c0 then c1) ----
