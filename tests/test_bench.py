@@ -364,3 +364,11 @@ def test_prep_passes_times_both_passes_and_checks_the_gather(tmp_path, capsys):
         with pytest.raises(SystemExit):
             mod.main(bad)
         assert word in capsys.readouterr().err
+
+
+def test_the_profiling_script_checks_its_window_before_it_needs_a_gpu(capsys):
+    mod = _script("profile_kernels.py")
+    for bad in ("1", "25"):
+        with pytest.raises(SystemExit):
+            mod.main(["--msm", "20", "--msm-window", bad])
+        assert "--msm-window must be in 2..24" in capsys.readouterr().err
