@@ -5,7 +5,7 @@
         [--g1-sizes 16,18,20,22,24] [--g2-sizes 16,18,20] [--repeats R]
         [--windows C,...] [--precomputed off|on|both] [--glv default|on|off|both]
         [--upload-batches B,...] [--upload-streams on|off|both] [--upload-pool fresh|warm|both]
-        [--json out.json]
+        [--kernels] [--json out.json]
 
 Distinct points, random scalars below 2^254; every timed run is checked
 against the exact result (see cuzklab/msm/bench.py). GPU timings are CUDA-event
@@ -13,8 +13,11 @@ medians after a warm-up; with upload, from pageable memory and from pinned
 memory (``gpu.msm_gpu_from_host``, the points uploading in ``gpu.UPLOAD_BATCHES``
 parts while the work goes on; ``--upload-batches`` times other part counts in the
 same run, ``pinned_upload_by_batches`` in the JSON; ``--upload-pool warm`` keeps
-CuPy's device pool between runs, as the points-on-device runs do). The JSON (device, sizes, every time, medians) is
-rewritten after each size, so a run stopped midway keeps what it measured.
+CuPy's device pool between runs, as the points-on-device runs do). ``--kernels`` also
+times each kernel launch of one more MSM per size (``kernels`` in the JSON: every
+launch, and the sums by kernel), without a profiler's replays. The JSON (device, sizes,
+every time, medians) is rewritten after each size, so a run stopped midway keeps what it
+measured.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
 from cuzklab.backend import device_name, gpu_available  # noqa: E402
-from cuzklab.msm.bench import bench_msm, bench_msm_precomputed, format_table  # noqa: E402
+from cuzklab.msm.bench import bench_msm, bench_msm_precomputed, format_table, kernel_times  # noqa: E402
 
 DEFAULTS = {("gpu", "g1"): "16,18,20,22,24", ("gpu", "g2"): "16,18,20",
             ("cpu", "g1"): "6,8,10", ("cpu", "g2"): "4,6"}
@@ -64,6 +67,9 @@ def main(argv=None) -> int:
                     help="pinned upload runs from device memory returned to the driver before each "
                          "run (fresh), from CuPy's pool holding the previous run's blocks, as the "
                          "points-on-device runs do (warm), or both")
+    ap.add_argument("--kernels", action="store_true",
+                    help="also time each kernel launch of one more MSM per size (GPU; CUDA events "
+                         "around each launch, cuzklab.msm.bench.kernel_times)")
     ap.add_argument("--json", default="bench_msm.json", help="output JSON path ('' for none)")
     args = ap.parse_args(argv)
     try:
@@ -73,6 +79,8 @@ def main(argv=None) -> int:
     if (args.upload_batches is not None and not ubatches) or any(b < 1 for b in ubatches):
         ap.error(f"--upload-batches: expected comma-separated integers >= 1, got {args.upload_batches!r}")
     backend = args.backend or ("gpu" if gpu_available() else "cpu")
+    if args.kernels and backend != "gpu":
+        ap.error("--kernels times the GPU's kernel launches: it needs --backend gpu and a CUDA device")
     groups = ["g1", "g2"] if args.group == "both" else [args.group]
     report = {"device": device_name(backend), "backend": backend, "results": [], "errors": []}
     if backend == "gpu":
@@ -114,6 +122,14 @@ def main(argv=None) -> int:
                       + "".join(f" ({b} parts: {v['median_s'] * 1e3:.3f} ms)"
                                 for b, v in r.get("pinned_upload_by_batches", {}).items())
                       + f", checked {r['checked']}" + (f" [ms: {phases}]" if phases else ""), flush=True)
+                if args.kernels and not pre:
+                    kt = kernel_times(k, g, window=window, glv=gl)
+                    r["kernels"] = kt
+                    r["checked"] = bool(r["checked"] and kt["checked"])
+                    print(f"  kernels of one more MSM ({kt['total_ms']:.2f} ms in launches, checked "
+                          f"{kt['checked']}): " + ", ".join(
+                              f"{name} {v['ms']:.2f} ms x{v['launches']}" for name, v in kt["by_kernel"].items()),
+                          flush=True)
             except Exception as exc:  # keep the other sizes; record why this one failed
                 report["errors"].append({"group": g, "log2_size": k, "window": window, "error": repr(exc)})
                 traceback.print_exc()

@@ -372,3 +372,10 @@ def test_the_profiling_script_checks_its_window_before_it_needs_a_gpu(capsys):
         with pytest.raises(SystemExit):
             mod.main(["--msm", "20", "--msm-window", bad])
         assert "--msm-window must be in 2..24" in capsys.readouterr().err
+
+
+def test_msm_benchmark_kernel_times_need_the_gpu(capsys):
+    mod = _script("bench_msm.py")
+    with pytest.raises(SystemExit):
+        mod.main(["--backend", "cpu", "--kernels", "--json", ""])
+    assert "--kernels times the GPU's kernel launches" in capsys.readouterr().err

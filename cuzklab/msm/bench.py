@@ -138,6 +138,82 @@ def fresh_device_memory() -> None:
     cp.get_default_memory_pool().free_all_blocks()
 
 
+class KernelTimer:
+    """A runner that times every launch of the runner it wraps (e.g. ``gpu.default_runner()``).
+
+    On a CUDA device each launch is bracketed by CUDA events on the current
+    stream; on a host runner (the emulation) by the host clock. Everything
+    else (``xp``, ``resident_threads``, ...) is the wrapped runner's.
+    """
+
+    def __init__(self, runner):
+        self._runner = runner
+        self.launches: list = []          # (kernel, threads, start, stop)
+
+    def __getattr__(self, name):
+        return getattr(self._runner, name)
+
+    def launch(self, name, n_threads, args, **kw):
+        mp = self._runner.xp
+        if hasattr(mp, "cuda"):
+            a, b = mp.cuda.Event(), mp.cuda.Event()
+            a.record()
+            self._runner.launch(name, n_threads, args, **kw)
+            b.record()
+        else:
+            a = time.perf_counter()
+            self._runner.launch(name, n_threads, args, **kw)
+            b = time.perf_counter()
+        self.launches.append((name, int(n_threads), a, b))
+
+    def report(self) -> dict:
+        """Return {"launches": [{kernel, threads, ms}], "by_kernel": {base: {launches, ms}}, "total_ms"}.
+
+        ``kernel`` is the launched name (template arguments included); ``by_kernel``
+        sums by the name before ``<``. Waits for the device first.
+        """
+        mp = self._runner.xp
+        if hasattr(mp, "cuda"):
+            mp.cuda.Device().synchronize()
+        rows = []
+        for name, n, a, b in self.launches:
+            ms = mp.cuda.get_elapsed_time(a, b) if hasattr(mp, "cuda") else (b - a) * 1e3
+            rows.append({"kernel": name, "threads": n, "ms": float(ms)})
+        by: dict = {}
+        for r in rows:
+            e = by.setdefault(r["kernel"].split("<")[0], {"launches": 0, "ms": 0.0})
+            e["launches"] += 1
+            e["ms"] += r["ms"]
+        return {"launches": rows, "by_kernel": by, "total_ms": sum(r["ms"] for r in rows)}
+
+
+def kernel_times(log2_size: int, group: str = "g1", *, window=None, glv=None, seed: int = 1,
+                 runner=None) -> dict:
+    """Return the time of each kernel launch of one warm MSM at n = 2^log2_size (GPU), checked.
+
+    ``runner``: the runner to time (default: the GPU's); a host runner (the
+    emulation) takes CPU inputs. Keys: log2_size, group, window, glv, checked
+    (the result against the exact one), and :meth:`KernelTimer.report`'s. The
+    launches' sum leaves out the host work between them (CuPy's prefix sums,
+    the copies, the windows' combination).
+    """
+    from . import gpu
+    n = check_log2_size(log2_size)
+    if group not in ("g1", "g2"):
+        raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
+    base = runner or gpu.default_runner()
+    backend = "gpu" if hasattr(base.xp, "cuda") else "cpu"
+    used_glv = gpu.use_glv(group, n, glv)
+    c = D.default_window(n, "gpu", glv=used_glv, group=group) if window is None else D.check_window(window)
+    host_limbs, want, pts = _inputs(group, n, backend, seed)
+    limbs = base.xp.asarray(host_limbs)
+    ok = gpu.msm_gpu(pts, limbs, c, runner=base, glv=used_glv) == want   # warm-up: compiles
+    timer = KernelTimer(base)
+    ok &= gpu.msm_gpu(pts, limbs, c, runner=timer, glv=used_glv) == want
+    return {"log2_size": log2_size, "group": group, "window": c, "glv": used_glv, "checked": bool(ok),
+            **timer.report()}
+
+
 def _inputs(group: str, n: int, backend: str, seed: int):
     """Return (host scalar limbs, the exact result, the points on ``backend``) of a benchmark."""
     host_limbs = bench_scalars(n, seed)

@@ -293,3 +293,13 @@ def test_gpu_msm_many_equals_each(monkeypatch, rounds):
     ks = [B.bench_scalars(n, 3) for n in (3000, 5000)]
     got = msm_many(g2, [D.limbs_to_ints(k) for k in ks])
     assert got == [B.expected("g2", k, s + 1) for s, k in enumerate(ks)]
+
+
+def test_gpu_kernel_times_of_one_msm():
+    # CUDA events around each launch: every kernel of the MSM, checked, the sums adding up
+    r = B.kernel_times(12, "g1")
+    assert r["checked"] and r["launches"]
+    names = {x["kernel"].split("<")[0] for x in r["launches"]}
+    assert {"msm_count", "msm_scatter", "msm_integrate"} <= names
+    assert abs(sum(v["ms"] for v in r["by_kernel"].values()) - r["total_ms"]) < 1e-6
+    assert 0 < r["total_ms"] < 1e4
