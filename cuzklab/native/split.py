@@ -16,8 +16,9 @@ passes over the ranges:
 
 Between them, on the calling thread, only the prefix sums of a
 (ranges, 3, 3) array of counts (each range's place in each query's outputs;
-native, :func:`native_offsets`) and the outputs' allocation: they are allocated empty, and their pages are
-first touched by the thread that writes them. The split rule is SupraSeal's
+native, :func:`native_offsets`) and the outputs' allocation: they are
+allocated empty, and their pages are first touched by the thread that
+writes them. The split rule is SupraSeal's
 (see :mod:`cuzklab.stages.prep_msm`); the output equals the NumPy twin's.
 """
 
@@ -163,7 +164,7 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
         lib.fr_classify_pool(pool.handle, grain, pin, ni, pax, n, nq, mask_ptrs, pcodes, pcounts)
 
     split32, totals, at = native_offsets(lib, counts, nq)
-    out, out_ptrs = output_arrays(queries, split32.astype(bool), totals)
+    out, out_ptrs = output_arrays(queries, split32, totals)
     psplit, pat = split32.ctypes.data, at.ctypes.data
     if pool is None:
         lib.fr_gather(pin, ni, pax, 0, n, pcodes, nq, psplit, pat, out_ptrs)

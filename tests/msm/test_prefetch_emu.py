@@ -21,7 +21,7 @@ from cuzklab.msm import bench as B
 from cuzklab.msm import digits as D
 from cuzklab.msm import gpu
 
-from .emu import CXX
+from .emu import CXX, module_options
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
 
@@ -37,17 +37,9 @@ def runner(request):
 def test_module_options_follow_the_settings(monkeypatch):
     monkeypatch.setattr(gpu, "PREFETCH", {"g1": 0, "g2": 1})
     monkeypatch.setattr(gpu, "EO_SQR", {"g1": 1, "g2": 0})
-    import cuzklab.field.cuda as fc
-    seen = []
-    monkeypatch.setattr(fc, "load_module", lambda src, names, opts, mul=None: seen.append(opts))
-    gpu.CupyRunner._module.cache_clear()
-    try:
-        gpu.CupyRunner.module(gpu.SOURCE, "g1")
-        gpu.CupyRunner.module(gpu.SOURCE, "g2")
-    finally:
-        gpu.CupyRunner._module.cache_clear()
-    assert "-DCUZK_MSM_PREFETCH=0" in seen[0] and "-DCUZK_MSM_PREFETCH=1" in seen[1]
-    assert "-DCUZK_EO_SQR=1" in seen[0] and "-DCUZK_EO_SQR=0" in seen[1]
+    g1, g2 = module_options(monkeypatch)
+    assert "-DCUZK_MSM_PREFETCH=0" in g1 and "-DCUZK_MSM_PREFETCH=1" in g2
+    assert "-DCUZK_EO_SQR=1" in g1 and "-DCUZK_EO_SQR=0" in g2
 
 
 @pytest.mark.parametrize("group,n,c", [("g1", 41, 3), ("g2", 13, 3)])

@@ -20,7 +20,7 @@ from cuzklab.msm import bench as B
 from cuzklab.msm import digits as D
 from cuzklab.msm import gpu
 
-from .emu import CXX, Counting
+from .emu import CXX, Counting, module_options
 
 emulated = pytest.mark.skipif(CXX is None, reason="needs a C++ compiler")
 
@@ -36,16 +36,8 @@ def _scalars(n, seed):
 
 def test_module_options_follow_the_setting(monkeypatch):
     monkeypatch.setattr(gpu, "SORT_HINTS", {"g1": 3, "g2": 1})
-    import cuzklab.field.cuda as fc
-    seen = []
-    monkeypatch.setattr(fc, "load_module", lambda src, names, opts, mul=None: seen.append(opts))
-    gpu.CupyRunner._module.cache_clear()
-    try:
-        gpu.CupyRunner.module(gpu.SOURCE, "g1")
-        gpu.CupyRunner.module(gpu.SOURCE, "g2")
-    finally:
-        gpu.CupyRunner._module.cache_clear()
-    assert "-DCUZK_SORT_HINTS=3" in seen[0] and "-DCUZK_SORT_HINTS=1" in seen[1]
+    g1, g2 = module_options(monkeypatch)
+    assert "-DCUZK_SORT_HINTS=3" in g1 and "-DCUZK_SORT_HINTS=1" in g2
 
 
 def test_defaults_are_masks_of_the_two_bits():

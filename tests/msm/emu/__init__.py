@@ -156,3 +156,21 @@ class Counting:
         base = name.split("<")[0]
         self.calls[base] = self.calls.get(base, 0) + 1
         self.inner.launch(name, n_threads, args, block)
+
+
+def module_options(monkeypatch) -> tuple[tuple, tuple]:
+    """Return the NVRTC options ``gpu.CupyRunner.module`` passes for G1 and for G2 (nothing compiled).
+
+    Set the ``cuzklab.msm.gpu`` settings under test with ``monkeypatch`` first.
+    """
+    import cuzklab.field.cuda as fc
+    from cuzklab.msm import gpu
+    seen = []
+    monkeypatch.setattr(fc, "load_module", lambda src, names, opts, mul=None: seen.append(opts))
+    gpu.CupyRunner._module.cache_clear()
+    try:
+        gpu.CupyRunner.module(gpu.SOURCE, "g1")
+        gpu.CupyRunner.module(gpu.SOURCE, "g2")
+    finally:
+        gpu.CupyRunner._module.cache_clear()
+    return seen[0], seen[1]
