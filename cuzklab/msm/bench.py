@@ -192,13 +192,13 @@ def kernel_times(log2_size: int, group: str = "g1", *, window=None, glv=None, se
     """Return the time of each kernel launch of one warm MSM at n = 2^log2_size (GPU), checked.
 
     ``runner``: the runner to time (default: the GPU's); a host runner (the
-    emulation) takes CPU inputs. Keys: log2_size, group, window, glv, checked
+    emulation) takes CPU inputs. Keys: log2_size, n (points), group, window, glv, checked
     (the result against the exact one), and :meth:`KernelTimer.report`'s. The
     launches' sum leaves out the host work between them (CuPy's prefix sums,
     the copies, the windows' combination).
     """
     from . import gpu
-    n = check_log2_size(log2_size)
+    n = 1 << check_log2_size(log2_size)
     if group not in ("g1", "g2"):
         raise ValueError(f"group must be 'g1' or 'g2', got {group!r}")
     base = runner or gpu.default_runner()
@@ -210,8 +210,8 @@ def kernel_times(log2_size: int, group: str = "g1", *, window=None, glv=None, se
     ok = gpu.msm_gpu(pts, limbs, c, runner=base, glv=used_glv) == want   # warm-up: compiles
     timer = KernelTimer(base)
     ok &= gpu.msm_gpu(pts, limbs, c, runner=timer, glv=used_glv) == want
-    return {"log2_size": log2_size, "group": group, "window": c, "glv": used_glv, "checked": bool(ok),
-            **timer.report()}
+    return {"log2_size": log2_size, "n": n, "group": group, "window": c, "glv": used_glv,
+            "checked": bool(ok), **timer.report()}
 
 
 def _inputs(group: str, n: int, backend: str, seed: int):

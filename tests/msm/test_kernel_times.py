@@ -28,6 +28,10 @@ def test_every_launch_is_timed_once(runner, group, log2, window, glv):
     counting = Counting(runner)
     r = B.kernel_times(log2, group, window=window, glv=glv, runner=counting)
     assert r["checked"] and r["window"] == window and r["group"] == group
+    assert r["n"] == 2 ** log2
+    # the count runs over every point (twice as many after the GLV split)
+    count = [x for x in r["launches"] if x["kernel"] == "msm_count"]
+    assert count[0]["threads"] == r["n"] * (2 if r["glv"] else 1)
     # the timer saw the timed MSM's launches: half of what the counting runner saw (warm-up + timed)
     assert len(r["launches"]) * 2 == sum(counting.calls.values())
     names = [x["kernel"].split("<")[0] for x in r["launches"]]

@@ -298,7 +298,9 @@ def test_gpu_msm_many_equals_each(monkeypatch, rounds):
 def test_gpu_kernel_times_of_one_msm():
     # CUDA events around each launch: every kernel of the MSM, checked, the sums adding up
     r = B.kernel_times(12, "g1")
-    assert r["checked"] and r["launches"]
+    assert r["checked"] and r["launches"] and r["n"] == 4096
+    count = [x for x in r["launches"] if x["kernel"] == "msm_count"]
+    assert count[0]["threads"] == 4096 * (2 if r["glv"] else 1)
     names = {x["kernel"].split("<")[0] for x in r["launches"]}
     assert {"msm_count", "msm_scatter", "msm_integrate"} <= names
     assert abs(sum(v["ms"] for v in r["by_kernel"].values()) - r["total_ms"]) < 1e-6
