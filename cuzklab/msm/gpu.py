@@ -492,6 +492,9 @@ AFFINE_SHRINK_256 = 192
 #: Register budget of msm_affine_round: resident blocks of 128 threads per SM
 #: (G1: 3 fit in 168 registers without spills, with the inversion out of line).
 AFFINE_MIN_BLOCKS = {"g1": 3, "g2": 1}
+#: Outputs of a round that one warp of ``msm_pair_map`` maps (the kernel's
+#: PAIR_MAP_WARP_OUTPUTS): 32 a lane, the lanes side by side.
+PAIR_MAP_WARP_OUTPUTS = 1024
 
 
 #: The counting sort's scatter writes each entry at the front of its bucket,
@@ -604,7 +607,8 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         ox = mp.empty((max(m, 1), words), dtype=mp.uint32)
         oy = mp.empty((max(m, 1), words), dtype=mp.uint32)
         pairs = mp.empty(max(m, 1), dtype=mp.uint32)
-        run.launch("msm_pair_map", -(-m // 32), (offs[r - 1], offs[r], _u(nbt), _u(m), pairs))
+        run.launch("msm_pair_map", 32 * -(-m // PAIR_MAP_WARP_OUTPUTS),
+                   (offs[r - 1], offs[r], _u(nbt), _u(m), pairs))
         spans = [(ranges[b], ranges[b + 1]) for b in range(len(cuts) - 1)] if r == 1 else [(0, m)]
         for b, (j0, j1) in enumerate(spans):
             # a part of round 1 runs as soon as its points land, mostly alone

@@ -9,6 +9,7 @@ on and off, G2 and uploads in parts (precomputed bases run no rounds).
 
 from __future__ import annotations
 
+import pathlib
 import random
 
 import numpy as np
@@ -277,3 +278,34 @@ def test_rounds_fitted_to_one_wave_equal_oracle(affine_runner, monkeypatch, resi
         limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
         assert gpu.msm_gpu(pts, limbs, 3, runner=run) == B.expected(group, limbs), (group, resident)
     assert any("msm_affine_round" in k for k in run.asked)
+
+
+def _pair_map_oracle(src_off, dst_off, m):
+    """pairs[j] for the outputs j < m of a round: the two sources of output j, single bit 31."""
+    out = np.zeros(m, dtype=np.uint32)
+    for b in range(len(dst_off) - 1):
+        for j in range(int(dst_off[b]), int(dst_off[b + 1])):
+            s = int(src_off[b]) + 2 * (j - int(dst_off[b]))
+            out[j] = s | ((1 if s + 1 >= int(src_off[b + 1]) else 0) << 31)
+    return out
+
+
+@pytest.mark.parametrize("m_target", [1, 31, 1023, 1024, 1025, 4099])
+def test_pair_map_against_oracle(affine_runner, m_target):
+    # runs of 0-9 entries (empty buckets, odd runs), several warps and a partial last one
+    rng = random.Random(m_target)
+    runs = []
+    while sum((r + 1) // 2 for r in runs) < m_target:
+        runs.append(rng.choice([0, 0, 1, 2, 3, 5, 8, 9]))
+    src = np.concatenate([[0], np.cumsum(runs)]).astype(np.uint32)
+    dst = np.concatenate([[0], np.cumsum([(r + 1) // 2 for r in runs])]).astype(np.uint32)
+    m, nb = int(dst[-1]), len(runs)
+    pairs = np.full(m, 0xDEADBEEF, dtype=np.uint32)
+    affine_runner.launch("msm_pair_map", 32 * -(-m // gpu.PAIR_MAP_WARP_OUTPUTS),
+                         (src, dst, np.uint32(nb), np.uint32(m), pairs))
+    assert np.array_equal(pairs, _pair_map_oracle(src, dst, m))
+
+
+def test_pair_map_warp_outputs_match_the_kernel():
+    text = (pathlib.Path(gpu.__file__).parent / "cuda" / gpu.SOURCE).read_text()
+    assert f"PAIR_MAP_WARP_OUTPUTS = {gpu.PAIR_MAP_WARP_OUTPUTS};" in text
