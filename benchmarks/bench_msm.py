@@ -126,7 +126,8 @@ def main(argv=None) -> int:
                     kt = kernel_times(k, g, window=window, glv=gl)
                     r["kernels"] = kt
                     r["checked"] = bool(r["checked"] and kt["checked"])
-                    print(f"  kernels of one more MSM ({kt['total_ms']:.2f} ms in launches, checked "
+                    print(f"  kernels of one more MSM ({kt['total_ms']:.2f} ms in launches over "
+                          f"{kt['span_ms']:.2f} ms from the first start to the last end, checked "
                           f"{kt['checked']}): " + ", ".join(
                               f"{name} {v['ms']:.2f} ms x{v['launches']}" for name, v in kt["by_kernel"].items()),
                           flush=True)

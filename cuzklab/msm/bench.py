@@ -167,24 +167,32 @@ class KernelTimer:
         self.launches.append((name, int(n_threads), a, b))
 
     def report(self) -> dict:
-        """Return {"launches": [{kernel, threads, ms}], "by_kernel": {base: {launches, ms}}, "total_ms"}.
+        """Return {"launches": [{kernel, threads, ms, at_ms}], "by_kernel": {base: {launches, ms}}, "total_ms", "span_ms"}.
 
-        ``kernel`` is the launched name (template arguments included); ``by_kernel``
-        sums by the name before ``<``. Waits for the device first.
+        ``kernel`` is the launched name (template arguments included); ``at_ms``
+        when it started, from the first launch's start; ``span_ms`` from the
+        first launch's start to the last one's end, so that ``span_ms -
+        total_ms`` is the time the device ran none of them (host work, waits).
+        ``by_kernel`` sums by the name before ``<``. Waits for the device first.
         """
         mp = self._runner.xp
-        if hasattr(mp, "cuda"):
+        cuda = hasattr(mp, "cuda")
+        if cuda:
             mp.cuda.Device().synchronize()
+
+        def ms(a, b):
+            return float(mp.cuda.get_elapsed_time(a, b)) if cuda else (b - a) * 1e3
         rows = []
+        first = self.launches[0][2] if self.launches else None
         for name, n, a, b in self.launches:
-            ms = mp.cuda.get_elapsed_time(a, b) if hasattr(mp, "cuda") else (b - a) * 1e3
-            rows.append({"kernel": name, "threads": n, "ms": float(ms)})
+            rows.append({"kernel": name, "threads": n, "ms": ms(a, b), "at_ms": ms(first, a)})
         by: dict = {}
         for r in rows:
             e = by.setdefault(r["kernel"].split("<")[0], {"launches": 0, "ms": 0.0})
             e["launches"] += 1
             e["ms"] += r["ms"]
-        return {"launches": rows, "by_kernel": by, "total_ms": sum(r["ms"] for r in rows)}
+        span = ms(first, self.launches[-1][3]) if self.launches else 0.0
+        return {"launches": rows, "by_kernel": by, "total_ms": sum(r["ms"] for r in rows), "span_ms": span}
 
 
 def kernel_times(log2_size: int, group: str = "g1", *, window=None, glv=None, seed: int = 1,

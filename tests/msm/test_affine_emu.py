@@ -292,11 +292,15 @@ def _pair_map_oracle(src_off, dst_off, m):
 
 @pytest.mark.parametrize("m_target", [1, 31, 1023, 1024, 1025, 4099])
 def test_pair_map_against_oracle(affine_runner, m_target):
-    # runs of 0-9 entries (empty buckets, odd runs), several warps and a partial last one
+    # runs of 0-9 entries (empty buckets, odd runs) and stretches of up to 3000 empty
+    # buckets (a top window's, in the middle when MSMs share a sort), several warps
+    # and a partial last one
     rng = random.Random(m_target)
     runs = []
     while sum((r + 1) // 2 for r in runs) < m_target:
         runs.append(rng.choice([0, 0, 1, 2, 3, 5, 8, 9]))
+        if rng.random() < 0.02:
+            runs += [0] * rng.choice([33, 1000, 3000])
     src = np.concatenate([[0], np.cumsum(runs)]).astype(np.uint32)
     dst = np.concatenate([[0], np.cumsum([(r + 1) // 2 for r in runs])]).astype(np.uint32)
     m, nb = int(dst[-1]), len(runs)

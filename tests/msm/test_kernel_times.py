@@ -37,6 +37,11 @@ def test_every_launch_is_timed_once(runner, group, log2, window, glv):
     names = [x["kernel"].split("<")[0] for x in r["launches"]]
     assert names.count("msm_count") == 1 and "msm_scatter" in names
     assert all(x["ms"] >= 0 and x["threads"] > 0 for x in r["launches"])
+    # launches in order, one after another: each starts after the one before it ended
+    ats = [x["at_ms"] for x in r["launches"]]
+    assert ats[0] == 0 and ats == sorted(ats)
+    assert all(b["at_ms"] >= a["at_ms"] + a["ms"] - 1e-9 for a, b in zip(r["launches"], r["launches"][1:]))
+    assert r["span_ms"] >= r["total_ms"] - 1e-9
     by = r["by_kernel"]
     assert sum(v["launches"] for v in by.values()) == len(r["launches"])
     assert abs(sum(v["ms"] for v in by.values()) - r["total_ms"]) < 1e-9
@@ -46,7 +51,7 @@ def test_every_launch_is_timed_once(runner, group, log2, window, glv):
 def test_the_timer_passes_everything_else_through(runner):
     timer = B.KernelTimer(runner)
     assert timer.xp is runner.xp
-    assert timer.report() == {"launches": [], "by_kernel": {}, "total_ms": 0}
+    assert timer.report() == {"launches": [], "by_kernel": {}, "total_ms": 0, "span_ms": 0.0}
 
 
 def test_kernel_times_checks_its_arguments(runner):

@@ -143,6 +143,40 @@ __device__ __forceinline__ void prefetch_point(const u32* xs, const u32* ys, usi
   prefetch_coord<C>(ys, i);
 }
 
+// The run (bucket) of sorted position k: the b with off[b] <= k < off[b + 1]
+// for non-decreasing offsets off[0..nb] with off[nb] > k, by bisection.
+__device__ __forceinline__ u32 run_of(const u32* off, u32 nb, u32 k) {
+  u32 lo = 0, hi = nb;
+  while (hi - lo > 1) {
+    const u32 mid = (lo + hi) >> 1;
+    if (off[mid] <= k) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// The same from a run b at or before it (off[b] <= k), galloping: steps of 1,
+// 2, 4, ... then bisection, so that a long stretch of empty buckets costs a
+// few loads. Such stretches exist: the top window's buckets above its largest
+// digit (10,717 of 2^15 for GLV halves at c = 16) lie in the middle of the
+// buckets when several MSMs or batches share one sort, and a walk of one
+// bucket a step over them took ~1 ms in each pair map of the prover's tails.
+__device__ __forceinline__ u32 run_from(const u32* off, u32 b, u32 nb, u32 k) {
+  if (off[b + 1] > k) return b;
+  u32 lo = b + 1, hi, step = 1;  // off[lo] <= k < off[hi]
+  for (;;) {
+    hi = lo + step;
+    if (hi >= nb) { hi = nb; break; }
+    if (off[hi] > k) break;
+    lo = hi;
+    step <<= 1;
+  }
+  while (hi - lo > 1) {
+    const u32 mid = (lo + hi) >> 1;
+    if (off[mid] <= k) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
 }  // namespace msm
 
 // Batches of points (an upload in parts): scalar i belongs to point i mod
@@ -219,13 +253,7 @@ __device__ __forceinline__ void accumulate_chunk(const u32* xs, const u32* ys, c
   const usize t = t0 + CUZK_TID;
   if (t * K >= E) return;
   const u32 k0 = (u32)(t * K), k1 = k0 + K < E ? k0 + K : E;
-  // the bucket of entry k0: offsets[lo] <= k0 < offsets[lo + 1]
-  u32 lo = 0, hi = nbuckets;
-  while (hi - lo > 1) {
-    const u32 mid = (lo + hi) >> 1;
-    if (offsets[mid] <= k0) lo = mid; else hi = mid;
-  }
-  u32 b = lo, bend = offsets[b + 1];
+  u32 b = msm::run_of(offsets, nbuckets, k0), bend = offsets[b + 1];
   xyzz<C> acc = xyzz_inf<C>();
   // entries[k + 1] is loaded one addition ahead and its point asked of L2
   // then, so that the gather of each point is not waited for (bit 0 of
@@ -235,7 +263,8 @@ __device__ __forceinline__ void accumulate_chunk(const u32* xs, const u32* ys, c
     if (k == bend) {
       xyzz_store(partials, pieceoff[b] + (u32)t - offsets[b] / K, acc);
       acc = xyzz_inf<C>();
-      do { b++; bend = offsets[b + 1]; } while (bend <= k);
+      b = msm::run_from(offsets, b + 1, nbuckets, k);
+      bend = offsets[b + 1];
     }
     u32 e_after = 0;
     if (CUZK_PREFETCH_ACC) {
@@ -473,7 +502,7 @@ constexpr u32 PAIR_MAP_WARP_OUTPUTS = 1024;
 // each store of the warp fills 32 consecutive words (one 128-byte line): a
 // thread that wrote 32 consecutive outputs of its own made every store of
 // its warp touch 32 lines, and the map took ~1 ms a round at G1 2^24.
-// Each lane finds the run of its first output by bisection, then walks on.
+// Each lane finds the run of its first output by bisection, then gallops on.
 __device__ __forceinline__ void pair_map(const u32* src_off, const u32* dst_off, u32 nb, u32 m, u32* pairs) {
   const usize t = CUZK_TID;
   const usize w0 = (t >> 5) * (usize)PAIR_MAP_WARP_OUTPUTS;
@@ -481,14 +510,9 @@ __device__ __forceinline__ void pair_map(const u32* src_off, const u32* dst_off,
   const usize end = w0 + PAIR_MAP_WARP_OUTPUTS < m ? w0 + PAIR_MAP_WARP_OUTPUTS : (usize)m;
   const u32 j0 = (u32)(w0 + (t & 31));
   if (j0 >= end) return;
-  u32 lo = 0, hi = nb;  // dst_off[lo] <= j0 < dst_off[lo + 1]
-  while (hi - lo > 1) {
-    const u32 mid = (lo + hi) >> 1;
-    if (dst_off[mid] <= j0) lo = mid; else hi = mid;
-  }
-  u32 b = lo;
+  u32 b = run_of(dst_off, nb, j0);
   for (u32 j = j0; j < end; j += 32) {
-    while (dst_off[b + 1] <= j) b++;
+    b = run_from(dst_off, b, nb, j);
     const u32 s = src_off[b] + 2 * (j - dst_off[b]);
     pairs[j] = s | ((s + 1 >= src_off[b + 1] ? 1u : 0u) << 31);
   }
