@@ -570,7 +570,7 @@ def affine_batch(group: str, pairs: int, resident: int | None = None) -> int:
 
 
 def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before, batch_cuts, streams=None):
-    """Run the batch-affine rounds; return (xs, ys, entries, offsets, count) of the runs left.
+    """Run the batch-affine rounds; return ((xs, ys, entries, offsets, count) of the runs left, longest run).
 
     ``counts``: entries per bucket (device); ``before(b)``: called before the
     first round reads the points of batch b, whose outputs are the range of
@@ -578,7 +578,9 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
     returns None after calling ``before`` for every batch. ``streams``: None,
     or an object whose ``part(b)`` is a context in which batch b's first
     round (and ``before(b)``) is launched, and whose ``join()`` makes the
-    current stream wait for all of them before the second round.
+    current stream wait for all of them before the second round. ``longest
+    run``: the most entries of one bucket left after the rounds (their
+    counts halve, rounded up, each round), from the same wait on the device.
     """
     mp = run.xp
     offs, cnt = [offsets], counts
@@ -588,16 +590,17 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         off[1:] = mp.cumsum(cnt)
         offs.append(off)
     cuts = list(batch_cuts)
-    # one wait on the device: every round's total and round 1's batch ranges
-    vals = [int(v) for v in to_numpy(mp.stack([o[-1] for o in offs] + [offs[min(1, rounds)][c] for c in cuts]))]
-    totals, ranges = vals[:rounds + 1], vals[rounds + 1:]
+    # one wait on the device: every round's total, round 1's batch ranges and the longest run
+    vals = [int(v) for v in to_numpy(mp.stack([o[-1] for o in offs] + [offs[min(1, rounds)][c] for c in cuts]
+                                              + [counts.max()]))]
+    totals, ranges, longest = vals[:rounds + 1], vals[rounds + 1:-1], vals[-1]
     used = 0
     while used < rounds and totals[used] and totals[used + 1] * 256 <= AFFINE_SHRINK_256 * totals[used]:
         used += 1
     if used == 0:
         for b in range(len(cuts) - 1):
             before(b)
-        return None
+        return None, longest
     words = WORDS[g]
     name = _kname("msm_affine_round", g)
     resident = run.resident_threads(name) if hasattr(run, "resident_threads") else None
@@ -626,7 +629,7 @@ def _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds, before
         src, indexed = (ox, oy, None), 0
         del pairs
     m = totals[used]
-    return src[0], src[1], mp.arange(max(m, 1), dtype=mp.uint32), offs[used], m
+    return (src[0], src[1], mp.arange(max(m, 1), dtype=mp.uint32), offs[used], m), -(-longest >> used)
 
 
 def piece_size(entries: int, nbuckets: int) -> int:
@@ -804,11 +807,12 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
     nent = n * nwin  # sorted entries
     parts = batches  # accumulation launches (one per batch of points)
     rounds = affine_plan(g, nent, shared=shared, buckets=nbt)
+    longest = None  # the most entries of one bucket, when known without a wait
     if rounds:
         # batch-affine rounds first (phase "affine"); the accumulation then
         # runs over the runs they leave, whose points are all on the device
         mark("sort")
-        left = _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds,
+        left, longest = _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds,
                               before_accumulate or (lambda b: None),
                               [b * (nbt // batches) for b in range(batches + 1)], streams)
         before_accumulate, parts = None, 1
@@ -826,9 +830,16 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
         pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
-    # the one wait on the device before the additions: how many pieces, and
-    # the most of one bucket (which sets the piece reduction below)
-    npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
+    if chunks and longest is not None and -(-longest // K) + 1 <= GROUP:
+        # bounds, with no wait on the device: a run of L entries spans at most
+        # ceil(L / K) + 1 chunks, and the pieces are at most one a bucket more
+        # than the chunks (partials sized for that; the kernels place the
+        # pieces by pieceoff)
+        npieces, most = nbt + -(-nent // K), -(-longest // K) + 1
+    else:
+        # the one wait on the device before the additions: how many pieces,
+        # and the most of one bucket (which sets the piece reduction below)
+        npieces, most = (int(v) for v in to_numpy(mp.stack((pieceoff[-1], pcount.max()))))
     if chunks and parts > 1:  # the first chunk of each batch's entries: in one transfer
         firsts = [0] + [int(v) // K for v in to_numpy(offsets[nwin * nb:nbt:nwin * nb])]
     else:

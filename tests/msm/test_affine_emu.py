@@ -313,3 +313,27 @@ def test_pair_map_against_oracle(affine_runner, m_target):
 def test_pair_map_warp_outputs_match_the_kernel():
     text = (pathlib.Path(gpu.__file__).parent / "cuda" / gpu.SOURCE).read_text()
     assert f"PAIR_MAP_WARP_OUTPUTS = {gpu.PAIR_MAP_WARP_OUTPUTS};" in text
+
+
+def test_rounds_spare_the_wait_before_the_additions(affine, monkeypatch):
+    # the rounds' wait on the device also gives the longest run, so the accumulation sizes
+    # its pieces by bounds and does not wait again; where a bound passes GROUP (the piece
+    # reduction may then run) the exact counts are read back: one wait more, same result
+    monkeypatch.setattr(gpu, "AFFINE_ROUNDS", {"g1": 1, "g2": 0})
+    monkeypatch.setattr(gpu, "chunk_size", lambda entries: 1)
+    rng = random.Random(5)
+    n = 37
+    pts = B.bench_points("g1", n, "cpu")
+    limbs = D.ints_to_limbs([rng.randrange(R) for _ in range(n)])
+    want = B.expected("g1", limbs)
+    waits = []
+    real = gpu.to_numpy
+    monkeypatch.setattr(gpu, "to_numpy", lambda a: (waits.append(1), real(a))[1])
+    assert gpu.msm_gpu(pts, limbs, 4, runner=affine, glv=False) == want
+    assert affine.calls.get("msm_sum_pieces", 0) == 0
+    bounded = len(waits)
+    waits.clear()
+    monkeypatch.setattr(gpu, "GROUP", 2)
+    assert gpu.msm_gpu(pts, limbs, 4, runner=affine, glv=False) == want
+    assert len(waits) == bounded + 1
+    assert affine.calls.get("msm_sum_pieces", 0) > 0
