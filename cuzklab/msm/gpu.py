@@ -813,8 +813,8 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
         # runs over the runs they leave, whose points are all on the device
         mark("sort")
         left, longest = _affine_rounds(run, g, xs, ys, entries, offsets, counts, nbt, rounds,
-                              before_accumulate or (lambda b: None),
-                              [b * (nbt // batches) for b in range(batches + 1)], streams)
+                                       before_accumulate or (lambda b: None),
+                                       [b * (nbt // batches) for b in range(batches + 1)], streams)
         before_accumulate, parts = None, 1
         if left is not None:
             xs, ys, entries, offsets, nent = left
