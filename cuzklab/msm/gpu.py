@@ -484,7 +484,11 @@ AFFINE_MIN_ENTRIES = {"g1": 1 << 24, "g2": 1 << 22}
 #: for few additions. At G1 2^22-2^26 and G2 2^20 (runs of 64-1024) the cap
 #: leaves AFFINE_ROUNDS as it is; the prover's three G1 tails in one
 #: ``msm_many`` (runs of ~80) took 39.9 ms with 3 rounds, 42.1 with 5 and
-#: 44.3 with none (``tail-msm-h200.json``). 0: no cap.
+#: 44.3 with none (``tail-msm-h200.json``). 0: no cap. With the warp-wide
+#: pair maps, 4 gave G1 2^24 (a fifth round) 102.4 ms against 103.2 and the
+#: tails (a fourth) 28.7-29.9 against 28.0-29.2 (``msm-minrun-24-pairmap-h200.json``,
+#: ``tails-pairmap-minrun-4-h200.json``), before the galloping took ~1 ms
+#: from each of the tails' pair maps: not measured since.
 AFFINE_MIN_RUN = 8
 #: A round runs only while it leaves at most this fraction (in 1/256) of its
 #: input: once most buckets hold one point, a round adds little.
