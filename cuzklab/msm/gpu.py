@@ -834,12 +834,13 @@ def _window_sums(points, limbs, c, run, mark, shared, bits, before_accumulate=No
         pcount = (counts + mp.uint32(K - 1)) // mp.uint32(K)
     pieceoff = mp.zeros(nbt + 1, dtype=mp.uint32)
     pieceoff[1:] = mp.cumsum(pcount)
-    if chunks and longest is not None and -(-longest // K) + 1 <= GROUP:
-        # bounds, with no wait on the device: a run of L entries spans at most
-        # ceil(L / K) + 1 chunks, and the pieces are at most one a bucket more
-        # than the chunks (partials sized for that; the kernels place the
-        # pieces by pieceoff)
-        npieces, most = nbt + -(-nent // K), -(-longest // K) + 1
+    # a run of L entries spans at most ceil(L / K) + 1 chunks
+    most = -(-longest // K) + 1 if chunks and longest is not None else None
+    if most is not None and most <= GROUP:
+        # bounds, with no wait on the device: the pieces are at most one a
+        # bucket more than the chunks (partials sized for that; the kernels
+        # place the pieces by pieceoff)
+        npieces = nbt + -(-nent // K)
     else:
         # the one wait on the device before the additions: how many pieces,
         # and the most of one bucket (which sets the piece reduction below)

@@ -143,16 +143,19 @@ __device__ __forceinline__ void prefetch_point(const u32* xs, const u32* ys, usi
   prefetch_coord<C>(ys, i);
 }
 
-// The run (bucket) of sorted position k: the b with off[b] <= k < off[b + 1]
-// for non-decreasing offsets off[0..nb] with off[nb] > k, by bisection.
-__device__ __forceinline__ u32 run_of(const u32* off, u32 nb, u32 k) {
-  u32 lo = 0, hi = nb;
+// The run (bucket) of sorted position k between runs lo and hi: the b in [lo, hi)
+// with off[b] <= k < off[b + 1], for non-decreasing offsets with off[lo] <= k <
+// off[hi], by bisection.
+__device__ __forceinline__ u32 run_between(const u32* off, u32 lo, u32 hi, u32 k) {
   while (hi - lo > 1) {
     const u32 mid = (lo + hi) >> 1;
     if (off[mid] <= k) lo = mid; else hi = mid;
   }
   return lo;
 }
+
+// The run of position k among all nb runs (off[nb] > k).
+__device__ __forceinline__ u32 run_of(const u32* off, u32 nb, u32 k) { return run_between(off, 0, nb, k); }
 
 // The same from a run b at or before it (off[b] <= k), galloping: steps of 1,
 // 2, 4, ... then bisection, so that a long stretch of empty buckets costs a
@@ -170,11 +173,7 @@ __device__ __forceinline__ u32 run_from(const u32* off, u32 b, u32 nb, u32 k) {
     lo = hi;
     step <<= 1;
   }
-  while (hi - lo > 1) {
-    const u32 mid = (lo + hi) >> 1;
-    if (off[mid] <= k) lo = mid; else hi = mid;
-  }
-  return lo;
+  return run_between(off, lo, hi, k);
 }
 
 }  // namespace msm
