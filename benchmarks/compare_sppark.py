@@ -5,6 +5,9 @@
         --sppark-msm sppark_msm.jsonl --sppark-ntt sppark_ntt.jsonl [--versions VERSIONS] \\
         [--json sppark-h200.json]
 
+Either pair may be left out (--msm with --sppark-msm, --ntt with --sppark-ntt)
+to compare the NTT alone or the MSM alone.
+
 Reads the JSON of ``bench_msm.py`` and ``bench_ntt.py`` and the JSON lines of
 the sppark harness (its ``msm_bench`` / ``ntt_bench``: medians of 5, G1 MSM
 with points on the device and from host memory, Fr NTT natural order in and
@@ -74,15 +77,19 @@ def compare(msm: dict, ntt: dict, sp_msm: list[dict], sp_ntt: list[dict]) -> tup
 
 
 def markdown(table: dict) -> str:
-    """Return the comparison as two Markdown tables."""
-    out = ["| G1 MSM | cuzklab (GLV) | sppark | ratio | with upload: cuzklab / sppark |",
-           "|---|---|---|---|---|"]
+    """Return the comparison as Markdown tables (one per kernel that has rows)."""
+    out: list[str] = []
+    if table["msm"]:
+        out += ["| G1 MSM | cuzklab (GLV) | sppark | ratio | with upload: cuzklab / sppark |",
+                "|---|---|---|---|---|"]
     for r in table["msm"]:
         up = (f"{r['cuzklab_upload_ms']:.1f} / {r['sppark_upload_ms']:.1f} ms"
               if r.get("sppark_upload_ms") else "—")
         out.append(f"| 2^{r['log2_size']} | {r['cuzklab_ms']:.2f} ms | {r['sppark_ms']:.2f} ms | "
                    f"{r['ratio']:.2f} | {up} |")
-    out += ["", "| Fr NTT | forward: cuzklab / sppark (ratio) | coset inverse: cuzklab / sppark (ratio) |",
+    if table["ntt"]:
+        out += ([""] if out else []) + [
+            "| Fr NTT | forward: cuzklab / sppark (ratio) | coset inverse: cuzklab / sppark (ratio) |",
             "|---|---|---|"]
     for r in table["ntt"]:
         cells = []
@@ -98,23 +105,32 @@ def markdown(table: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--msm", type=pathlib.Path, required=True)
-    ap.add_argument("--ntt", type=pathlib.Path, required=True)
-    ap.add_argument("--sppark-msm", type=pathlib.Path, required=True)
-    ap.add_argument("--sppark-ntt", type=pathlib.Path, required=True)
+    ap.add_argument("--msm", type=pathlib.Path, default=None, help="bench_msm.py's JSON")
+    ap.add_argument("--ntt", type=pathlib.Path, default=None, help="bench_ntt.py's JSON")
+    ap.add_argument("--sppark-msm", type=pathlib.Path, default=None, help="the harness's msm_bench lines")
+    ap.add_argument("--sppark-ntt", type=pathlib.Path, default=None, help="the harness's ntt_bench lines")
     ap.add_argument("--versions", type=pathlib.Path, default=None,
                     help="the harness's VERSIONS file (sppark and blst commits), recorded in the JSON")
     ap.add_argument("--json", type=pathlib.Path, default=None)
     args = ap.parse_args(argv)
+    for ours, theirs in (("msm", "sppark_msm"), ("ntt", "sppark_ntt")):
+        if (getattr(args, ours) is None) != (getattr(args, theirs) is None):
+            ap.error(f"--{ours} and --{theirs.replace('_', '-')} go together: give both or neither")
+    if args.msm is None and args.ntt is None:
+        ap.error("give --msm with --sppark-msm, --ntt with --sppark-ntt, or both pairs")
     for name in ("msm", "ntt", "sppark_msm", "sppark_ntt"):
-        if not getattr(args, name).is_file():
-            ap.error(f"--{name.replace('_', '-')}: no such file: {getattr(args, name)}")
-    msm, ntt = json.loads(args.msm.read_text()), json.loads(args.ntt.read_text())
-    sp_msm_text, sp_ntt_text = args.sppark_msm.read_text(), args.sppark_ntt.read_text()
-    table, problems = compare(msm, ntt, _lines(args.sppark_msm), _lines(args.sppark_ntt))
-    if "# msm all results exact" not in sp_msm_text:
+        path = getattr(args, name)
+        if path is not None and not path.is_file():
+            ap.error(f"--{name.replace('_', '-')}: no such file: {path}")
+    msm = json.loads(args.msm.read_text()) if args.msm else {}
+    ntt = json.loads(args.ntt.read_text()) if args.ntt else {}
+    sp_msm_text = args.sppark_msm.read_text() if args.sppark_msm else ""
+    sp_ntt_text = args.sppark_ntt.read_text() if args.sppark_ntt else ""
+    table, problems = compare(msm, ntt, _lines(args.sppark_msm) if args.sppark_msm else [],
+                              _lines(args.sppark_ntt) if args.sppark_ntt else [])
+    if args.sppark_msm and "# msm all results exact" not in sp_msm_text:
         problems.append("sppark's MSM run did not report all results exact")
-    if "# ntt all checks passed" not in sp_ntt_text:
+    if args.sppark_ntt and "# ntt all checks passed" not in sp_ntt_text:
         problems.append("sppark's NTT run did not report all checks passed")
     versions = {}
     if args.versions:

@@ -157,6 +157,28 @@ def test_compare_sppark_ratios_and_unchecked_results():
     assert "| 2^20 | 14.00 ms | 28.00 ms | 0.50 |" in mod.markdown(table)
 
 
+def test_compare_sppark_takes_either_pair_alone(tmp_path, capsys):
+    mod = _script("compare_sppark.py")
+    ntt = tmp_path / "ntt.json"
+    ntt.write_text(json.dumps({"device": "GPU", "results": [
+        {"log2_size": 20, "variant": "ntt", "median_s": 0.0003, "checked": True}]}))
+    sp = tmp_path / "sp.jsonl"
+    sp.write_text('{"op": "fr_ntt", "log2": 20, "ntt_ms": 0.25, "intt_ms": 0.3, "coset_ntt_ms": 0.3, '
+                  '"coset_intt_ms": 0.3}\n# ntt all checks passed\n')
+    out = tmp_path / "cmp.json"
+    assert mod.main(["--ntt", str(ntt), "--sppark-ntt", str(sp), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "G1 MSM" not in text and "| 2^20 | 0.300 / 0.250 ms (1.20) |" in text
+    report = json.loads(out.read_text())
+    assert report["msm"] == [] and report["ntt"][0]["ntt_ratio"] == pytest.approx(1.2)
+    with pytest.raises(SystemExit):
+        mod.main(["--ntt", str(ntt)])
+    assert "--ntt and --sppark-ntt go together" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main([])
+    assert "give --msm with --sppark-msm" in capsys.readouterr().err
+
+
 def test_bench_field_script_exits_non_zero_when_unchecked(tmp_path, monkeypatch, capsys):
     import importlib.util
     from pathlib import Path

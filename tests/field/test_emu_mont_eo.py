@@ -3,7 +3,9 @@
 The NTT kernels multiply with mont_mul_eo by default (``cuzklab.ntt.gpu.KERNEL_DEFINES``).
 Its result must be bit-identical to mont_mul's for every fully reduced input:
 random values, the values at the edges of the 32-bit words (where the row
-carries and the pending word L of the header's comment take their extremes),
+carries and the pending word L of the header's comment take their extremes;
+words of 0, where Fr's q is 0 and its product by the word 2^32 - 1 is 0),
+under every setting of CUZK_EO_LOWWORDS,
 and through mont_mul and mont_sqr when a module is built with -DCUZK_FR_MUL_EO=1
 or -DCUZK_FP_MUL_EO=1 (the kind "eo" of ``cuzklab.field.cuda.MULTIPLIERS``).
 """
@@ -48,12 +50,14 @@ SIGNATURES = {"k_mul_eo": ("ptr", "ptr", "ptr", "u32"), "k_sqr_eo": ("ptr", "ptr
 FIELDS = [(FR, "FrTraits"), (FP, "FpTraits")]
 
 
-@pytest.fixture(scope="module")
-def runner():
+@pytest.fixture(scope="module", params=[0, 1, 2], ids=lambda v: f"lowwords{v}")
+def runner(request):
     from cuzklab.field.cuda import include_dir
     names = [f"{k}<cuzk::{t}>" for k in SIGNATURES for t in ("FrTraits", "FpTraits")]
-    # as a module built with -DCUZK_FR_MUL_EO=1: mont_mul of Fr is mont_mul_eo
-    return EmuRunner(["#define CUZK_FR_MUL_EO 1\n#include \"cuzk_field.cuh\"\nusing namespace cuzk;\n"
+    # as a module built with -DCUZK_FR_MUL_EO=1: mont_mul of Fr is mont_mul_eo;
+    # every setting of CUZK_EO_LOWWORDS (Fr's reduction by its two low words)
+    return EmuRunner([f"#define CUZK_EO_LOWWORDS {request.param}\n"
+                      "#define CUZK_FR_MUL_EO 1\n#include \"cuzk_field.cuh\"\nusing namespace cuzk;\n"
                       "#define CUZK_TID (blockIdx.x * (usize)blockDim.x + threadIdx.x)\n" + SRC], [include_dir()],
                      names, SIGNATURES)
 

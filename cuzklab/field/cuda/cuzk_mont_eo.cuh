@@ -50,13 +50,53 @@ __device__ __forceinline__ void row(u32* acc, X x, u32 y) {
 namespace eodetail {
 // The reduction half of a row: q makes E[0] + L divisible by 2^32, q m is
 // added, and the running value E + O 2^32 + L is divided by 2^32.
+// A modulus whose two lowest words are 1 and 2^32 - 1 (Fr's: m = 1 - 2^32 +
+// 2^64 (...) mod 2^64) can multiply q by them without a multiply:
+// q * 1 = q (high half 0) and q * (2^32 - 1) = (q - [q > 0]) 2^32 + (-q mod 2^32).
+// CUZK_EO_LOWWORDS: 0 multiplies by both as by any word; 1 writes out the
+// product by the lowest word (q itself, whose high half 0 leaves only the
+// carry to add); 2 also the product by 2^32 - 1, as above. Each moves multiply-adds
+// off the integer multiply-add pipe onto the integer ALU; which one is
+// faster depends on what else keeps the ALU busy (the NTT's butterflies).
+#ifndef CUZK_EO_LOWWORDS
+#define CUZK_EO_LOWWORDS 2
+#endif
+template <class F>
+__host__ __device__ constexpr int low_words_written_out() {
+  return (F::mod(0) == 1u && F::mod(1) == 0xffffffffu) ? CUZK_EO_LOWWORDS : 0;
+}
+
 template <class F>
 __device__ __forceinline__ void reduce_row(u32* E, u32* O, u32& l_lo, u32& l_hi) {
   constexpr int N = F::N;
   auto mv = [](int j) { return F::mod(j); };
   const u32 q = (E[0] + l_lo) * F::INV;
-  row<N, 0>(E, mv, q);
-  row<N, 1>(O, mv, q);
+  if constexpr (low_words_written_out<F>() >= 1) {
+    E[0] = ptx::add_cc(E[0], q);  // q * 1
+    E[1] = ptx::addc_cc(E[1], 0u);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+      E[j] = ptx::madc_lo_cc(mv(j), q, E[j]);
+      E[j + 1] = ptx::madc_hi_cc(mv(j), q, E[j + 1]);
+    }
+    E[N] = ptx::addc(E[N], 0u);
+  } else {
+    row<N, 0>(E, mv, q);
+  }
+  if constexpr (low_words_written_out<F>() >= 2) {
+    const u32 p_lo = ptx::sub_cc(0u, q);  // q * (2^32 - 1); borrow iff q > 0
+    const u32 p_hi = ptx::subc(q, 0u);
+    O[0] = ptx::add_cc(O[0], p_lo);
+    O[1] = ptx::addc_cc(O[1], p_hi);
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+      O[j - 1] = ptx::madc_lo_cc(mv(j), q, O[j - 1]);
+      O[j] = ptx::madc_hi_cc(mv(j), q, O[j]);
+    }
+    O[N] = ptx::addc(O[N], 0u);
+  } else {
+    row<N, 1>(O, mv, q);
+  }
   // k = (E[0] + L) >> 32, with E[0] + L = 0 mod 2^32: 1 unless L = 0
   const u32 k = (l_lo | l_hi) ? 1u : 0u;
   l_lo = ptx::add_cc(E[1], k);
