@@ -152,3 +152,20 @@ def test_fp_mont_mul_and_sqr_dispatch_to_mont_mul_eo(runner_fp_eo):
     assert _run(runner_fp_eo, "k_mul_dispatch<cuzk::FpTraits>", a, b, words) == [
         x * y * rinv % m for x, y in zip(a, b)]
     assert _run(runner_fp_eo, "k_sqr_dispatch<cuzk::FpTraits>", a, b, words) == [x * x * rinv % m for x in a]
+
+
+def test_fr_mont_mul_eo_takes_a_first_operand_below_2m(runner):
+    # the NTT's DIF butterflies hand mont_mul_eo u - v + m (in [1, 2m)) as its
+    # first operand without the conditional correction (ntt.cu, diff_to_mul):
+    # the result must still be exact and fully reduced
+    m, words = FR.modulus, FR.limbs
+    rinv = pow(1 << (32 * words), -1, m)
+    rng = random.Random(61)
+    edge = _edges(m, words)
+    lazy = [m + x for x in edge if m + x < 2 * m] + [2 * m - 1, 2 * m - 2, m, m + 1]
+    lazy += [m + rng.randrange(m) for _ in range(1500)]
+    a = lazy + lazy
+    b = [rng.randrange(m) for _ in range(len(lazy))] + [m - 1 - (x % 7) for x in range(len(lazy))]
+    out = _run(runner, "k_mul_eo<cuzk::FrTraits>", a, b, words)
+    assert out == [x * y * rinv % m for x, y in zip(a, b)]
+    assert max(out) < m

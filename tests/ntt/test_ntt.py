@@ -429,7 +429,9 @@ def test_kernel_settings_parse():
                                      {"CUZK_FR_MUL_EO": 1, "NTT_MINB": 2},
                                      {"CUZK_FR_MUL_EO": 1, "NTT_MAXT": 512, "NTT_MINB": 1},
                                      {"CUZK_FR_MUL_EO": 1, "CUZK_EO_LOWWORDS": 0},
-                                     {"CUZK_FR_MUL_EO": 1, "CUZK_EO_LOWWORDS": 1}])
+                                     {"CUZK_FR_MUL_EO": 1, "CUZK_EO_LOWWORDS": 1},
+                                     {"CUZK_FR_MUL_EO": 1, "CUZK_SUB_MAD": 1},
+                                     {"CUZK_FR_MUL_EO": 1, "NTT_LAZY_SUB": 0}])
 @pytest.mark.parametrize("radix2", [False, True])
 def test_gpu_kernel_settings_match_cpu(tiny_plan, monkeypatch, defines, radix2):
     """Every kernel build setting gives the CPU path's results (multi-pass plans, both stage kinds)."""

@@ -78,6 +78,12 @@ __device__ __forceinline__ fe<F> add(const fe<F>& a, const fe<F>& b) {
 template <class F>
 __device__ __forceinline__ fe<F> dbl(const fe<F>& a) { return add<F>(a, a); }
 
+// CUZK_SUB_MAD=1: sub adds back the modulus (when a < b) by multiply-adds of
+// the borrow bit, on the integer multiply-add pipe, instead of masks and adds
+// on the integer ALU (same results; for kernels whose ALU is the busier pipe).
+#ifndef CUZK_SUB_MAD
+#define CUZK_SUB_MAD 0
+#endif
 template <class F>
 __device__ __forceinline__ fe<F> sub(const fe<F>& a, const fe<F>& b) {
   constexpr int N = F::N;
@@ -87,10 +93,18 @@ __device__ __forceinline__ fe<F> sub(const fe<F>& a, const fe<F>& b) {
   for (int j = 1; j < N; j++) t[j] = ptx::subc_cc(a.l[j], b.l[j]);
   u32 mask = ptx::subc(0, 0);  // 0xffffffff iff a < b
   fe<F> r;
+#if CUZK_SUB_MAD
+  // m added as bit * m, the bit 0 or 1: multiply-adds instead of masks and adds
+  const u32 bit = mask & 1u;
+  r.l[0] = ptx::mad_lo_cc(bit, F::mod(0), t[0]);
+#pragma unroll
+  for (int j = 1; j < N; j++) r.l[j] = ptx::madc_lo_cc(bit, F::mod(j), t[j]);
+#else
   r.l[0] = ptx::add_cc(t[0], F::mod(0) & mask);
 #pragma unroll
   for (int j = 1; j < N - 1; j++) r.l[j] = ptx::addc_cc(t[j], F::mod(j) & mask);
   r.l[N - 1] = ptx::addc(t[N - 1], F::mod(N - 1) & mask);
+#endif
   return r;
 }
 

@@ -28,6 +28,10 @@ using namespace cuzk;
 //     multiplier; with an integer one the setting does nothing);
 //   CUZK_FR_MUL_EO: every Fr multiply on the even/odd-row integer
 //     multiplier (cuzk_mont_eo.cuh) instead of the module's default.
+//   NTT_LAZY_SUB (default 1, with CUZK_FR_MUL_EO only): a DIF difference
+//     that is multiplied next is left as u - v + m, in [1, 2m), without the
+//     conditional correction: mont_mul_eo takes a first operand below 2m
+//     (see diff_to_mul below).
 // Results are the same under every setting: only the speed changes.
 #ifndef NTT_MAXT
 #define NTT_MAXT 256
@@ -38,6 +42,9 @@ using namespace cuzk;
 #ifndef NTT_TWF64
 #define NTT_TWF64 0
 #endif
+#ifndef NTT_LAZY_SUB
+#define NTT_LAZY_SUB 1
+#endif
 
 __device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int inverse)
 {
@@ -45,6 +52,34 @@ __device__ __forceinline__ fr_t twiddle(const u32* W, usize e, int log_n, int in
     if (inverse) e = (n - e) & (n - 1);
     if (e < half) return load<FrTraits>(W, e);
     return neg<FrTraits>(load<FrTraits>(W, e - half));
+}
+
+// u - v for a multiply that follows (as its first operand, the one whose
+// words run along mont_mul_eo's rows). With NTT_LAZY_SUB on the even/odd
+// multiplier: u - v + m, in [1, 2m) for u, v < m, computed without the
+// comparison and the conditional correction of sub (two carry chains
+// instead of three). mont_mul_eo(a, b) with a < 2m, b < m is still exact
+// and fully reduced for Fr: its result (a b + Q m) / R < 2m m / R + m <
+// 1.91 m fits N words and one conditional subtraction leaves it below m,
+// and its running value stays below 3m, far inside the N + 1 words of
+// each accumulator (tests/ntt check the transforms against the CPU path).
+#define NTT_LAZY (NTT_LAZY_SUB && CUZK_FR_MUL_EO && !NTT_TWF64)
+__device__ __forceinline__ fr_t diff_to_mul(const fr_t& u, const fr_t& v)
+{
+#if NTT_LAZY
+    u32 t[8];
+    t[0] = ptx::sub_cc(u.l[0], v.l[0]);
+#pragma unroll
+    for (int j = 1; j < 8; j++) t[j] = ptx::subc_cc(u.l[j], v.l[j]);
+    fr_t r;
+    r.l[0] = ptx::add_cc(t[0], FrTraits::mod(0));
+#pragma unroll
+    for (int j = 1; j < 7; j++) r.l[j] = ptx::addc_cc(t[j], FrTraits::mod(j));
+    r.l[7] = ptx::addc(t[7], FrTraits::mod(7));
+    return r;
+#else
+    return u - v;
+#endif
 }
 
 __device__ __forceinline__ usize bit_reverse(usize x, int bits)
@@ -133,8 +168,7 @@ __device__ __forceinline__ void radix2_stage(uint4* tile, const uint4* wm, int b
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, u - v);
         } else {
-            fr_t d = u - v;
-            if (j) d = d * tw_load(wm, j << (b - 1 - t), M / 2);
+            const fr_t d = j ? diff_to_mul(u, v) * tw_load(wm, j << (b - 1 - t), M / 2) : u - v;
             sh_store(tile, i0, T, u + v);
             sh_store(tile, i1, T, d);
         }
@@ -179,12 +213,14 @@ __device__ __forceinline__ void tile_stages(uint4* tile, const uint4* wm, int b,
             const tw_t wb = tw_load(wm, (j + h) << (b - 1 - s), M / 2);  // omega_{4h}^(j+h)
             if (!DIT) {
                 // at s = 1, j = 0 and wa = omega^0 = 1: skip the multiply
-                fr_t t0 = e0 + e2, t2 = (s > 1) ? (e0 - e2) * wa : e0 - e2;
-                fr_t t1 = e1 + e3, t3 = (e1 - e3) * wb;
-                e0 = t0 + t1; e1 = t0 - t1; e2 = t2 + t3; e3 = t2 - t3;
+                fr_t t0 = e0 + e2, t2 = (s > 1) ? diff_to_mul(e0, e2) * wa : e0 - e2;
+                fr_t t1 = e1 + e3, t3 = diff_to_mul(e1, e3) * wb;
+                e0 = t0 + t1; e2 = t2 + t3;
                 if (s > 1) {
                     const tw_t wc = tw_load(wm, j << (b - s), M / 2);   // omega_{2h}^j
-                    e1 = e1 * wc; e3 = e3 * wc;
+                    e1 = diff_to_mul(t0, t1) * wc; e3 = diff_to_mul(t2, t3) * wc;
+                } else {
+                    e1 = t0 - t1; e3 = t2 - t3;
                 }
             } else {
                 if (s > 1) {
