@@ -41,9 +41,15 @@ _BR_BITS = 4
 #: tune-ntt-kernels-h200.json``, graph replays): the even/odd multiplier,
 #: 2^24 4.85 ms against 5.06 with the FP64 one, 2^27 44.2 against 46.3,
 #: 2^22 1.20 against 1.25; at 2^16-2^18 the two are within 3 %.
+#: NTT_LAZY_SUB (1 by default in the source) leaves a DIF difference that is
+#: multiplied next as u - v + m; CUZK_SUB_MAD=1 adds m back in the other
+#: subtractions by multiply-adds of the borrow bit instead of masks and adds
+#: (graph replays on an H200, ``tune-ntt-lazy-sub-h200.json``: 2^24 4.79 ms
+#: without the lazy difference, 4.71 with it, 4.70 with both; 1.2-1.7 % from
+#: 2^20 to 2^24 for the first, 0.1-0.3 % for the second).
 #: Results are the same under every setting. The environment variable
 #: CUZKLAB_NTT_DEFINES ("NAME=V,NAME=V") adds to these at import.
-KERNEL_DEFINES: dict = {"CUZK_FR_MUL_EO": 1}
+KERNEL_DEFINES: dict = {"CUZK_FR_MUL_EO": 1, "CUZK_SUB_MAD": 1}
 
 
 def parse_defines(spec: str) -> dict:
@@ -131,19 +137,34 @@ def gpu_twiddles(log2_size: int) -> Fr:
 
 #: Shared memory a block may use without opting in.
 _SMEM_DEFAULT = 48 * 1024
-#: Plans of transforms with natural-order output, from sweeps on an H200
-#: (forward, 2^14 to 2^27): up to 2^SMALL_MAX_LOG2 elements a last pass of
-#: SMALL_LOW_BITS bits whose blocks take 2^SMALL_LAST_COLS rows (stores run
-#: along 4 elements) is fastest (2^24: 5.09 ms against 5.33 with 10 bits and
-#: single rows; 2^20: 0.324 against 0.345); above it the plain plan (10-bit
-#: last pass, single rows) wins (2^27: 46.4 ms against 49.3; 2^25 is even).
-SMALL_MAX_LOG2 = 24
-SMALL_LOW_BITS = 8
-SMALL_LAST_COLS = 2
+#: Plans of transforms with natural-order output, from plan sweeps on an H200
+#: timed by CUDA-graph replay (``benchmarks/results/tune-ntt-plans-h200.json``,
+#: ``tune-ntt-plans-coset-h200.json``, ``tune-ntt-plans-21-22-lazy-h200.json``):
+#: up to 2^NATURAL_MAX_LOG2 elements, a last pass of NATURAL_LOW_BITS bits
+#: whose blocks take 2^NATURAL_LAST_COLS rows (stores run along 2 elements)
+#: after passes of 2^NATURAL_TILE_BITS-element tiles, with one thread per
+#: radix-4 unit (ELEMS_PER_THREAD): the fastest plan of every size swept
+#: from 2^20 to 2^27, forward (2^24: 4.58 ms against 4.70 for the former
+#: 8-bit last pass of 4 rows after 2^10-element tiles; 2^27: 42.47 against
+#: 42.91 for the former 10-bit last pass), and of the coset inverse at 2^24
+#: (5.22 against 5.38; at 2^22 and 2^27 within 1 % of the best).
+#: Larger transforms take the plain plan (10-bit last pass, single rows).
+#: Sizes with radix-2 in-tile stages and no SMALL_PLANS entry (up to 2^15)
+#: keep the plan of the sweeps before: the same last pass with
+#: 2^RADIX2_LAST_COLS rows after full 2^plan.TILE_BITS-element tiles.
+NATURAL_MAX_LOG2 = 27
+NATURAL_LOW_BITS = 8
+NATURAL_LAST_COLS = 1
+NATURAL_TILE_BITS = 9
+RADIX2_LAST_COLS = 2
 #: Elements per thread of a pass: a block of a tile of T elements has
-#: min(256, T / ELEMS_PER_THREAD) threads (2: one thread per radix-2
-#: butterfly, two per radix-4 unit).
-ELEMS_PER_THREAD = 2
+#: min(256, T / e) threads, e = ELEMS_PER_THREAD if set, else one thread per
+#: radix-2 butterfly (e = 2) where the in-tile stages run radix-2
+#: (RADIX2_MAX_LOG2) and one per radix-4 unit (e = 4) where they run in
+#: radix-4 units. One thread per radix-4 unit was 3-13 % faster than two
+#: (half of them idle in the stages) wherever the tile has fewer than 1024
+#: elements, and the same at 1024 (256 threads either way; same sweeps).
+ELEMS_PER_THREAD: int | None = None
 #: Plans of the smallest transforms, natural-order output: log2 size ->
 #: (last-pass bits, log2 tile of the other passes, log2 rows per block of the
 #: last pass). Smaller tiles give these latency-bound sizes more blocks. From
@@ -152,7 +173,7 @@ ELEMS_PER_THREAD = 2
 #: ``benchmarks/results/tune-ntt-graph-h200.json``): 2^16 as two 8-bit passes
 #: of 512-element tiles, 0.0275 ms against 0.0383 for the former 10 + 6 bits;
 #: 2^18 as 8 + 10 bits, 0.0825 against 0.0840 for 5 + 5 + 8. Other sizes up to
-#: SMALL_MAX_LOG2 use SMALL_LOW_BITS and SMALL_LAST_COLS with full tiles.
+#: NATURAL_MAX_LOG2 use the NATURAL_ settings above.
 SMALL_PLANS = {16: (8, 9, 0), 17: (8, 8, 0), 18: (10, 9, 0), 19: (8, 8, 0)}
 #: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
 #: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
@@ -163,8 +184,15 @@ RADIX2_MAX_LOG2 = 19
 _NULL = np.uint64(0)
 
 
-def _launch(kernel, blocks: int, tile: int, b: int, args) -> None:
-    threads = max(1, min(_max_threads(), tile // ELEMS_PER_THREAD))
+def _elems_per_thread(radix2) -> int:
+    """Return the elements per thread of a pass (ELEMS_PER_THREAD, or by the stage kind)."""
+    if ELEMS_PER_THREAD is not None:
+        return ELEMS_PER_THREAD
+    return 2 if radix2 else 4
+
+
+def _launch(kernel, blocks: int, tile: int, b: int, args, radix2) -> None:
+    threads = max(1, min(_max_threads(), tile // _elems_per_thread(radix2)))
     # the tile, then the M/2 internal twiddles (32 bytes each, 40 as FP64 limbs)
     shared = tile * 32 + (1 << b) // 2 * (40 if KERNEL_DEFINES.get("NTT_TWF64") else 32)
     if shared > _SMEM_DEFAULT and kernel.max_dynamic_shared_size_bytes < shared:
@@ -193,29 +221,36 @@ def dit_passes(x, log_n: int, *, inverse: bool, passes=None) -> None:
     for p in reversed(passes):
         _launch(kernel, n // p.tile, p.tile, p.b,
                 (x, x, W, _NULL, np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c),
-                 np.int32(int(inverse)), r2))
+                 np.int32(int(inverse)), r2), r2)
 
 
 def natural_plan(log_n: int):
     """Return (passes, last_cols) for a transform of 2^log_n elements with natural-order output."""
     from . import plan
-    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, SMALL_MAX_LOG2,
-                         SMALL_LOW_BITS, SMALL_LAST_COLS, SMALL_PLANS.get(log_n))
+    if log_n <= RADIX2_MAX_LOG2:
+        cols, tile = RADIX2_LAST_COLS, None
+    else:
+        cols, tile = NATURAL_LAST_COLS, NATURAL_TILE_BITS
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, NATURAL_MAX_LOG2,
+                         NATURAL_LOW_BITS, cols, SMALL_PLANS.get(log_n), tile)
 
 
 @functools.lru_cache(maxsize=None)
-def _natural_plan(log_n, tile_bits, low_bits, upper_bits, small_max, small_low, small_cols, small=None):
+def _natural_plan(log_n, tile_bits, low_bits, upper_bits, nat_max, nat_low, nat_cols, small=None,
+                  nat_tile=None):
     """``natural_plan`` for given plan constants (cached: the settings are part of the key).
 
-    ``small``: (low bits, tile bits, last cols) of ``SMALL_PLANS`` for this size, or None.
+    ``small``: (low bits, tile bits, last cols) of ``SMALL_PLANS`` for this size, or None;
+    ``nat_tile``: the tile bits of the passes before the last up to 2^nat_max (None: ``tile_bits``).
     """
-    kw = dict(tile_bits=tile_bits, upper_bits=upper_bits)
     if small is not None:
         low, tile, cols = small
         return tuple(plan_passes(log_n, low_bits=low, tile_bits=tile, upper_bits=upper_bits)), cols
-    if log_n <= small_max:
-        return tuple(plan_passes(log_n, low_bits=min(low_bits, small_low), **kw)), small_cols
-    return tuple(plan_passes(log_n, low_bits=low_bits, **kw)), 0
+    if log_n <= nat_max:
+        tile = tile_bits if nat_tile is None else nat_tile
+        return tuple(plan_passes(log_n, low_bits=min(low_bits, nat_low), tile_bits=tile,
+                                 upper_bits=upper_bits)), nat_cols
+    return tuple(plan_passes(log_n, low_bits=low_bits, tile_bits=tile_bits, upper_bits=upper_bits)), 0
 
 
 def _plain_plan(log_n: int):
@@ -275,11 +310,11 @@ def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_power
         pre = pre_powers if i == 0 else None
         _launch(kernel, n // p.tile, p.tile, p.b,
                 (x if i == 0 else src, src, W, _NULL) + _tables(pre)
-                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv, r2))
+                + (np.int32(log_n), np.int32(p.lo), np.int32(p.b), np.int32(p.c), inv, r2), r2)
     tile = (1 << last.b) << cols
     _launch(_fn("ntt_dif_last"), n // tile, tile, last.b,
             (src, x, W, scale if scale is not None else _NULL) + _tables(post_powers)
-            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv, np.int32(int(fused)), r2))
+            + (np.int32(log_n), np.int32(last.b), np.int32(cols), inv, np.int32(int(fused)), r2), r2)
     if natural_output and not fused:
         bit_reverse_inplace(x, log_n)
 
@@ -393,8 +428,9 @@ _SEEN: collections.OrderedDict = collections.OrderedDict()
 def _plan_key(log_n: int) -> tuple:
     """Return the module settings a transform's launches depend on (part of a graph's key)."""
     p = _plan_module
-    return (p.TILE_BITS, p.LOW_BITS, p.UPPER_BITS, SMALL_MAX_LOG2, SMALL_LOW_BITS,
-            SMALL_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD,
+    return (p.TILE_BITS, p.LOW_BITS, p.UPPER_BITS, NATURAL_MAX_LOG2, NATURAL_LOW_BITS,
+            NATURAL_LAST_COLS, NATURAL_TILE_BITS, RADIX2_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2,
+            ELEMS_PER_THREAD,
             tuple(KERNEL_DEFINES.items()))
 
 
