@@ -172,8 +172,8 @@ ELEMS_PER_THREAD: int | None = None
 #: ``transform_inplace`` runs them up to GRAPH_MAX_LOG2;
 #: ``benchmarks/results/tune-ntt-graph-h200.json``): 2^16 as two 8-bit passes
 #: of 512-element tiles, 0.0275 ms against 0.0383 for the former 10 + 6 bits;
-#: 2^18 as 8 + 10 bits, 0.0825 against 0.0840 for 5 + 5 + 8. Other sizes up to
-#: NATURAL_MAX_LOG2 use the NATURAL_ settings above.
+#: 2^18 as 8 + 10 bits, 0.0825 against 0.0840 for 5 + 5 + 8. Other sizes take
+#: the plans described above.
 SMALL_PLANS = {16: (8, 9, 0), 17: (8, 8, 0), 18: (10, 9, 0), 19: (8, 8, 0)}
 #: Transforms of at most 2^RADIX2_MAX_LOG2 elements run their in-tile stages
 #: one radix-2 stage per sync (twice the busy threads of radix-4 units), the
