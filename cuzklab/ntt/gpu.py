@@ -142,7 +142,8 @@ _SMEM_DEFAULT = 48 * 1024
 #: ``tune-ntt-plans-coset-h200.json``, ``tune-ntt-plans-21-22-lazy-h200.json``):
 #: up to 2^NATURAL_MAX_LOG2 elements, a last pass of NATURAL_LOW_BITS bits
 #: whose blocks take 2^NATURAL_LAST_COLS rows (stores run along 2 elements)
-#: after passes of 2^NATURAL_TILE_BITS-element tiles, with one thread per
+#: after passes of 2^NATURAL_TILE_BITS-element tiles (at most
+#: 2^plan.TILE_BITS), with one thread per
 #: radix-4 unit (ELEMS_PER_THREAD): the fastest plan of every size swept
 #: from 2^20 to 2^27, forward (2^24: 4.58 ms against 4.70 for the former
 #: 8-bit last pass of 4 rows after 2^10-element tiles; 2^27: 42.47 against
@@ -229,8 +230,8 @@ def natural_plan(log_n: int):
     from . import plan
     if log_n <= RADIX2_MAX_LOG2:
         cols, tile = RADIX2_LAST_COLS, None
-    else:
-        cols, tile = NATURAL_LAST_COLS, NATURAL_TILE_BITS
+    else:  # never larger tiles than plan.TILE_BITS allows (tests shrink it to force many passes)
+        cols, tile = NATURAL_LAST_COLS, min(NATURAL_TILE_BITS, plan.TILE_BITS)
     return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, NATURAL_MAX_LOG2,
                          NATURAL_LOW_BITS, cols, SMALL_PLANS.get(log_n), tile)
 

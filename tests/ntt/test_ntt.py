@@ -103,6 +103,32 @@ def test_plan_covers_every_bit():
         assert [p.lo for p in passes] == sorted((p.lo for p in passes), reverse=True)
 
 
+def test_natural_plans_by_size(monkeypatch):
+    """The natural-order plans the GPU runs: the swept rule from 2^20, the earlier ones below."""
+    from cuzklab.ntt import gpu
+    for k in range(20, 28):
+        passes, cols = gpu.natural_plan(k)
+        bits = sorted(b for p in passes for b in range(p.lo, p.lo + p.b))
+        assert bits == list(range(k)) and cols == gpu.NATURAL_LAST_COLS == 1
+        assert passes[-1].lo == 0 and passes[-1].b == gpu.NATURAL_LOW_BITS == 8
+        assert all(p.tile <= 1 << gpu.NATURAL_TILE_BITS for p in passes[:-1])
+        assert gpu._elems_per_thread(k <= gpu.RADIX2_MAX_LOG2) == 4  # one thread per radix-4 unit
+    assert len(gpu.natural_plan(24)[0]) == 3 and len(gpu.natural_plan(27)[0]) == 4
+    assert gpu.natural_plan(28)[1] == 0 and gpu.natural_plan(28)[0][-1].b == plan_mod.LOW_BITS
+    for k in (10, 14, 15):  # radix-2 sizes without a plan of their own: full tiles, 4 rows
+        passes, cols = gpu.natural_plan(k)
+        assert cols == gpu.RADIX2_LAST_COLS == 2 and passes[-1].b == 8
+        assert gpu._elems_per_thread(True) == 2
+    assert gpu.natural_plan(16) == (tuple(plan_mod.plan_passes(16, low_bits=8, tile_bits=9)), 0)
+    # a smaller plan.TILE_BITS (the tests' tiny plans) bounds the natural tiles too
+    monkeypatch.setattr(plan_mod, "TILE_BITS", 4)
+    monkeypatch.setattr(plan_mod, "UPPER_BITS", 2)
+    assert all(p.tile <= 16 for p in gpu.natural_plan(22)[0][:-1])
+    assert len(gpu.natural_plan(22)[0]) == 8
+    monkeypatch.setattr(gpu, "ELEMS_PER_THREAD", 2)
+    assert gpu._elems_per_thread(False) == 2
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="power of two"):
         ntt(Fr.random(12, 1))
