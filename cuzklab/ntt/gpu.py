@@ -417,8 +417,15 @@ def transform_inplace(x, log_n: int, *, inverse: bool, coset: bool,
 #: it reads and a scratch array, shared by the graphs of one size and stream
 #: (they run one after another on that stream).
 GRAPHS = True
-#: Largest transform (log2) replayed as a graph (its scratch: 2^20 elements, 32 MiB).
-GRAPH_MAX_LOG2 = 20
+#: Largest transform (log2) replayed as a graph (its scratch: 2^22 elements,
+#: 128 MiB per stream, 64 MiB at 2^21). 2^20 until 2026-12-04; raised where
+#: the host's launches still cost a few per cent: in the sweeps on an H200
+#: (``tune-ntt-lazy-sub-h200.json``, the same plan and build both ways in one
+#: process) a plain call took 0.598-0.609 ms at 2^21 against 0.567 replayed,
+#: 1.223-1.226 against 1.170 at 2^22 (~4 %); from 2^23 it is 1-3 % (2^23
+#: 2.373 against 2.325, ``tune-ntt-plans-h200.json``) and the scratch would
+#: pass 256 MiB.
+GRAPH_MAX_LOG2 = 22
 #: Most graphs kept (least recently used dropped first).
 GRAPH_CACHE = 32
 _GRAPHS: collections.OrderedDict = collections.OrderedDict()
