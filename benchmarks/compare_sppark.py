@@ -32,8 +32,8 @@ from cuzklab.atomic import write_text  # noqa: E402
 NTT_VARIANTS = ("ntt", "intt", "coset_ntt", "coset_intt")
 
 
-def _lines(path: pathlib.Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+def _lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
 def compare(msm: dict, ntt: dict, sp_msm: list[dict], sp_ntt: list[dict]) -> tuple[dict, list[str]]:
@@ -126,8 +126,7 @@ def main(argv=None) -> int:
     ntt = json.loads(args.ntt.read_text()) if args.ntt else {}
     sp_msm_text = args.sppark_msm.read_text() if args.sppark_msm else ""
     sp_ntt_text = args.sppark_ntt.read_text() if args.sppark_ntt else ""
-    table, problems = compare(msm, ntt, _lines(args.sppark_msm) if args.sppark_msm else [],
-                              _lines(args.sppark_ntt) if args.sppark_ntt else [])
+    table, problems = compare(msm, ntt, _lines(sp_msm_text), _lines(sp_ntt_text))
     if args.sppark_msm and "# msm all results exact" not in sp_msm_text:
         problems.append("sppark's MSM run did not report all results exact")
     if args.sppark_ntt and "# ntt all checks passed" not in sp_ntt_text:

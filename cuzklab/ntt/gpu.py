@@ -229,27 +229,26 @@ def natural_plan(log_n: int):
     """Return (passes, last_cols) for a transform of 2^log_n elements with natural-order output."""
     from . import plan
     if log_n <= RADIX2_MAX_LOG2:
-        cols, tile = RADIX2_LAST_COLS, None
+        cols, tile = RADIX2_LAST_COLS, plan.TILE_BITS
     else:  # never larger tiles than plan.TILE_BITS allows (tests shrink it to force many passes)
         cols, tile = NATURAL_LAST_COLS, min(NATURAL_TILE_BITS, plan.TILE_BITS)
     return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, NATURAL_MAX_LOG2,
-                         NATURAL_LOW_BITS, cols, SMALL_PLANS.get(log_n), tile)
+                         NATURAL_LOW_BITS, cols, tile, SMALL_PLANS.get(log_n))
 
 
 @functools.lru_cache(maxsize=None)
-def _natural_plan(log_n, tile_bits, low_bits, upper_bits, nat_max, nat_low, nat_cols, small=None,
-                  nat_tile=None):
+def _natural_plan(log_n, tile_bits, low_bits, upper_bits, nat_max, nat_low, nat_cols, nat_tile, small=None):
     """``natural_plan`` for given plan constants (cached: the settings are part of the key).
 
-    ``small``: (low bits, tile bits, last cols) of ``SMALL_PLANS`` for this size, or None;
-    ``nat_tile``: the tile bits of the passes before the last up to 2^nat_max (None: ``tile_bits``).
+    Up to 2^nat_max: a last pass of at most nat_low bits with 2^nat_cols rows after
+    2^nat_tile-element tiles; above it the plain plan. ``small``: (low bits, tile bits,
+    last cols) of ``SMALL_PLANS`` for this size, or None.
     """
     if small is not None:
         low, tile, cols = small
         return tuple(plan_passes(log_n, low_bits=low, tile_bits=tile, upper_bits=upper_bits)), cols
     if log_n <= nat_max:
-        tile = tile_bits if nat_tile is None else nat_tile
-        return tuple(plan_passes(log_n, low_bits=min(low_bits, nat_low), tile_bits=tile,
+        return tuple(plan_passes(log_n, low_bits=min(low_bits, nat_low), tile_bits=nat_tile,
                                  upper_bits=upper_bits)), nat_cols
     return tuple(plan_passes(log_n, low_bits=low_bits, tile_bits=tile_bits, upper_bits=upper_bits)), 0
 
@@ -257,7 +256,7 @@ def _natural_plan(log_n, tile_bits, low_bits, upper_bits, nat_max, nat_low, nat_
 def _plain_plan(log_n: int):
     """Return ``plan_passes(log_n)`` with the module's constants (cached per constants)."""
     from . import plan
-    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, -1, 0, 0)[0]
+    return _natural_plan(log_n, plan.TILE_BITS, plan.LOW_BITS, plan.UPPER_BITS, -1, 0, 0, plan.TILE_BITS)[0]
 
 
 def dif_inplace(x, log_n: int, *, inverse: bool, natural_output: bool, pre_powers=None,
@@ -436,9 +435,8 @@ _SEEN: collections.OrderedDict = collections.OrderedDict()
 def _plan_key(log_n: int) -> tuple:
     """Return the module settings a transform's launches depend on (part of a graph's key)."""
     p = _plan_module
-    return (p.TILE_BITS, p.LOW_BITS, p.UPPER_BITS, NATURAL_MAX_LOG2, NATURAL_LOW_BITS,
-            NATURAL_LAST_COLS, NATURAL_TILE_BITS, RADIX2_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2,
-            ELEMS_PER_THREAD,
+    return (p.TILE_BITS, p.LOW_BITS, p.UPPER_BITS, NATURAL_MAX_LOG2, NATURAL_LOW_BITS, NATURAL_LAST_COLS,
+            NATURAL_TILE_BITS, RADIX2_LAST_COLS, SMALL_PLANS.get(log_n), RADIX2_MAX_LOG2, ELEMS_PER_THREAD,
             tuple(KERNEL_DEFINES.items()))
 
 

@@ -34,16 +34,23 @@ namespace eodetail {
 // acc[0..N-1] += sum over j = P, P + 2, ... < N of x_j * y * 2^(32 (j - P)),
 // lo and hi halves adjacent; the carry out goes into acc[N] (acc[N] + carry
 // does not overflow: see the bounds above). P = 0: even words, P = 1: odd.
+// row_rest: the products from j = P + 2 on, continuing the carry chain the
+// caller opened with the first product (or its equivalent).
 template <int N, int P, class X>
-__device__ __forceinline__ void row(u32* acc, X x, u32 y) {
-  acc[0] = ptx::mad_lo_cc(x(P), y, acc[0]);
-  acc[1] = ptx::madc_hi_cc(x(P), y, acc[1]);
+__device__ __forceinline__ void row_rest(u32* acc, X x, u32 y) {
 #pragma unroll
   for (int j = P + 2; j < N; j += 2) {
     acc[j - P] = ptx::madc_lo_cc(x(j), y, acc[j - P]);
     acc[j - P + 1] = ptx::madc_hi_cc(x(j), y, acc[j - P + 1]);
   }
   acc[N] = ptx::addc(acc[N], 0);
+}
+
+template <int N, int P, class X>
+__device__ __forceinline__ void row(u32* acc, X x, u32 y) {
+  acc[0] = ptx::mad_lo_cc(x(P), y, acc[0]);
+  acc[1] = ptx::madc_hi_cc(x(P), y, acc[1]);
+  row_rest<N, P>(acc, x, y);
 }
 }  // namespace eodetail
 
@@ -74,12 +81,7 @@ __device__ __forceinline__ void reduce_row(u32* E, u32* O, u32& l_lo, u32& l_hi)
   if constexpr (low_words_written_out<F>() >= 1) {
     E[0] = ptx::add_cc(E[0], q);  // q * 1
     E[1] = ptx::addc_cc(E[1], 0u);
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-      E[j] = ptx::madc_lo_cc(mv(j), q, E[j]);
-      E[j + 1] = ptx::madc_hi_cc(mv(j), q, E[j + 1]);
-    }
-    E[N] = ptx::addc(E[N], 0u);
+    row_rest<N, 0>(E, mv, q);
   } else {
     row<N, 0>(E, mv, q);
   }
@@ -88,12 +90,7 @@ __device__ __forceinline__ void reduce_row(u32* E, u32* O, u32& l_lo, u32& l_hi)
     const u32 p_hi = ptx::subc(q, 0u);
     O[0] = ptx::add_cc(O[0], p_lo);
     O[1] = ptx::addc_cc(O[1], p_hi);
-#pragma unroll
-    for (int j = 3; j < N; j += 2) {
-      O[j - 1] = ptx::madc_lo_cc(mv(j), q, O[j - 1]);
-      O[j] = ptx::madc_hi_cc(mv(j), q, O[j]);
-    }
-    O[N] = ptx::addc(O[N], 0u);
+    row_rest<N, 1>(O, mv, q);
   } else {
     row<N, 1>(O, mv, q);
   }
