@@ -360,7 +360,9 @@ def format_calibration(res: dict, path=None) -> str:
         n, s, g = data["node"], data["synth"], data["gpu"]
         lines += [
             f"  node: {n['cores']} effective cores, {n['ddr_gbps']} GB/s copy bandwidth, "
-            f"pool weight {n['cpu_pool_weight']} (fit)",
+            f"pool weight {n['cpu_pool_weight']} (fit)"
+            + (f", MatVec pool weight {s['matvec_weight']} (fit)" if "matvec_weight" in s
+               else ""),
             f"  synth {s['work_core_s']:.4g} s on one thread, x{s['max_threads']} on all; "
             f"prep_msm {data['prep_msm']['solo_s']:.4g} s; b_g2_msm "
             f"{data['b_g2_msm']['solo_s_at_all_cores']:.4g} s",

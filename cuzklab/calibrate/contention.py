@@ -446,6 +446,115 @@ def fit_matvec_queue(matvecs: dict, **kw) -> tuple[str, dict]:
     return queue, fits
 
 
+def model_matvec_pool(profile, *, matvec_threads: int, pool_threads: int, matvecs: int,
+                      calls: int, matvec_core_s: float, weight: float | None = None) -> dict:
+    """Return the model's side of :func:`~cuzklab.calibrate.measure.measure_matvec_pool`.
+
+    On the simulator's machine model with ``profile``'s cores, busy-machine
+    slowdown and pool weight: ``matvecs`` MatVecs (``matvec_core_s`` one-thread
+    seconds each, their serial share first, then the rest on the shared MatVec
+    pool of ``matvec_threads``) started together, their mean seconds; and
+    ``calls`` b_g2_msm calls (as the daemon model runs one) started together,
+    the seconds until the last ends. Each alone and beside a steady load of the
+    other (``calls`` threads of b_g2_msm calls back to back, or ``matvecs``
+    threads of MatVecs). ``weight``: the MatVec pool's threads' weight
+    (``synth.matvec_weight``; None: the profile's, absent 1).
+    """
+    import simpy
+
+    from ..model.profile import Profile
+    from ..sim.machine import Machine, busy_of
+    prof = Profile.load(profile)
+    node, syn, g2 = prof["node"], prof["synth"], prof["b_g2_msm"]
+    cores = int(node["cores"])
+    w = syn.get("matvec_weight", 1.0) if weight is None else float(weight)
+    ser = syn.get("matvec_serial", 0.0)
+    mv_kw = dict(bw_per_thread=syn.get("matvec_bw_gbps_per_thread", syn["bw_gbps_per_thread"]),
+                 mem_bound=syn.get("matvec_mem_bound", syn["mem_bound"]))
+    g2_ser, g2_work = prof.b_g2_call(pool_threads)
+    g2_kw = dict(bw_per_thread=g2["bw_gbps_per_thread"], mem_bound=g2["mem_bound"])
+    reach = min(float(matvec_threads), syn.get("matvec_max_threads", math.inf))
+
+    def one_matvec(m):
+        if ser > 0:
+            yield m.run("synth", ser * matvec_core_s, cap=1.0)
+        yield m.run("synth", (1 - ser) * matvec_core_s, cap=reach, group="matvec", **mv_kw)
+
+    def one_call(m):
+        if g2_ser > 0:
+            yield m.run("single", g2_ser, cap=1.0)
+        yield m.run("pool", g2_work, cap=float(pool_threads), **g2_kw)
+
+    def run(timed, n_timed, load, n_load, mean: bool) -> float:
+        env = simpy.Environment()
+        m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
+                    pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
+                    pool_weight=node.get("cpu_pool_weight", 1.0),
+                    group_threads={"matvec": float(matvec_threads)},
+                    group_weights={"matvec": w}, **busy_of(node))
+
+        def looping():
+            while True:
+                yield from load(m)
+
+        for _ in range(n_load):
+            env.process(looping())
+        durs = []
+
+        def timed_one():
+            # after the load has run a while, off the start of its units
+            yield env.timeout(1.5 * (matvec_core_s + g2_ser + g2_work) if n_load else 0.0)
+            t0 = env.now
+            yield from timed(m)
+            durs.append(env.now - t0)
+
+        procs = [env.process(timed_one()) for _ in range(n_timed)]
+        env.run(until=simpy.AllOf(env, procs))
+        return sum(durs) / len(durs) if mean else max(durs)
+
+    mv_alone = run(one_matvec, matvecs, one_call, 0, True)
+    mv_beside = run(one_matvec, matvecs, one_call, calls, True)
+    g2_alone = run(one_call, calls, one_matvec, 0, False)
+    g2_beside = run(one_call, calls, one_matvec, matvecs, False)
+    return {"matvec": {"alone_s": mv_alone, "beside_s": mv_beside,
+                       "slowdown": mv_beside / mv_alone},
+            "b_g2": {"alone_s": g2_alone, "beside_s": g2_beside,
+                     "slowdown": g2_beside / g2_alone}}
+
+
+#: The MatVec pool's thread weights :func:`fit_matvec_weight` tries: 1/16 .. 8, 8 steps an octave.
+MATVEC_WEIGHTS = tuple(round(2 ** (i / 8 - 4), 4) for i in range(57))
+
+
+def fit_matvec_weight(profile, measured: dict, *, matvec_core_s: float) -> dict:
+    """Return the ``synth.matvec_weight`` that best explains ``measured``, with both sides.
+
+    ``measured``: :func:`~cuzklab.calibrate.measure.measure_matvec_pool`'s result;
+    ``profile``: the calibrated profile with its pool weight already fitted (the
+    two pools split the cores by the ratio of the two weights). The weight of
+    :data:`MATVEC_WEIGHTS` whose slowdowns of the MatVecs beside the b_g2_msm
+    load and of the b_g2_msm calls beside the MatVec load are nearest the
+    measured ones (rms log error over the two).
+    """
+    meas = [measured[k]["slowdown"] for k in ("matvec", "b_g2")]
+    if min(meas) <= 0:
+        raise ValueError(f"measured slowdowns must be > 0, got {meas}")
+    kw = dict(matvec_threads=int(measured["matvec_threads"]),
+              pool_threads=int(measured["pool_threads"]), matvecs=int(measured["matvecs"]),
+              calls=int(measured["calls"]), matvec_core_s=float(matvec_core_s))
+    best = None
+    for w in MATVEC_WEIGHTS:
+        mod = model_matvec_pool(profile, weight=w, **kw)
+        err = math.sqrt(sum(math.log(mod[k]["slowdown"] / x) ** 2
+                            for k, x in zip(("matvec", "b_g2"), meas)) / 2)
+        if best is None or err < best[1] - 1e-12:
+            best = (w, err, mod)
+    w, err, mod = best
+    return {"matvec_weight": w, "rms_log_error": err,
+            "matvec_live_x": meas[0], "matvec_model_x": mod["matvec"]["slowdown"],
+            "b_g2_live_x": meas[1], "b_g2_model_x": mod["b_g2"]["slowdown"]}
+
+
 def gpu_region_slowdown(host_share: float, *, cores: int, load_threads: int,
                         pool_weight: float = 1.0) -> float:
     """Return the model's GPU region slowdown beside ``load_threads`` one-thread CPU jobs.

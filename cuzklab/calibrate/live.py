@@ -25,6 +25,10 @@ table):
   last-level cache (``node.llc_mib``), how much slower it runs when the
   working sets of the running MatVecs no longer fit there
   (``synth.matvec_miss_penalty``);
+* MatVecs on their shared pool beside b_g2_msm calls back to back on theirs,
+  and those calls beside MatVecs back to back, fit how the two pools of busy
+  native threads split the cores (``synth.matvec_weight``, in the units of
+  ``node.cpu_pool_weight``);
 * one partition's GPU region alone and beside twice as many busy threads as
   cores fits the share of each GPU stage that is its host thread's work
   (``gpu.host_share``, GPU backend only);
@@ -142,6 +146,7 @@ def calibrate_live(log2_constraints: int, *, name: str, backend: str = "cpu",
 STEPS = ("the circuit and its keys", "a first run (kernels, pools)", "solo, synthesis on one thread",
          "solo, synthesis on every core", "b_g2_msm calls at once on their pool",
          "the witness slope", "syntheses at once", "MatVecs at once",
+         "MatVecs beside the b_g2_msm pool",
          "the GPU region beside a full host, pinned buffers", "the contention points",
          "memory bandwidth")
 
@@ -162,8 +167,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     from ..live import check_log2, check_witness_work, workload
     from .measure import (HostSpeed, check_rounds, gpu_region_for, host_cores, llc_mib,
                           measure_b_g2_pool, measure_bandwidth, measure_contention,
-                          measure_cores, measure_gpu_host, measure_matvecs, measure_pinned,
-                          measure_solo, measure_witness_slope)
+                          measure_cores, measure_gpu_host, measure_matvec_pool,
+                          measure_matvecs, measure_pinned, measure_solo, measure_witness_slope)
     check_log2(log2_constraints)
     usable_backend(backend)
     check_witness_work(witness_work)
@@ -224,6 +229,9 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     tell()
     out["matvecs"] = measure_matvecs(log2_constraints, pool_threads=cores, backend=backend,
                                      repeat=repeat)
+    tell()
+    out["matvec_pool"] = measure_matvec_pool(log2_constraints, matvec_threads=cores,
+                                             pool_threads=pool, backend=backend, repeat=repeat)
     tell()
     if backend == "gpu":
         try:
@@ -481,6 +489,22 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                                f"a pool thread's share of a core against a synthesis thread's, "
                                f"from prep_msm and b_g2_msm beside {counts[1:]} syntheses "
                                f"(rms log error {rms:.3f})")
+    mvp = meas.get("matvec_pool")
+    if mvp and matvec is not None and m1 > 0:
+        from .contention import fit_matvec_weight
+        at = prof.replace(node={"cpu_pool_weight": weight})
+        mw = fit_matvec_weight(at, mvp, matvec_core_s=m1)
+        tables["synth"].append(Entry(
+            "matvec_weight", mw["matvec_weight"], "fit",
+            f"a MatVec pool thread's share of a core against a synthesis thread's (the pool "
+            f"weight above is a b_g2_msm pool thread's), from {mvp['matvecs']} MatVecs on their "
+            f"pool of {mvp['matvec_threads']} beside {mvp['calls']} b_g2_msm calls back to back "
+            f"on theirs (x{mw['matvec_live_x']:.2f}, model x{mw['matvec_model_x']:.2f}) and "
+            f"{mvp['calls']} calls beside {mvp['matvecs']} MatVecs back to back "
+            f"(x{mw['b_g2_live_x']:.2f}, model x{mw['b_g2_model_x']:.2f}; rms log error "
+            f"{mw['rms_log_error']:.3f})"))
+    else:
+        mw = None
     host = None
     if meas.get("gpu_host"):
         gh = meas["gpu_host"]
@@ -516,7 +540,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                         [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
                                "12 (split API, early a/b/c free)")], tables, calibration)
     derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms, "matvec": matvec,
-               "gpu_host": host}
+               "matvec_weight": mw, "gpu_host": host}
     return {"text": text, "measurements": {**meas, "derived": derived},
             "calibration": calibration}
 

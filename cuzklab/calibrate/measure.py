@@ -14,6 +14,8 @@
 * :func:`measure_witness_slope`: the one-thread witness step at two witness
   works, so that a profile calibrated at one witness work also describes the
   others (the extra work per gate is a fixed number of Fr products per unit).
+* :func:`measure_matvec_pool`: MatVecs on their shared pool and b_g2_msm
+  calls on theirs, each alone and beside a steady load of the other.
 * :class:`HostSpeed`: a one-thread chain of Fr products timed before every
   step and at the end, so that a host whose speed drifts over the minutes of a
   calibration shows it beside the steps' own timings.
@@ -728,6 +730,105 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
                 th.join()
         res["gpu_region_slowdown"] = res["gpu_region_beside_s"] / max(res["gpu_region_alone_s"], 1e-12)
     return res
+
+
+def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_threads: int,
+                        backend: str = "cpu", matvecs: int = 4, calls: int | None = None,
+                        repeat: int = 3, seed: int = 0) -> dict:
+    """Return how the shared MatVec pool and the b_g2_msm pool split the cores when both are busy.
+
+    The live executor runs the MatVecs of every synthesis on one pool of
+    ``matvec_threads`` native threads and every b_g2_msm on another of
+    ``pool_threads``; in a run whose syntheses are mostly MatVec (witness work
+    near 0) both are busy at once, with more threads than the host has cores.
+    Two timings, each alone and beside a steady load of the other pool:
+
+    * ``matvec``: ``matvecs`` MatVecs (witness work 0, each of its own
+      partition) started together on the MatVec pool, their mean seconds; beside
+      ``calls`` threads that run b_g2_msm calls back to back on their pool;
+    * ``b_g2``: ``calls`` b_g2_msm calls started together, the seconds until
+      the last ends; beside ``matvecs`` threads that run MatVecs back to back.
+
+    Medians of ``repeat``. How much each slows beside the other is how the OS
+    shares the cores between two pools of busy threads, which
+    :func:`~cuzklab.calibrate.contention.fit_matvec_weight` turns into the
+    model's ``synth.matvec_weight``. ``calls`` defaults to a quarter of the
+    pool's threads (at least 2), the load :func:`measure_b_g2_pool` times the GPU
+    region beside.
+    """
+    from ..live import workload
+    from ..live import work as W
+    from ..native.pool import NativePool
+    from ..stages import StageClock
+    for name, v in (("matvec_threads", matvec_threads), ("pool_threads", pool_threads),
+                    ("matvecs", matvecs), ("repeat", repeat)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ConfigError(name, f"must be an integer >= 1, got {v!r}")
+    calls = max(2, pool_threads // 4) if calls is None else calls
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ConfigError("calls", f"must be an integer >= 1, got {calls!r}")
+    work = workload(log2_constraints, seed, backend, 0.0)
+    mv_pool = NativePool(matvec_threads, "calibrate-matvec-pool")
+    try:
+        def matvec(part: int) -> float:
+            return W.synthesize(work, 3, part, StageClock(), matvec_threads, mv_pool).matvec_s
+
+        pos = [W.prep(W.synthesize(work, 0, i, StageClock(), matvec_threads, mv_pool),
+                      StageClock()) for i in range(calls)]
+        for x in pos:  # untimed: starts the pool, touches the bases and each call's data
+            W.b_g2(x, work, StageClock(), pool_threads)
+        matvec(0)  # untimed: the MatVec pool's threads and the program's tables
+
+        def matvecs_mean(rep: int) -> float:
+            durs = [0.0] * matvecs
+
+            def one(i):
+                durs[i] = matvec(100 + matvecs * rep + i)
+            together([lambda i=i: one(i) for i in range(matvecs)])
+            return statistics.fmean(durs)
+
+        def b_g2_calls(rep: int) -> float:
+            return b_g2_at_once(pos, work, pool_threads, calls)
+
+        def timed(fn) -> float:
+            return float(statistics.median(fn(rep) for rep in range(repeat)))
+
+        def beside(load_fn, n: int, fn, warm_s: float) -> float:
+            stop = threading.Event()
+
+            def load(i):
+                k = 0
+                while not stop.is_set():
+                    load_fn(i, k)
+                    k += 1
+            ts = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(n)]
+            for th in ts:
+                th.start()
+            try:
+                time.sleep(warm_s)
+                return timed(fn)
+            finally:
+                stop.set()
+                for th in ts:
+                    th.join()
+
+        mv_alone = timed(matvecs_mean)
+        g2_alone = timed(b_g2_calls)
+        warm = min(0.5, 2 * max(mv_alone, g2_alone))
+        mv_beside = beside(lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
+                                               pool_threads),
+                           calls, matvecs_mean, warm)
+        g2_beside = beside(lambda i, k: matvec(1000 + 97 * i + k % 97), matvecs, b_g2_calls,
+                           warm)
+    finally:
+        mv_pool.shutdown(wait=True)
+    return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
+            "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
+            "repeat": repeat, "cores": host_cores(),
+            "matvec": {"alone_s": mv_alone, "beside_s": mv_beside,
+                       "slowdown": mv_beside / mv_alone if mv_alone > 0 else 0.0},
+            "b_g2": {"alone_s": g2_alone, "beside_s": g2_beside,
+                     "slowdown": g2_beside / g2_alone if g2_alone > 0 else 0.0}}
 
 
 def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_once: int = 4,

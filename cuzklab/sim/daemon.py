@@ -121,6 +121,10 @@ class DaemonModel:
                                on_rates=self._on_rates,
                                group_threads=({"matvec": self.matvec_threads}
                                               if self.matvec_group else None),
+                               group_weights=({"matvec": profile["synth"]["matvec_weight"]}
+                                              if self.matvec_group
+                                              and "matvec_weight" in profile["synth"]
+                                              else None),
                                **busy_of(node))
         self.memory = HostMemory(self.env, ram_gib=config.memory_gib, base_gib=self.base_gib,
                                  pressure_start=mem["pressure_start"],
@@ -331,7 +335,10 @@ class DaemonModel:
         ``matvec_mem_bound`` says (absent: the synthesis's values). With
         ``matvec_queue = "fifo"`` the MatVecs take the pool one after another, in
         the order they reach it (a pool that queues each MatVec's row ranges behind
-        the earlier ones'), instead of all at once.
+        the earlier ones'), instead of all at once. Where the runnable threads
+        outnumber the cores, a thread of that pool counts ``matvec_weight`` against
+        a thread of the prep_msm / b_g2_msm pool's ``node.cpu_pool_weight`` in
+        how the two pools split them (absent: 1, a synthesis thread's).
         Without it the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """

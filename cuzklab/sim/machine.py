@@ -13,7 +13,11 @@ Three layers decide a job's speed:
    the pool jobs leave, weighted by age (rayon serves the oldest job's tasks
    first) and capped at a synthesis's own parallelism; synthesis jobs that
    name a ``group`` (the MatVecs of a two-step synthesis) also share that
-   group's own pool of threads (``group_threads``), max-min fair;
+   group's own pool of threads (``group_threads``), max-min fair. When the
+   runnable threads outnumber the cores, the pool's threads count
+   ``pool_weight`` each against a synthesis thread's 1 in the split of the
+   cores between the pool and the syntheses, and a group's threads
+   ``group_weights[group]`` each (absent: 1);
 2. memory bandwidth: each job asks ``bw_gbps_per_thread x threads`` (a DMA
    upload asks the PCIe rate); the node's bandwidth is split max-min fair,
    each job capped at what it asks;
@@ -135,6 +139,7 @@ class Machine:
                  synthesis_threads: int, pool_threads: int, age_priority: float,
                  pool_weight: float = 1.0, on_rates=None,
                  group_threads: dict[str, float] | None = None,
+                 group_weights: dict[str, float] | None = None,
                  busy_slowdown: float = 0.0, busy_knee: float = 2.0, llc_gib: float = 0.0):
         self.env = env
         self.llc_gib = max(0.0, float(llc_gib))
@@ -147,6 +152,11 @@ class Machine:
         self.age_priority = float(age_priority)
         self.pool_weight = float(pool_weight)
         self.group_threads = {k: float(v) for k, v in (group_threads or {}).items()}
+        self.group_weights = {k: float(v) for k, v in (group_weights or {}).items()}
+        unknown = sorted(set(self.group_weights) - set(self.group_threads))
+        if unknown or any(w <= 0 for w in self.group_weights.values()):
+            raise ValueError(f"group_weights must give weights > 0 for groups of group_threads "
+                             f"({sorted(self.group_threads)}), got {group_weights!r}")
         self.pressure = 0.0
         self.jobs: list[Job] = []
         self._by_event: dict[int, Job] = {}
@@ -259,9 +269,15 @@ class Machine:
         want_synth = min(self.synthesis_threads, sum(synth_caps))
         if want_pool + want_synth > self.cores and want_pool > 0:
             # The OS shares the cores among runnable threads; the pool's threads
-            # weigh pool_weight each (short, latency-bound bursts win more often).
+            # weigh pool_weight each (short, latency-bound bursts win more often),
+            # a group's threads (a shared MatVec pool) group_weights[group] each.
             wp = self.pool_weight * want_pool
-            pool_cores = min(want_pool, self.cores * wp / (wp + want_synth))
+            ws = want_synth
+            if self.group_weights and sum(synth_caps) > 0:
+                weighted = sum(c * self.group_weights.get(j.group, 1.0)
+                               for j, c in zip(synth, synth_caps))
+                ws = want_synth * weighted / sum(synth_caps)
+            pool_cores = min(want_pool, self.cores * wp / (wp + ws))
             scale = pool_cores / want_pool
             for j in pool:
                 j.threads *= scale

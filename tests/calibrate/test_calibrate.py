@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 
@@ -339,7 +340,8 @@ def test_live_calibration_probes_the_host_speed_at_every_step(live_profile):
     pool = STEPS.index("b_g2_msm calls at once on their pool")
     assert pool == STEPS.index("solo, synthesis on every core") + 1
     assert all(pool < STEPS.index(s) for s in ("memory bandwidth", "syntheses at once",
-                                               "MatVecs at once"))
+                                               "MatVecs at once",
+                                               "MatVecs beside the b_g2_msm pool"))
     # and the bandwidth step, the heaviest on memory, runs last: nothing is timed after it
     assert STEPS[-1] == "memory bandwidth"
     xs = [r["chain_s"] for r in hs["rows"]]
@@ -590,6 +592,58 @@ def test_live_calibration_measures_the_matvecs_and_the_cache(live_profile):
     if meas["llc_mib"] > 0:  # where the kernel reports a cache, the profile has the mechanism
         assert prof["node"]["llc_mib"] == meas["llc_mib"]
         assert 0 <= prof["synth"]["matvec_serial"] < 1 and prof["synth"]["matvec_miss_penalty"] >= 0
+
+
+def test_the_matvec_weight_fit_recovers_the_weight_that_made_the_slowdowns():
+    from cuzklab.calibrate.contention import (MATVEC_WEIGHTS, fit_matvec_weight,
+                                              model_matvec_pool)
+    prof = Profile.load("porep-live-h200")
+    kw = dict(matvec_threads=16, pool_threads=16, matvecs=4, calls=4, matvec_core_s=0.5)
+    made = {w: model_matvec_pool(prof, weight=w, **kw) for w in (0.3, 0.6, 2.0)}
+    # the lighter the MatVec pool's threads, the more the MatVecs slow and the less the calls
+    assert made[0.3]["matvec"]["slowdown"] > made[0.6]["matvec"]["slowdown"] > \
+        made[2.0]["matvec"]["slowdown"] > 1.0
+    assert made[0.3]["b_g2"]["slowdown"] < made[0.6]["b_g2"]["slowdown"] < \
+        made[2.0]["b_g2"]["slowdown"]
+    for w, mod in made.items():
+        meas = {**{k: v for k, v in kw.items() if k != "matvec_core_s"}, **mod}
+        fit = fit_matvec_weight(prof, meas, matvec_core_s=0.5)
+        nearest = min(MATVEC_WEIGHTS, key=lambda g: abs(math.log(g / w)))
+        assert fit["matvec_weight"] == pytest.approx(nearest)
+        assert fit["matvec_live_x"] == pytest.approx(mod["matvec"]["slowdown"])
+    with pytest.raises(ValueError, match="slowdowns must be > 0"):
+        fit_matvec_weight(prof, {**meas, "b_g2": {"slowdown": 0.0}}, matvec_core_s=0.5)
+
+
+def test_the_matvec_pool_measurement_checks_its_arguments():
+    from cuzklab.calibrate.measure import measure_matvec_pool
+    from cuzklab.errors import ConfigError
+    for kw, name in ((dict(matvec_threads=0), "matvec_threads"),
+                     (dict(pool_threads=1.5), "pool_threads"),
+                     (dict(matvecs=True), "matvecs"), (dict(calls=0), "calls"),
+                     (dict(repeat=0), "repeat")):
+        args = {"matvec_threads": 2, "pool_threads": 2, **kw}
+        with pytest.raises(ConfigError, match=name):
+            measure_matvec_pool(K, **args)
+
+
+def test_live_calibration_fits_the_matvec_pools_weight(live_profile):
+    path, res = live_profile
+    meas = res["measurements"]
+    mvp = meas["matvec_pool"]
+    assert mvp["matvec_threads"] == meas["cores"] and mvp["pool_threads"] == meas["pool"]
+    for side in ("matvec", "b_g2"):
+        r = mvp[side]
+        assert r["alone_s"] > 0 and r["beside_s"] > 0
+        assert r["slowdown"] == pytest.approx(r["beside_s"] / r["alone_s"])
+    prof = Profile.load(path)
+    raw = path.read_text()
+    if meas["derived"]["matvec"] is not None:  # the host reports a cache: the MatVec is fitted
+        fit = meas["derived"]["matvec_weight"]
+        assert prof["synth"]["matvec_weight"] == fit["matvec_weight"]
+        assert re.search(r"^matvec_weight = \S+\s+# fit: ", raw, re.M)
+        from cuzklab.calibrate.commands import format_calibration
+        assert f"MatVec pool weight {fit['matvec_weight']} (fit)" in format_calibration(res)
 
 
 def test_the_syntheses_at_once_are_judged_against_the_solo_runs_synthesis():

@@ -205,3 +205,47 @@ def test_the_matvec_fit_models_the_queue_it_is_told():
     # k MatVecs at once: on average (k + 1) / 2 of one alone in turn, k when sharing
     assert fifo == pytest.approx([one, 2.5 * one, 6.5 * one], rel=1e-6)
     assert shared == pytest.approx([one, 4 * one, 12 * one], rel=1e-6)
+
+
+def test_a_groups_threads_weigh_their_group_weight_against_the_pools():
+    # a pool job of 8 threads (weight 0.5 each: 4) beside a long MatVec of 8 threads on 8
+    # cores; the MatVec's threads weigh 1 each (8) by default, so the pool gets 8 x 4 / 12
+    # cores; at the pool's weight (0.5) the two split the cores evenly
+    def pool_end(other=("synth", 100.0, dict(cap=8, group="matvec")), **weights):
+        (_, end, _), _ = _run([("pool", 8.0, dict(cap=8)), other],
+                              cores=8, synthesis_threads=8, pool_threads=8, pool_weight=0.5,
+                              group_threads={"matvec": 8}, **weights)
+        return end
+    assert pool_end() == pytest.approx(3.0, rel=1e-6)
+    assert pool_end(group_weights={"matvec": 0.5}) == pytest.approx(2.0, rel=1e-6)
+    assert pool_end(group_weights={"matvec": 2.0}) == pytest.approx(8.0 / (8 * 4 / 20), rel=1e-6)
+    # a group weight of 1 is the default; jobs outside the group keep weight 1
+    assert pool_end(group_weights={"matvec": 1.0}) == pytest.approx(3.0, rel=1e-6)
+    assert pool_end(("synth", 100.0, dict(cap=8)),
+                    group_weights={"matvec": 0.5}) == pytest.approx(3.0, rel=1e-6)
+
+
+def test_group_weights_name_declared_groups_and_are_positive():
+    env = simpy.Environment()
+    for bad in ({"other": 1.0}, {"matvec": 0.0}):
+        with pytest.raises(ValueError, match="group_weights must give weights > 0"):
+            Machine(env, cores=4, ddr_gbps=10, synthesis_threads=4, pool_threads=4,
+                    age_priority=1.0, group_threads={"matvec": 2}, group_weights=bad)
+
+
+def test_the_matvec_weight_moves_a_pool_bound_live_run():
+    # MatVec-only syntheses beside b_g2_msm calls on a 16-core host (the live executor's W=0
+    # rows): the lighter the MatVec pool's threads, the longer its syntheses take
+    cfg = PipelineConfig(proofs=6, concurrency=3, partitions=4, partition_workers=8,
+                         gpu_threads=16, synthesis_threads=16, memory_gib=754.0)
+    prof = Profile.load("porep-live-h200").replace(synth={"witness_fraction": 0.01})
+    assert "matvec_weight" not in prof["synth"]
+
+    def synth_s(p):
+        return simulate(cfg, p).summary()["stage_s"]["synth"]
+    s0 = synth_s(prof)
+    assert synth_s(prof.replace(synth={"matvec_weight": 1.0})) == pytest.approx(s0)
+    assert synth_s(prof.replace(synth={"matvec_weight": 0.25})) > 1.05 * s0
+    assert synth_s(prof.replace(synth={"matvec_weight": 4.0})) < s0
+    with pytest.raises(ProfileError, match="synth.matvec_weight must be a number"):
+        prof.replace(synth={"matvec_weight": 0.0})
