@@ -293,7 +293,26 @@ KNOWN_DEVIATIONS = {
         "b_g2_msm 1/10) and phase 11's gw=4 prove= (6/10) leave tolerance. (e) Slowing phase "
         "12's syntheses alone (its sweep, 38.5 s/proof at pw=10, is synthesis-limited; "
         "work_core_s 55.6 in porep-32g, 54 in the earlier phases): pw=2 141 s/proof (10/10), but "
-        "the pre-fix pw=12 run no longer runs out of memory (0/10)."),
+        "the pre-fix pw=12 run no longer runs out of memory (0/10). (f) The MatVec (a "
+        "synthesis's last quarter) at its own bandwidth, 125 GB/s a thread with mem_bound "
+        "0.089-0.10, the witness at 20-31 GB/s and 0.1-0.2 (cuzk's notes name the SpMV as the "
+        "step that streams memory): pw=2 138.3-138.8 (10/10) and pw=30 56.4-56.9 (9-10/10), "
+        "but slower MatVecs hold their 19.4 GiB longer, so every peak from pw=10 on rises "
+        "(pw=10 gw=1 349-359 GiB, low-memory pw=12 gw=2 408, pw=16 576) and 8-11 other rows "
+        "leave tolerance (the phase 9 b_g2_msm contention, pw=16, or the c=30 j=20 OOM and "
+        "the pre-fix pile-up). (g) Every CPU job stalled for 0.3 of the dealloc thread's "
+        "munmap time (TLB shootdowns, cuzk's c2-optimization-proposal-11): pw=2 139.0 (10/10), "
+        "pw=30 and the peaks unmoved, eight other rows out (phase 8 pw=10 no longer GPU-bound, "
+        "phase 9 prove= and prep_msm contention); cuzk's phase 11 table finds its serialized "
+        "dealloc negligible (37.9 against 38.0 s/proof). (h) The finalizer's malloc_trim(0), "
+        "which process_partition_result calls under the JobTracker mutex that GPU pick-ups and "
+        "synthesis starts also take, held 0.5 or 1.5 s a partition: pw=2 137.0-137.4 "
+        "(7-9/10), pw=30 54.4-54.8, and the interlock rows of phase 9 break (prep_msm +399 % "
+        "and more); no source gives the trim's time. (i) Attempt (c) with pressure_start "
+        "refitted to 0.61 on the c=30 j=20 OOM (10/10): pw=1 to pw=7 within 3.5 %, but the "
+        "low-memory pw=12 gw=2 peak 6/10 (402.8 GiB) and pw=30 1/10. Not a lead: cuzk parses "
+        "a proof's C1 output once, before its partitions are queued (~300 ms for 51 MB by its "
+        "comment), and builds a partition's circuit in under 1 ms."),
     "phase 12 low-memory, pw=1 gw=1: peak RSS": (
         "the model peaks at 91.7 GiB in every seed: SRS and PCE (69.7 GiB), the five proofs' "
         "requests (2.6 GiB, C1 output cloned into each partition's work item) and one synthesis in "
@@ -310,7 +329,8 @@ KNOWN_DEVIATIONS = {
         "when the mapping went. The sources give neither the two loads' speeds in that run nor "
         "whether the sweep's peak was sampled from the daemon's start (its pw=2 figure, 110 GiB, "
         "is the model's steady peak, 111), so the model does not add a start-up transient whose "
-        "size would be fitted to this one row, and the cause stays open."),
+        "size would be fitted to this one row, and the cause stays open. None of the laws "
+        "tried under the pw=2 row (a)-(i) moves this peak."),
     "phase 12 low-memory, pw=10 gw=1: peak RSS": (
         "+10.5 % (342.5 GiB, 341.3-343.2, against 310), within ±10 % at 0 of 10 seeds (1 of 10 "
         "before the five proofs' requests, 2.6 GiB, were held). The peak is the last wave of ten "
