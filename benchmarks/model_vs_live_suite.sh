@@ -2,7 +2,8 @@
 # The model beside the measurement on one GPU host, in one bounded run:
 #   0. the host: CPUs, memory, GPU;
 #   1. calibrate --live at 2^K (K=20): each stage alone, the witness slope, the pooled
-#      stages on 1..N threads, memory bandwidth, syntheses at once, the contention points;
+#      stages on 1..N threads, memory bandwidth, syntheses at once, MatVecs beside the
+#      b_g2_msm pool, the contention points;
 #   2. compare on the live executor's table (interlock and split_async x gw 1, 2 x three
 #      places pw:W that put a run synthesis-bound or bound by the CPU stages around the
 #      GPU), every row in a process of its own (VERIFY=--verify pairing-checks every
