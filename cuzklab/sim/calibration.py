@@ -330,7 +330,14 @@ KNOWN_DEVIATIONS = {
         "whether the sweep's peak was sampled from the daemon's start (its pw=2 figure, 110 GiB, "
         "is the model's steady peak, 111), so the model does not add a start-up transient whose "
         "size would be fitted to this one row, and the cause stays open. None of the laws "
-        "tried under the pw=2 row (a)-(i) moves this peak."),
+        "tried under the pw=2 row (a)-(i) moves this peak. cuzk's pinned a/b/c pool "
+        "(cuzk-core pinned_pool.rs: buffers checked out at a synthesis's start go back to the "
+        "pool after the kernels and stay pinned) would explain it: with the model's pool on "
+        "(partition.pinned_alloc_s 1 s, pinned_warm 0, phase 12 profiles) this peak is 103 GiB "
+        "(10/10), the previous partition's set idle in the pool beside the next synthesis; but "
+        "every other peak of the same sweep then runs 13-31 % high (pw=2 133 GiB against 110, "
+        "pw=5 217 against 170, pw=10 gw=2 339 against 271), so that sweep ran without the pool, "
+        "and its profile keeps it off."),
     "phase 12 low-memory, pw=10 gw=1: peak RSS": (
         "+10.5 % (342.5 GiB, 341.3-343.2, against 310), within ±10 % at 0 of 10 seeds (1 of 10 "
         "before the five proofs' requests, 2.6 GiB, were held). The peak is the last wave of ten "
