@@ -551,6 +551,7 @@ def fit_matvec_weight(profile, measured: dict, *, matvec_core_s: float) -> dict:
             best = (w, err, mod)
     w, err, mod = best
     return {"matvec_weight": w, "rms_log_error": err,
+            "at_edge": w in (MATVEC_WEIGHTS[0], MATVEC_WEIGHTS[-1]),
             "matvec_live_x": meas[0], "matvec_model_x": mod["matvec"]["slowdown"],
             "b_g2_live_x": meas[1], "b_g2_model_x": mod["b_g2"]["slowdown"]}
 

@@ -502,7 +502,9 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             f"on theirs (x{mw['matvec_live_x']:.2f}, model x{mw['matvec_model_x']:.2f}) and "
             f"{mvp['calls']} calls beside {mvp['matvecs']} MatVecs back to back "
             f"(x{mw['b_g2_live_x']:.2f}, model x{mw['b_g2_model_x']:.2f}; rms log error "
-            f"{mw['rms_log_error']:.3f})"))
+            f"{mw['rms_log_error']:.3f}"
+            + ("; at the edge of the weights tried: the model's sharing does not explain "
+               "these two slowdowns" if mw["at_edge"] else "") + ")"))
     else:
         mw = None
     host = None

@@ -611,6 +611,12 @@ def test_the_matvec_weight_fit_recovers_the_weight_that_made_the_slowdowns():
         nearest = min(MATVEC_WEIGHTS, key=lambda g: abs(math.log(g / w)))
         assert fit["matvec_weight"] == pytest.approx(nearest)
         assert fit["matvec_live_x"] == pytest.approx(mod["matvec"]["slowdown"])
+        assert not fit["at_edge"]
+    # MatVecs that never slow beside calls that slow sixfold: the heaviest weight tried,
+    # and the fit says it stopped at the edge
+    far = {**meas, "matvec": {"slowdown": 1.0}, "b_g2": {"slowdown": 6.0}}
+    fit = fit_matvec_weight(prof, far, matvec_core_s=0.5)
+    assert fit["at_edge"] and fit["matvec_weight"] == MATVEC_WEIGHTS[-1]
     with pytest.raises(ValueError, match="slowdowns must be > 0"):
         fit_matvec_weight(prof, {**meas, "b_g2": {"slowdown": 0.0}}, matvec_core_s=0.5)
 
