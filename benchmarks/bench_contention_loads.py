@@ -18,7 +18,12 @@ Two measurements on the live executor's own stage calls (``cuzklab.live.work``):
   memory streams (``copyto`` of 32 MiB arrays). Each count and kind is visited
   ``--rounds`` times, there and back; the figure of a visit is the median of 3
   calls. If register-only chains slow the pool as much as syntheses do, its
-  slowdown is the CPU's scheduling, not memory.
+  slowdown is the CPU's scheduling, not memory. Each call also reports its
+  phases (``cuzklab.native.msm_g2.PHASES``: the caller thread's set-up, the
+  digit pass and the window tasks on the pool, the combination on the caller's
+  thread), so a visit says which of them the load slows: the pool's tasks
+  (cores shared among more threads than the pool has) or the caller's own
+  steps (the part the model's ``b_g2_msm.serial_s`` stands for).
 
 The JSON (host, every call, every visit, the medians) is written at the end.
 """
@@ -130,10 +135,15 @@ def _loader(kind: str, synth):
     return loop
 
 
-def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) -> dict:
-    """Return {kind: {count: [visit medians]}}: b_g2_msm beside ``count`` busy threads of each kind."""
+def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) -> tuple[dict, dict]:
+    """Return b_g2_msm beside ``count`` busy threads of each kind: {kind: {count: [visit
+    medians]}}, and {kind: {count: [each visit's median seconds of each phase]}}.
+
+    ``b_g2()`` runs one call and returns its phases (seconds by name).
+    """
     loops = {kind: _loader(kind, synth) for kind in LOADS}
     out: dict = {kind: {} for kind in LOADS}
+    phases: dict = {kind: {} for kind in LOADS}
     for rnd in range(rounds):
         order = counts if rnd % 2 == 0 else counts[::-1]
         for kind in LOADS:
@@ -148,17 +158,19 @@ def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) ->
                 try:
                     if s:
                         time.sleep(settle_s)
-                    xs = []
+                    xs, ph = [], []
                     for _ in range(3):
                         t0 = time.perf_counter()
-                        b_g2()
+                        ph.append(b_g2())
                         xs.append(time.perf_counter() - t0)
                 finally:
                     stop.set()
                     for t in ts:
                         t.join()
                 out[kind].setdefault(s, []).append(round(statistics.median(xs), 6))
-    return out
+                phases[kind].setdefault(s, []).append(
+                    {k: round(statistics.median(p[k] for p in ph), 6) for k in ph[0]})
+    return out, phases
 
 
 def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, pool: int,
@@ -171,12 +183,18 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
     W.b_g2(po, work, StageClock(), pool)   # the pool started, the bases touched
+    from cuzklab.backend import to_numpy
+    from cuzklab.native.msm_g2 import g2_msm
+    g2_bases, g2_scalars = work.pk_cpu.b_g2, po.b.tail_scalars.to("cpu")
+    g2_idx = to_numpy(po.b.tail_idx)
 
     def prep():
         W.prep(out, StageClock())
 
-    def b_g2():
-        W.b_g2(po, work, StageClock(), pool)
+    def b_g2():  # what W.b_g2 runs (the stage b_g2_msm on the CPU), with its phases
+        phases = {}
+        g2_msm(g2_bases, g2_scalars, idx=g2_idx, threads=pool, phases=phases)
+        return phases
 
     def synth(i, k):
         W.synthesize(work, 1 + i, k % 200, StageClock(), 1)
@@ -186,7 +204,7 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     pinned_to = min(os.sched_getaffinity(0))
     pinned = prep_visits(prep, visits, pin=pinned_to)
     cpus = per_cpu(prep)
-    beside = b_g2_beside(b_g2, synth, counts, rounds, settle_s)
+    beside, phases = b_g2_beside(b_g2, synth, counts, rounds, settle_s)
     base = statistics.median(beside["synth"][0]) if 0 in beside["synth"] else None
     slow = {kind: {s: round(statistics.median(v) / base, 4) for s, v in pts.items()}
             for kind, pts in beside.items()} if base else {}
@@ -196,6 +214,7 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
             "prep_per_cpu_s": cpus,
             "b_g2_beside": {k: {str(s): v for s, v in pts.items()} for k, pts in beside.items()},
             "b_g2_slowdown": {k: {str(s): v for s, v in pts.items()} for k, pts in slow.items()},
+            "b_g2_phases": {k: {str(s): v for s, v in pts.items()} for k, pts in phases.items()},
             "rounds": rounds}
 
 
@@ -212,6 +231,15 @@ def table(res: dict) -> str:
         for s, v in pts.items():
             x = res["b_g2_slowdown"].get(kind, {}).get(s, float("nan"))
             lines.append(f"{kind:6s} {s:>3}  {' '.join(f'{t * 1e3:.0f}' for t in v)}  x{x:.2f}")
+    phases = res.get("b_g2_phases") or {}
+    if phases:
+        lines.append("# its phases, ms (median over the visits of each visit's median)")
+        for kind, pts in phases.items():
+            for s, visits in pts.items():
+                names = list(visits[0])
+                lines.append(f"{kind:6s} {s:>3}  " + "  ".join(
+                    f"{k[:-2]} {statistics.median(v[k] for v in visits) * 1e3:.1f}"
+                    for k in names))
     return "\n".join(lines)
 
 

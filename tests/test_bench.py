@@ -281,7 +281,14 @@ def test_the_contention_loads_benchmark_times_visits_and_three_loads(tmp_path, c
     assert set(res["b_g2_beside"]["synth"]) == {"0", "1"}
     assert set(res["b_g2_beside"]["chain"]) == {"1"}          # the solo point is timed once
     assert res["b_g2_slowdown"]["synth"]["0"] == 1.0
-    assert "b_g2_msm beside" in capsys.readouterr().out
+    from cuzklab.native.msm_g2 import PHASES
+    for kind, pts in res["b_g2_beside"].items():   # each visit's phases beside its figure
+        for s, visits in pts.items():
+            ph = res["b_g2_phases"][kind][s]
+            assert len(ph) == len(visits)
+            assert all(list(v) == list(PHASES) and min(v.values()) >= 0 for v in ph)
+    printed = capsys.readouterr().out
+    assert "b_g2_msm beside" in printed and "its phases" in printed and "windows" in printed
     with pytest.raises(SystemExit):
         mod.main(["--rounds", "0"])
     assert "--rounds must be >= 1, got 0" in capsys.readouterr().err

@@ -16,6 +16,7 @@ py_ecc (see tests/native).
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -85,14 +86,24 @@ def _xyzz_to_point(limbs: np.ndarray) -> Point:
     return Point("g2", ref.xyzz_to_affine("g2", tuple(coords)))
 
 
+#: The phases of one :func:`g2_msm` call that its ``phases`` argument receives, in order.
+PHASES = ("prepare_s", "digits_s", "windows_s", "combine_s")
+
+
 def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
-           window: int | None = None, parts: int | None = None) -> Point:
+           window: int | None = None, parts: int | None = None,
+           phases: dict | None = None) -> Point:
     """Return sum_i scalars[i] * bases[idx[i]] over G2 (native Pippenger on ``threads`` threads).
 
     ``idx``: int64 indices into ``bases`` (None: bases[i]); the bases are read
     where they are, not gathered first. ``window`` (bits) and ``parts`` (bucket
-    ranges per window) override the plan's.
+    ranges per window) override the plan's. ``phases``: a dict that receives
+    the seconds of the call's phases (:data:`PHASES`): the checks, plan and
+    arrays on the caller's thread; the digit pass and the window tasks (on the
+    pool when ``threads`` > 1); the window sums' combination and the affine
+    result on the caller's thread.
     """
+    t0 = time.perf_counter()
     threads = check_threads(threads)
     if not isinstance(bases, Points) or bases.group != "g2":
         raise TypeError("bases must be G2 Points")
@@ -111,6 +122,8 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
     if parts is not None and (isinstance(parts, bool) or not isinstance(parts, int) or parts < 1):
         raise ValueError(f"parts must be an int >= 1, got {parts!r}")
     if n == 0:
+        if phases is not None:
+            phases.update(dict.fromkeys(PHASES, 0.0), prepare_s=time.perf_counter() - t0)
         return Point.infinity("g2")
     if window is None:
         c, planned = plan(n, threads)
@@ -126,8 +139,10 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
     cuts = ranges(1 << (c - 1), parts)   # bucket ranges of each window
     parts = len(cuts)
     sums = np.empty((w, parts, 4, 2, 12), dtype=np.uint32)
+    t1 = time.perf_counter()
     if threads <= 1:
         lib.g2_digits(ptr(sc), n, 0, n, c, w, ptr(digits))
+        t2 = time.perf_counter()
         for j in range(w):
             for k, (lo, hi) in enumerate(cuts):
                 lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, n, c, lo, hi,
@@ -136,10 +151,15 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
         pool = native_pool(threads)
         edges = np.array([lo for lo, _ in cuts] + [cuts[-1][1]], dtype=np.int64)
         lib.g2_digits_pool(pool.handle, -(-n // threads), ptr(sc), n, c, w, ptr(digits))
+        t2 = time.perf_counter()
         lib.g2_windows_pool(pool.handle, ptr(bx), ptr(by), ptr(idx), ptr(digits), n, w, parts,
                             ptr(edges), c, ptr(sums))
+    t3 = time.perf_counter()
     if (sums == 0xFFFFFFFF).all(axis=(2, 3, 4)).any():
         raise MemoryError("b_g2_msm: a native bucket allocation failed")
     out = np.empty((4, 2, 12), dtype=np.uint32)
     lib.g2_combine(ptr(sums), w, parts, c, ptr(out))
-    return _xyzz_to_point(out)
+    point = _xyzz_to_point(out)
+    if phases is not None:
+        phases.update(zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t3)))
+    return point

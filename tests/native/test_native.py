@@ -82,6 +82,22 @@ def test_g2_msm_cut_by_bucket_ranges_matches(g2_case, threads, window, parts):
     assert g2_msm(bases, scalars, threads=threads, window=window, parts=parts) == want
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_g2_msm_reports_its_phases(g2_case, threads):
+    from cuzklab.native.msm_g2 import PHASES
+    bases, scalars, want = g2_case
+    phases = {}
+    t = time.perf_counter()
+    assert g2_msm(bases, scalars, threads=threads, phases=phases) == want
+    took = time.perf_counter() - t
+    assert list(phases) == list(PHASES)
+    assert all(v >= 0 for v in phases.values()) and sum(phases.values()) <= took
+    assert phases["windows_s"] > 0
+    empty = {}
+    assert g2_msm(bases[:0], scalars[:0], phases=empty) == Point.infinity("g2")
+    assert list(empty) == list(PHASES) and empty["windows_s"] == 0.0
+
+
 def test_g2_msm_edges(g2_case):
     bases, scalars, _ = g2_case
     assert g2_msm(bases[:0], scalars[:0]) == Point.infinity("g2")
