@@ -631,6 +631,22 @@ def b_g2_at_once(preps: list, work, pool_threads: int, k: int) -> float:
                      for i in range(k)])
 
 
+def b_g2_phases(prep_out, work, pool_threads: int, repeat: int = 3) -> dict[str, float]:
+    """Return the median seconds of each phase of one b_g2_msm call alone on its pool
+    (``cuzklab.native.msm_g2.PHASES``: the caller's set-up, the digit pass, the window
+    tasks, the combination), the call the live executor's stage makes."""
+    from ..backend import to_numpy
+    from ..native.msm_g2 import g2_msm
+    bases, scalars = work.pk_cpu.b_g2, prep_out.b.tail_scalars.to("cpu")
+    idx = to_numpy(prep_out.b.tail_idx)
+    runs = []
+    for _ in range(max(1, int(repeat))):
+        ph: dict = {}
+        g2_msm(bases, scalars, idx=idx, threads=pool_threads, phases=ph)
+        runs.append(ph)
+    return {k: float(statistics.median(r[k] for r in runs)) for k in runs[0]}
+
+
 def together(fns) -> float:
     """Return the seconds from starting every function of ``fns`` at once, each on a
     thread of its own behind one barrier, until the last one returns."""
@@ -698,6 +714,7 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     rows = [{"calls": k, "makespan_s": float(statistics.median(
                 b_g2_at_once(pos, work, pool_threads, k) for _ in range(repeat)))}
             for k in ks]
+    phases = b_g2_phases(po, work, pool_threads, repeat)
     xs = np.array([r["calls"] for r in rows], dtype=float)
     ys = np.array([r["makespan_s"] for r in rows])
     slope = max(float(np.polyfit(xs, ys, 1)[0]), 1e-9)
@@ -706,7 +723,7 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
            "b_g2_tail": int(po.b.tail), "distinct_partitions": len(pos),
            "rows": rows, "alone_s": alone, "slope_s": slope,
            "pool_core_s": pool_threads * min(slope, alone),
-           "serial_s": max(0.0, alone - slope)}
+           "serial_s": max(0.0, alone - slope), "phases_alone": phases}
     if region is None and backend == "gpu":
         region = _gpu_region(work, out, po)
     if region is not None:
