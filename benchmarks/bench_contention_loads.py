@@ -23,7 +23,10 @@ Two measurements on the live executor's own stage calls (``cuzklab.live.work``):
   digit pass and the window tasks on the pool, the combination on the caller's
   thread), so a visit says which of them the load slows: the pool's tasks
   (cores shared among more threads than the pool has) or the caller's own
-  steps (the part the model's ``b_g2_msm.serial_s`` stands for).
+  steps (the part the model's ``b_g2_msm.serial_s`` stands for). With a pool of
+  more than one thread each call also gives the pool's width profile (seconds
+  with k of its threads inside a task), which says how much of it ran on fewer
+  threads than the pool has.
 
 The JSON (host, every call, every visit, the medians) is written at the end.
 """
@@ -135,6 +138,18 @@ def _loader(kind: str, synth):
     return loop
 
 
+def _visit_phases(calls: list[dict]) -> dict:
+    """Return a visit's phases: each phase's median over its calls (lists such as the
+    width profile, element by element)."""
+    out = {}
+    for k, v in calls[0].items():
+        if isinstance(v, list):
+            out[k] = [round(statistics.median(c[k][i] for c in calls), 6) for i in range(len(v))]
+        else:
+            out[k] = round(statistics.median(c[k] for c in calls), 6)
+    return out
+
+
 def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) -> tuple[dict, dict]:
     """Return b_g2_msm beside ``count`` busy threads of each kind: {kind: {count: [visit
     medians]}}, and {kind: {count: [each visit's median seconds of each phase]}}.
@@ -168,8 +183,7 @@ def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) ->
                     for t in ts:
                         t.join()
                 out[kind].setdefault(s, []).append(round(statistics.median(xs), 6))
-                phases[kind].setdefault(s, []).append(
-                    {k: round(statistics.median(p[k] for p in ph), 6) for k in ph[0]})
+                phases[kind].setdefault(s, []).append(_visit_phases(ph))
     return out, phases
 
 
@@ -185,15 +199,22 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     W.b_g2(po, work, StageClock(), pool)   # the pool started, the bases touched
     from cuzklab.backend import to_numpy
     from cuzklab.native.msm_g2 import g2_msm
+    from cuzklab.native.pool import native_pool
     g2_bases, g2_scalars = work.pk_cpu.b_g2, po.b.tail_scalars.to("cpu")
     g2_idx = to_numpy(po.b.tail_idx)
 
     def prep():
         W.prep(out, StageClock())
 
-    def b_g2():  # what W.b_g2 runs (the stage b_g2_msm on the CPU), with its phases
-        phases = {}
+    native = native_pool(pool) if pool > 1 else None
+
+    def b_g2():  # what W.b_g2 runs (the stage b_g2_msm on the CPU), with its phases and
+        phases = {}  # the pool's width profile over the call (threads inside a task)
+        if native is not None:
+            native.widths(reset=True)
         g2_msm(g2_bases, g2_scalars, idx=g2_idx, threads=pool, phases=phases)
+        if native is not None:
+            phases["widths_s"] = [round(float(x), 6) for x in native.widths(reset=True)]
         return phases
 
     def synth(i, k):
@@ -236,10 +257,16 @@ def table(res: dict) -> str:
         lines.append("# its phases, ms (median over the visits of each visit's median)")
         for kind, pts in phases.items():
             for s, visits in pts.items():
-                names = list(visits[0])
-                lines.append(f"{kind:6s} {s:>3}  " + "  ".join(
+                names = [k for k in visits[0] if k != "widths_s"]
+                line = f"{kind:6s} {s:>3}  " + "  ".join(
                     f"{k[:-2]} {statistics.median(v[k] for v in visits) * 1e3:.1f}"
-                    for k in names))
+                    for k in names)
+                if "widths_s" in visits[0]:  # the share of the call at each width, %
+                    w = [statistics.median(v["widths_s"][i] for v in visits)
+                         for i in range(len(visits[0]["widths_s"]))]
+                    tot = sum(w) or 1.0
+                    line += "  widths% " + " ".join(f"{100 * x / tot:.0f}" for x in w)
+                lines.append(line)
     return "\n".join(lines)
 
 

@@ -631,20 +631,35 @@ def b_g2_at_once(preps: list, work, pool_threads: int, k: int) -> float:
                      for i in range(k)])
 
 
-def b_g2_phases(prep_out, work, pool_threads: int, repeat: int = 3) -> dict[str, float]:
-    """Return the median seconds of each phase of one b_g2_msm call alone on its pool
-    (``cuzklab.native.msm_g2.PHASES``: the caller's set-up, the digit pass, the window
-    tasks, the combination), the call the live executor's stage makes."""
+def b_g2_phases(prep_out, work, pool_threads: int, repeat: int = 3) -> dict:
+    """Return one b_g2_msm call alone on its pool, phase by phase and width by width.
+
+    The call the live executor's stage makes, ``repeat`` times; medians of the
+    seconds of each phase (``cuzklab.native.msm_g2.PHASES``: the caller's
+    set-up, the digit pass, the window tasks, the combination) and, under
+    ``widths_s``, of the seconds with k = 0..pool_threads of the pool's threads
+    inside a task (:meth:`~cuzklab.native.pool.NativePool.widths`): how much of
+    a call alone runs on fewer threads than the pool has.
+    """
     from ..backend import to_numpy
     from ..native.msm_g2 import g2_msm
+    from ..native.pool import native_pool
     bases, scalars = work.pk_cpu.b_g2, prep_out.b.tail_scalars.to("cpu")
     idx = to_numpy(prep_out.b.tail_idx)
-    runs = []
+    pool = native_pool(pool_threads) if pool_threads > 1 else None
+    runs, widths = [], []
     for _ in range(max(1, int(repeat))):
         ph: dict = {}
+        if pool is not None:
+            pool.widths(reset=True)
         g2_msm(bases, scalars, idx=idx, threads=pool_threads, phases=ph)
+        if pool is not None:
+            widths.append(pool.widths(reset=True))
         runs.append(ph)
-    return {k: float(statistics.median(r[k] for r in runs)) for k in runs[0]}
+    out = {k: float(statistics.median(r[k] for r in runs)) for k in runs[0]}
+    if widths:
+        out["widths_s"] = [float(x) for x in np.median(np.array(widths), axis=0)]
+    return out
 
 
 def together(fns) -> float:

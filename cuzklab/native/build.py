@@ -57,6 +57,7 @@ SIGNATURES = {
     "fr_chain": ([_P, _I64], _U64),
     "cz_pool_new": ([_I32, _P, _I32], _P),
     "cz_pool_free": ([_P], None),
+    "cz_pool_widths": ([_P, _P, _I32], None),
     "fr_matvec_pool": ([_P, _I64, _I32, _P, _P, _P, _I64, _P, _I64, _P, _P], None),
     "g2_digits_pool": ([_P, _I64, _P, _I64, _I32, _I32, _P], None),
     "g2_windows_pool": ([_P, _P, _P, _P, _P, _I64, _I32, _I32, _P, _I32, _P], None),

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Full unrolling of the limb loops (GCC's default stops at 16 iterations: 6 x 6 is 36). */
 #if defined(__clang__)
@@ -824,7 +825,27 @@ typedef struct cz_pool {
     pthread_cond_t work;
     cz_job *head, *tail;
     int *cpus, ncpus;
+    /* The width profile: seconds spent with k threads inside a chunk, k = 0..threads
+     * (under mu; `since` is when `busy` last changed). */
+    int busy;
+    double since, *width_s;
 } cz_pool;
+
+static double cz_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Under p->mu: account the time since the last change at the present width, then move it. */
+static void cz_busy_add(cz_pool *p, int delta)
+{
+    double t = cz_now();
+    p->width_s[p->busy] += t - p->since;
+    p->since = t;
+    p->busy += delta;
+}
 
 typedef struct { cz_pool *pool; int index; } cz_start;
 
@@ -849,10 +870,12 @@ static void *cz_worker(void *arg)
             p->head = j->link;
             if (!p->head) p->tail = NULL;
         }
+        cz_busy_add(p, 1);
         pthread_mutex_unlock(&p->mu);
         int64_t lo = k * j->grain, hi = lo + j->grain < j->n ? lo + j->grain : j->n;
         j->fn(j->ctx, lo, hi);
         pthread_mutex_lock(&p->mu);
+        cz_busy_add(p, -1);
         if (++j->done == j->chunks) pthread_cond_signal(&j->finished);
     }
     pthread_mutex_unlock(&p->mu);
@@ -868,7 +891,11 @@ cz_pool *cz_pool_new(int threads, const int32_t *cpus, int ncpus)
     p->threads = threads;
     p->tid = calloc((size_t)threads, sizeof *p->tid);
     p->cpus = ncpus > 0 ? malloc((size_t)ncpus * sizeof *p->cpus) : NULL;
-    if (!p->tid || (ncpus > 0 && !p->cpus)) { free(p->tid); free(p->cpus); free(p); return NULL; }
+    p->width_s = calloc((size_t)threads + 1, sizeof *p->width_s);
+    p->since = cz_now();
+    if (!p->tid || (ncpus > 0 && !p->cpus) || !p->width_s) {
+        free(p->tid); free(p->cpus); free(p->width_s); free(p); return NULL;
+    }
     for (int i = 0; i < ncpus; i++) p->cpus[i] = cpus[i];
     p->ncpus = ncpus;
     pthread_mutex_init(&p->mu, NULL);
@@ -886,7 +913,7 @@ cz_pool *cz_pool_new(int threads, const int32_t *cpus, int ncpus)
             pthread_cond_broadcast(&p->work);
             pthread_mutex_unlock(&p->mu);
             for (int k = 0; k < i; k++) pthread_join(p->tid[k], NULL);
-            free(p->tid); free(p->cpus); free(p);
+            free(p->tid); free(p->cpus); free(p->width_s); free(p);
             return NULL;
         }
     }
@@ -909,7 +936,20 @@ void cz_pool_free(cz_pool *p)
     for (int i = 0; i < p->threads; i++) pthread_join(p->tid[i], NULL);
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->mu);
-    free(p->tid); free(p->cpus); free(p);
+    free(p->tid); free(p->cpus); free(p->width_s); free(p);
+}
+
+/* Copy the pool's width profile into out[0..threads] (seconds with k threads inside a
+ * chunk, up to now) and, when reset is non-zero, start it again from zero. */
+void cz_pool_widths(cz_pool *p, double *out, int reset)
+{
+    pthread_mutex_lock(&p->mu);
+    cz_busy_add(p, 0);
+    for (int k = 0; k <= p->threads; k++) {
+        out[k] = p->width_s[k];
+        if (reset) p->width_s[k] = 0.0;
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 /* Run fn over [0, n) in chunks of grain on the pool; return when every chunk is done. */

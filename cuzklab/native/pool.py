@@ -140,6 +140,16 @@ class NativePool:
         self._free.detach()
         self._handle = None
 
+    def widths(self, reset: bool = False) -> np.ndarray:
+        """Return the pool's width profile: seconds with k of its threads inside a chunk,
+        for k = 0..threads, since it started or since the last reset (``reset``: start
+        again from zero after reading). Over one batch alone it says how much of the
+        batch's time ran on fewer threads than the pool has (its last round of chunks)."""
+        from .build import library
+        out = np.zeros(self.threads + 1, dtype=np.float64)
+        library().cz_pool_widths(self.handle, out.ctypes.data, int(bool(reset)))
+        return out
+
     def grain(self, n: int, min_chunk: int) -> int:
         """Return the chunk size that cuts n items into a few chunks per thread, each >= min_chunk."""
         return max(1, -(-n // chunk_count(n, self.threads, min_chunk)))

@@ -695,8 +695,10 @@ def test_the_b_g2_pool_measurement_gives_a_full_pools_thread_seconds_per_call():
     assert m["serial_s"] == pytest.approx(max(0.0, m["alone_s"] - m["slope_s"]))
     assert m["gpu_region_alone_s"] >= 0 and m["gpu_region_slowdown"] > 0
     from cuzklab.native.msm_g2 import PHASES
-    assert list(m["phases_alone"]) == list(PHASES)   # one call alone, phase by phase
-    assert all(v >= 0 for v in m["phases_alone"].values())
+    ph = dict(m["phases_alone"])                     # one call alone, phase by phase
+    widths = ph.pop("widths_s")                      # and by how many pool threads worked
+    assert list(ph) == list(PHASES) and all(v >= 0 for v in ph.values())
+    assert len(widths) == 3 and min(widths) >= 0
     with pytest.raises(ConfigError, match="pool_threads"):
         measure_b_g2_pool(6, pool_threads=0)
     with pytest.raises(ConfigError, match="counts"):

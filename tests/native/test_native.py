@@ -98,6 +98,22 @@ def test_g2_msm_reports_its_phases(g2_case, threads):
     assert list(empty) == list(PHASES) and empty["windows_s"] == 0.0
 
 
+def test_a_native_pools_width_profile_adds_up_to_the_time_it_covers(g2_case):
+    from cuzklab.native.pool import native_pool
+    bases, scalars, want = g2_case
+    pool = native_pool(3)
+    pool.widths(reset=True)
+    t = time.perf_counter()
+    assert g2_msm(bases, scalars, threads=3, window=4) == want   # 64 window tasks
+    took = time.perf_counter() - t
+    w = pool.widths(reset=True)
+    assert w.shape == (4,) and min(w) >= 0
+    assert took * 0.5 <= w.sum() <= took + 0.05      # the time since the reset, width by width
+    assert w[1:].sum() > 0                           # some of it with threads inside a task
+    after = pool.widths()
+    assert after[1:].sum() == 0 and after[0] < 0.05  # reset: nothing ran since
+
+
 def test_g2_msm_edges(g2_case):
     bases, scalars, _ = g2_case
     assert g2_msm(bases[:0], scalars[:0]) == Point.infinity("g2")
