@@ -310,7 +310,13 @@ KNOWN_DEVIATIONS = {
         "(7-9/10), pw=30 54.4-54.8, and the interlock rows of phase 9 break (prep_msm +399 % "
         "and more); no source gives the trim's time. (i) Attempt (c) with pressure_start "
         "refitted to 0.61 on the c=30 j=20 OOM (10/10): pw=1 to pw=7 within 3.5 %, but the "
-        "low-memory pw=12 gw=2 peak 6/10 (402.8 GiB) and pw=30 1/10. Not a lead: cuzk parses "
+        "low-memory pw=12 gw=2 peak 6/10 (402.8 GiB) and pw=30 1/10. (j) Attempt (b) with "
+        "pressure_start refitted (the present profile's is 0.62): at 0.61 the OOM holds in 34 of "
+        "seeds 0-39 but prep_msm and b_g2_msm before it in 30 (75 %; the present profile: 40, "
+        "39, 35 and 40 of 40 for its four rows); at 0.60 in 39 of 40, but pw=16 runs 42.2 "
+        "s/proof (5/10); and mem_bound 0.032 or 0.036 beside 0.0334 takes the low-memory pw=12 "
+        "gw=2 peak to 6/10 or the c=30 j=20 OOM to 0/10: a window about 0.003 wide, a fit to "
+        "those rows rather than a law. Not a lead: cuzk parses "
         "a proof's C1 output once, before its partitions are queued (~300 ms for 51 MB by its "
         "comment), and builds a partition's circuit in under 1 ms."),
     "phase 12 low-memory, pw=1 gw=1: peak RSS": (
