@@ -46,6 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
+from cuzklab.calibrate.measure import b_g2_profile, median_profile  # noqa: E402
 from cuzklab.native.bench import host  # noqa: E402
 
 PREP_CALLS = 21
@@ -138,16 +139,10 @@ def _loader(kind: str, synth):
     return loop
 
 
-def _visit_phases(calls: list[dict]) -> dict:
-    """Return a visit's phases: each phase's median over its calls (lists such as the
-    width profile, element by element)."""
-    out = {}
-    for k, v in calls[0].items():
-        if isinstance(v, list):
-            out[k] = [round(statistics.median(c[k][i] for c in calls), 6) for i in range(len(v))]
-        else:
-            out[k] = round(statistics.median(c[k] for c in calls), 6)
-    return out
+def _rounded(profile: dict) -> dict:
+    """Return a call profile with its seconds rounded to microseconds (the JSON's)."""
+    return {k: [round(x, 6) for x in v] if isinstance(v, list) else round(v, 6)
+            for k, v in profile.items()}
 
 
 def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) -> tuple[dict, dict]:
@@ -183,7 +178,7 @@ def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) ->
                     for t in ts:
                         t.join()
                 out[kind].setdefault(s, []).append(round(statistics.median(xs), 6))
-                phases[kind].setdefault(s, []).append(_visit_phases(ph))
+                phases[kind].setdefault(s, []).append(_rounded(median_profile(ph)))
     return out, phases
 
 
@@ -197,25 +192,12 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
     W.b_g2(po, work, StageClock(), pool)   # the pool started, the bases touched
-    from cuzklab.backend import to_numpy
-    from cuzklab.native.msm_g2 import g2_msm
-    from cuzklab.native.pool import native_pool
-    g2_bases, g2_scalars = work.pk_cpu.b_g2, po.b.tail_scalars.to("cpu")
-    g2_idx = to_numpy(po.b.tail_idx)
 
     def prep():
         W.prep(out, StageClock())
 
-    native = native_pool(pool) if pool > 1 else None
-
-    def b_g2():  # what W.b_g2 runs (the stage b_g2_msm on the CPU), with its phases and
-        phases = {}  # the pool's width profile over the call (threads inside a task)
-        if native is not None:
-            native.widths(reset=True)
-        g2_msm(g2_bases, g2_scalars, idx=g2_idx, threads=pool, phases=phases)
-        if native is not None:
-            phases["widths_s"] = [round(float(x), 6) for x in native.widths(reset=True)]
-        return phases
+    def b_g2():  # what W.b_g2 runs, with its phases and the pool's width profile
+        return b_g2_profile(po, work, pool)
 
     def synth(i, k):
         W.synthesize(work, 1 + i, k % 200, StageClock(), 1)

@@ -460,6 +460,23 @@ def model_matvec_pool(profile, *, matvec_threads: int, pool_threads: int, matvec
     threads of MatVecs). ``weight``: the MatVec pool's threads' weight
     (``synth.matvec_weight``; None: the profile's, absent 1).
     """
+    prof, side = _matvec_pool_model(profile, matvec_threads=matvec_threads,
+                                    pool_threads=pool_threads, matvecs=matvecs, calls=calls,
+                                    matvec_core_s=matvec_core_s)
+    w = prof["synth"].get("matvec_weight", 1.0) if weight is None else float(weight)
+    out = {}
+    for which in ("matvec", "b_g2"):
+        alone, beside = side(which, w, False), side(which, w, True)
+        out[which] = {"alone_s": alone, "beside_s": beside, "slowdown": beside / alone}
+    return out
+
+
+def _matvec_pool_model(profile, *, matvec_threads: int, pool_threads: int, matvecs: int,
+                       calls: int, matvec_core_s: float):
+    """Return (the profile, ``side(which, weight, beside)``): one timing of
+    :func:`model_matvec_pool` (``which``: ``"matvec"`` or ``"b_g2"``) at a MatVec pool
+    thread weight, alone or beside the other pool's load. Alone, nothing shares the
+    cores with the MatVec pool, so the weight does not change it."""
     import simpy
 
     from ..model.profile import Profile
@@ -467,7 +484,6 @@ def model_matvec_pool(profile, *, matvec_threads: int, pool_threads: int, matvec
     prof = Profile.load(profile)
     node, syn, g2 = prof["node"], prof["synth"], prof["b_g2_msm"]
     cores = int(node["cores"])
-    w = syn.get("matvec_weight", 1.0) if weight is None else float(weight)
     ser = syn.get("matvec_serial", 0.0)
     mv_kw = dict(bw_per_thread=syn.get("matvec_bw_gbps_per_thread", syn["bw_gbps_per_thread"]),
                  mem_bound=syn.get("matvec_mem_bound", syn["mem_bound"]))
@@ -485,13 +501,20 @@ def model_matvec_pool(profile, *, matvec_threads: int, pool_threads: int, matvec
             yield m.run("single", g2_ser, cap=1.0)
         yield m.run("pool", g2_work, cap=float(pool_threads), **g2_kw)
 
-    def run(timed, n_timed, load, n_load, mean: bool) -> float:
+    # which: (its unit, how many start together, mean (MatVecs) or last (calls), the load's
+    # unit, how many threads of it)
+    cases = {"matvec": (one_matvec, matvecs, True, one_call, calls),
+             "b_g2": (one_call, calls, False, one_matvec, matvecs)}
+
+    def side(which: str, weight: float, beside: bool) -> float:
+        timed, n_timed, mean, load, n_load = cases[which]
+        n_load = n_load if beside else 0
         env = simpy.Environment()
         m = Machine(env, cores=cores, ddr_gbps=node["ddr_gbps"], synthesis_threads=cores,
                     pool_threads=pool_threads, age_priority=syn.get("age_priority", 1.0),
                     pool_weight=node.get("cpu_pool_weight", 1.0),
                     group_threads={"matvec": float(matvec_threads)},
-                    group_weights={"matvec": w}, **busy_of(node))
+                    group_weights={"matvec": weight}, **busy_of(node))
 
         def looping():
             while True:
@@ -512,14 +535,7 @@ def model_matvec_pool(profile, *, matvec_threads: int, pool_threads: int, matvec
         env.run(until=simpy.AllOf(env, procs))
         return sum(durs) / len(durs) if mean else max(durs)
 
-    mv_alone = run(one_matvec, matvecs, one_call, 0, True)
-    mv_beside = run(one_matvec, matvecs, one_call, calls, True)
-    g2_alone = run(one_call, calls, one_matvec, 0, False)
-    g2_beside = run(one_call, calls, one_matvec, matvecs, False)
-    return {"matvec": {"alone_s": mv_alone, "beside_s": mv_beside,
-                       "slowdown": mv_beside / mv_alone},
-            "b_g2": {"alone_s": g2_alone, "beside_s": g2_beside,
-                     "slowdown": g2_beside / g2_alone}}
+    return prof, side
 
 
 #: The MatVec pool's thread weights :func:`fit_matvec_weight` tries: 1/16 .. 8, 8 steps an octave.
@@ -542,18 +558,20 @@ def fit_matvec_weight(profile, measured: dict, *, matvec_core_s: float) -> dict:
     kw = dict(matvec_threads=int(measured["matvec_threads"]),
               pool_threads=int(measured["pool_threads"]), matvecs=int(measured["matvecs"]),
               calls=int(measured["calls"]), matvec_core_s=float(matvec_core_s))
+    _, side = _matvec_pool_model(profile, **kw)
+    sides = ("matvec", "b_g2")
+    alone = {k: side(k, 1.0, False) for k in sides}   # alone the weight changes nothing
     best = None
     for w in MATVEC_WEIGHTS:
-        mod = model_matvec_pool(profile, weight=w, **kw)
-        err = math.sqrt(sum(math.log(mod[k]["slowdown"] / x) ** 2
-                            for k, x in zip(("matvec", "b_g2"), meas)) / 2)
+        mod = [side(k, w, True) / alone[k] for k in sides]
+        err = math.sqrt(sum(math.log(x / y) ** 2 for x, y in zip(mod, meas)) / 2)
         if best is None or err < best[1] - 1e-12:
             best = (w, err, mod)
     w, err, mod = best
     return {"matvec_weight": w, "rms_log_error": err,
             "at_edge": w in (MATVEC_WEIGHTS[0], MATVEC_WEIGHTS[-1]),
-            "matvec_live_x": meas[0], "matvec_model_x": mod["matvec"]["slowdown"],
-            "b_g2_live_x": meas[1], "b_g2_model_x": mod["b_g2"]["slowdown"]}
+            "matvec_live_x": meas[0], "matvec_model_x": mod[0],
+            "b_g2_live_x": meas[1], "b_g2_model_x": mod[1]}
 
 
 def gpu_region_slowdown(host_share: float, *, cores: int, load_threads: int,

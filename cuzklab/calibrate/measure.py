@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import threading
@@ -257,34 +258,24 @@ def measure_contention(log2_constraints: int, counts, *, pool_threads: int,
         probe = lambda: chain_s(n_probe, 1)  # noqa: E731 (inline on this thread)
     samples: dict[int, dict[str, list]] = {}
     schedule = (counts + counts[::-1] if there_and_back else counts) * rounds
+
+    def synthesize(i, k):
+        W.synthesize(work, 1 + i, k % 200, StageClock(), 1)
+
     for s in schedule:
-        stop = threading.Event()
-
-        def loop(i):
-            k = 0
-            while not stop.is_set():
-                W.synthesize(work, 1 + i, k % 200, StageClock(), 1)
-                k += 1
-
-        ts = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(s)]
-        for t in ts:
-            t.start()
-        if s:
-            time.sleep(min(1.0, 0.3 * solo_synth))  # let them get going
-        got = samples.setdefault(s, {})
-        raw, probe_s, ratio = timed_each(lambda: W.prep(out, StageClock()), prep_calls,
-                                         probe_calls.setdefault(s, []))
-        got.setdefault("prep_msm_raw_s" if probe else "prep_msm_s", []).append(raw)
-        if probe:
-            got.setdefault("host_probe_s", []).append(probe_s)
-            got.setdefault("prep_msm_ratio", []).append(ratio)
-        got.setdefault("b_g2_msm_s", []).append(timed(lambda: W.b_g2(po, work, StageClock(),
-                                                                     pool_threads)))
-        if region is not None:
-            got.setdefault("gpu_region_s", []).append(timed(region))
-        stop.set()
-        for t in ts:
-            t.join()
+        # the syntheses get going before anything is timed
+        with busy(s, synthesize, min(1.0, 0.3 * solo_synth)):
+            got = samples.setdefault(s, {})
+            raw, probe_s, ratio = timed_each(lambda: W.prep(out, StageClock()), prep_calls,
+                                             probe_calls.setdefault(s, []))
+            got.setdefault("prep_msm_raw_s" if probe else "prep_msm_s", []).append(raw)
+            if probe:
+                got.setdefault("host_probe_s", []).append(probe_s)
+                got.setdefault("prep_msm_ratio", []).append(ratio)
+            got.setdefault("b_g2_msm_s", []).append(
+                timed(lambda: W.b_g2(po, work, StageClock(), pool_threads)))
+            if region is not None:
+                got.setdefault("gpu_region_s", []).append(timed(region))
     # the probe's median over every visit: the host's median one-thread speed
     probe_ref = (statistics.median(x for v in samples.values() for x in v["host_probe_s"])
                  if probe else None)
@@ -599,24 +590,14 @@ def measure_gpu_host(log2_constraints: int, *, backend: str = "gpu", load_thread
     region()  # untimed: the first launch
     solo = float(median_s(region, repeat))
     lib = library()
-    stop = threading.Event()
 
-    def burn():
-        while not stop.is_set():
-            # ~25-50 ms a call with the GIL released: the load takes the GIL a few times a
-            # second, so what it measures is the cores' share, not a queue for the GIL
-            lib.fr_chain(ptr(CHAIN_SEED), 1_000_000)
+    def burn(i, k):
+        # ~25-50 ms a call with the GIL released: the load takes the GIL a few times a
+        # second, so what it measures is the cores' share, not a queue for the GIL
+        lib.fr_chain(ptr(CHAIN_SEED), 1_000_000)
 
-    ts = [threading.Thread(target=burn, daemon=True) for _ in range(n_load)]
-    for th in ts:
-        th.start()
-    try:
-        time.sleep(0.05)
+    with busy(n_load, burn, 0.05):
         loaded = float(median_s(region, repeat))
-    finally:
-        stop.set()
-        for th in ts:
-            th.join()
     return {"log2_constraints": log2_constraints, "load_threads": n_load, "cores": host_cores(),
             "solo_s": solo, "loaded_s": loaded, "slowdown": loaded / solo if solo else 0.0,
             "repeat": repeat}
@@ -631,35 +612,72 @@ def b_g2_at_once(preps: list, work, pool_threads: int, k: int) -> float:
                      for i in range(k)])
 
 
-def b_g2_phases(prep_out, work, pool_threads: int, repeat: int = 3) -> dict:
-    """Return one b_g2_msm call alone on its pool, phase by phase and width by width.
+def b_g2_profile(prep_out, work, pool_threads: int) -> dict:
+    """Return one b_g2_msm call of ``prep_out`` on its pool, phase by phase and width by width.
 
-    The call the live executor's stage makes, ``repeat`` times; medians of the
-    seconds of each phase (``cuzklab.native.msm_g2.PHASES``: the caller's
-    set-up, the digit pass, the window tasks, the combination) and, under
-    ``widths_s``, of the seconds with k = 0..pool_threads of the pool's threads
-    inside a task (:meth:`~cuzklab.native.pool.NativePool.widths`): how much of
-    a call alone runs on fewer threads than the pool has.
+    The call the live executor's stage makes (``W.b_g2``), with the seconds of
+    each of its phases (``cuzklab.native.msm_g2.PHASES``: the caller's set-up,
+    the digit pass, the window tasks, the combination) and, on a pool of more
+    than one thread, under ``widths_s`` the seconds with k = 0..pool_threads of
+    its threads inside a task (:meth:`~cuzklab.native.pool.NativePool.widths`).
     """
     from ..backend import to_numpy
     from ..native.msm_g2 import g2_msm
     from ..native.pool import native_pool
-    bases, scalars = work.pk_cpu.b_g2, prep_out.b.tail_scalars.to("cpu")
-    idx = to_numpy(prep_out.b.tail_idx)
     pool = native_pool(pool_threads) if pool_threads > 1 else None
-    runs, widths = [], []
-    for _ in range(max(1, int(repeat))):
-        ph: dict = {}
-        if pool is not None:
-            pool.widths(reset=True)
-        g2_msm(bases, scalars, idx=idx, threads=pool_threads, phases=ph)
-        if pool is not None:
-            widths.append(pool.widths(reset=True))
-        runs.append(ph)
-    out = {k: float(statistics.median(r[k] for r in runs)) for k in runs[0]}
-    if widths:
-        out["widths_s"] = [float(x) for x in np.median(np.array(widths), axis=0)]
+    out: dict = {}
+    if pool is not None:
+        pool.widths(reset=True)
+    g2_msm(work.pk_cpu.b_g2, prep_out.b.tail_scalars.to("cpu"),
+           idx=to_numpy(prep_out.b.tail_idx), threads=pool_threads, phases=out)
+    if pool is not None:
+        out["widths_s"] = [float(x) for x in pool.widths(reset=True)]
     return out
+
+
+def median_profile(calls: list[dict]) -> dict:
+    """Return the median of each entry of :func:`b_g2_profile` over ``calls`` (the width
+    profile width by width)."""
+    out = {}
+    for key, v in calls[0].items():
+        if isinstance(v, list):
+            out[key] = [float(statistics.median(c[key][i] for c in calls)) for i in range(len(v))]
+        else:
+            out[key] = float(statistics.median(c[key] for c in calls))
+    return out
+
+
+def b_g2_phases(prep_out, work, pool_threads: int, repeat: int = 3) -> dict:
+    """Return :func:`b_g2_profile` of one call alone on its pool, the median of ``repeat``:
+    how much of a call alone runs on fewer threads than the pool has."""
+    return median_profile([b_g2_profile(prep_out, work, pool_threads)
+                           for _ in range(max(1, int(repeat)))])
+
+
+@contextlib.contextmanager
+def busy(n: int, step, warm_s: float = 0.0):
+    """Keep ``n`` threads of their own running ``step(i, k)`` (thread i, its k-th call) over
+    and over for the ``with`` block, which starts ``warm_s`` seconds after them (none when
+    ``n`` is 0); at its end they finish their call and are joined."""
+    stop = threading.Event()
+
+    def loop(i):
+        k = 0
+        while not stop.is_set():
+            step(i, k)
+            k += 1
+
+    ts = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(n)]
+    for th in ts:
+        th.start()
+    try:
+        if n and warm_s > 0:
+            time.sleep(warm_s)
+        yield
+    finally:
+        stop.set()
+        for th in ts:
+            th.join()
 
 
 def together(fns) -> float:
@@ -744,22 +762,10 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
     if region is not None:
         region()  # untimed: the first launch
         res["gpu_region_alone_s"] = float(median_s(region, max(repeat, 5)))
-        stop = threading.Event()
-
-        def load():
-            while not stop.is_set():
-                W.b_g2(po, work, StageClock(), pool_threads)
-
-        ts = [threading.Thread(target=load, daemon=True) for _ in range(max(2, pool_threads // 4))]
-        for th in ts:
-            th.start()
-        try:
-            time.sleep(min(0.5, 2 * alone))
+        with busy(max(2, pool_threads // 4),
+                  lambda i, k: W.b_g2(po, work, StageClock(), pool_threads),
+                  min(0.5, 2 * alone)):
             res["gpu_region_beside_s"] = float(median_s(region, max(repeat, 5)))
-        finally:
-            stop.set()
-            for th in ts:
-                th.join()
         res["gpu_region_slowdown"] = res["gpu_region_beside_s"] / max(res["gpu_region_alone_s"], 1e-12)
     return res
 
@@ -825,33 +831,14 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         def timed(fn) -> float:
             return float(statistics.median(fn(rep) for rep in range(repeat)))
 
-        def beside(load_fn, n: int, fn, warm_s: float) -> float:
-            stop = threading.Event()
-
-            def load(i):
-                k = 0
-                while not stop.is_set():
-                    load_fn(i, k)
-                    k += 1
-            ts = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(n)]
-            for th in ts:
-                th.start()
-            try:
-                time.sleep(warm_s)
-                return timed(fn)
-            finally:
-                stop.set()
-                for th in ts:
-                    th.join()
-
         mv_alone = timed(matvecs_mean)
         g2_alone = timed(b_g2_calls)
         warm = min(0.5, 2 * max(mv_alone, g2_alone))
-        mv_beside = beside(lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
-                                               pool_threads),
-                           calls, matvecs_mean, warm)
-        g2_beside = beside(lambda i, k: matvec(1000 + 97 * i + k % 97), matvecs, b_g2_calls,
-                           warm)
+        with busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
+                                             pool_threads), warm):
+            mv_beside = timed(matvecs_mean)
+        with busy(matvecs, lambda i, k: matvec(1000 + 97 * i + k % 97), warm):
+            g2_beside = timed(b_g2_calls)
     finally:
         mv_pool.shutdown(wait=True)
     return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
