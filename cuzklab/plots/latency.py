@@ -19,6 +19,10 @@ KIND_COLORS = {"porep-c2": "#1f77b4", "snap-deals": "#9467bd", "window-post": "#
                "winning-post": "#d62728"}
 
 
+#: Height (in % of the y axis) of the row each deadline's label takes above 100 %.
+LABEL_ROW = 8.0
+
+
 def latency_rows(trace) -> dict[str, dict]:
     """Return {kind: {"latency": sorted seconds of the finished, "n": proofs, "deadline": s}}."""
     out: dict[str, dict] = {}
@@ -47,6 +51,11 @@ def latency(trace, title: str | None = None) -> go.Figure:
         [d["deadline"] for d in rows.values() if d["deadline"]]
     lo, hi = max(min(xs), 1e-3) / 2, max(xs) * 3
     middle = np.sqrt(lo * hi)
+    # Each deadline's label gets a row of its own above 100 %, so that labels anchored
+    # toward each other (a short deadline's to the right, a long one's to the left)
+    # cannot run into each other or into the curves on a narrow figure.
+    deadlines = [kind for kind, d in rows.items() if d["deadline"]]
+    top = 100.0 + LABEL_ROW * (len(deadlines) + 0.5)
     for kind, d in rows.items():
         color = KIND_COLORS.get(kind, "#7f7f7f")
         lat = np.maximum(np.asarray(d["latency"], dtype=float), 1e-3)
@@ -63,18 +72,22 @@ def latency(trace, title: str | None = None) -> go.Figure:
             line=dict(color=color, width=2),
             hovertemplate=f"{kind}<br>%{{y:.0f}} % within %{{x:.1f}} s<extra></extra>"))
         if deadline:
+            row = 100.0 + LABEL_ROW * (deadlines.index(kind) + 0.5)
             fig.add_trace(go.Scatter(
-                x=[deadline, deadline], y=[0, 100], mode="lines+text",
+                x=[deadline, deadline], y=[0, row], mode="lines",
                 name=f"{kind} deadline {deadline:g} s", showlegend=False,
-                text=["", f" {kind} deadline {deadline:g} s "],
-                textposition="top right" if deadline < middle else "top left",
-                textfont=dict(color=color), line=dict(color=color, dash="dash", width=1.5),
+                line=dict(color=color, dash="dash", width=1.5),
                 hovertemplate=f"{kind} deadline {deadline:g} s<extra></extra>"))
+            fig.add_annotation(x=float(np.log10(deadline)), y=row, showarrow=False,
+                               text=f" {kind} deadline {deadline:g} s ",
+                               xanchor="left" if deadline < middle else "right",
+                               yanchor="middle", font=dict(color=color))
     fig.update_layout(**base_layout(
         title=title or "Latency from arrival, per proof kind",
         margin=dict(l=70, r=20, t=56, b=110),
         legend=dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top")))
     fig.update_xaxes(type="log", range=[np.log10(lo), np.log10(hi)],
                      title="seconds from arrival to proof (log scale)")
-    fig.update_yaxes(title="proofs finished within that time (%)", range=[0, 108])
+    fig.update_yaxes(title="proofs finished within that time (%)", range=[0, max(top, 108.0)],
+                     tickvals=[0, 20, 40, 60, 80, 100])
     return fig

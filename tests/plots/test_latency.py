@@ -62,3 +62,21 @@ def test_the_timeline_title_of_a_mixed_run_counts_proofs_by_kind():
     from cuzklab.plots.timeline import timeline_title
     title = timeline_title(_trace())
     assert "— 2 porep-c2 + 3 winning-post, pw=10" in title and "j=" not in title
+
+
+def test_deadline_labels_sit_in_rows_of_their_own_above_the_curves():
+    # Two deadlines whose labels point toward each other (30 s to the right, 1800 s to
+    # the left) must not share a row: on a narrow figure they ran into each other.
+    wl = {"stream": [{"kind": "porep-c2", "arrival": "closed", "count": 2, "in_flight": 2},
+                     {"kind": "winning-post", "arrival": "periodic", "period_s": 20.0,
+                      "offset_s": 5.0, "count": 2},
+                     {"kind": "window-post", "arrival": "periodic", "period_s": 60.0,
+                      "offset_s": 10.0, "count": 1}]}
+    fig = latency(simulate({"proofs": 2, "concurrency": 2}, workload=wl))
+    labels = [a for a in fig.layout.annotations if "deadline" in a.text]
+    assert sorted(a.text.split()[0] for a in labels) == ["window-post", "winning-post"]
+    rows = sorted(a.y for a in labels)
+    assert rows[0] > 100.0 and rows[1] - rows[0] >= 5.0
+    assert fig.layout.yaxis.range[1] > rows[1]
+    assert {a.xanchor for a in labels} == {"left", "right"}
+    assert list(fig.layout.yaxis.tickvals)[-1] == 100
