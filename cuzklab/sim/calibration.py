@@ -161,7 +161,7 @@ def _lowmem(pw: int, gw: int, sp: float, peak: float, prove: float) -> tuple[Cas
     src = (f"phase 12 low-memory sweep (5 proofs, j=5, gt=32): pw={pw} gw={gw}: {sp} s/proof, "
            f"avg prove {prove} s, {peak} GiB")
     return (Case(f"phase 12 low-memory, pw={pw} gw={gw}", "porep-32g", cfg,
-                 "seconds_per_proof", sp, source=src, fitted=pw == 1),
+                 "seconds_per_proof", sp, source=src, fitted=(pw, gw) in ((1, 1), (2, 1))),
             Case(f"phase 12 low-memory, pw={pw} gw={gw}: peak RSS", "porep-32g", cfg,
                  "peak_rss_gib", peak, source=src),
             Case(f"phase 12 low-memory, pw={pw} gw={gw}: prove=", "porep-32g", cfg,
@@ -218,7 +218,7 @@ FURTHER_CASES: tuple[Case, ...] = (
          source="phase 7+8 single-proof detail (pw=20, gw=2): total wall 69.3 s, GPU time 65.7 s"),
     *(Case(f"phase 8 sweep c=5 j=3, pw={pw}", "porep-32g@phase8",
            _c(proofs=5, concurrency=3, **{**_PHASE9, "partition_workers": pw}),
-           "seconds_per_proof", sp,
+           "seconds_per_proof", sp, fitted=pw == 30,
            source=f"phase 7+8 partition-worker sweep (c=5, j=3, gw=2): pw={pw}: {sp} s/proof")
       for pw, sp in ((10, 43.5), (12, 43.5), (15, 44.8), (18, 43.8), (20, 44.9), (30, 60.4))),
     Case("phase 8, c=5 j=2 pw=20", "porep-32g@phase8",
@@ -245,80 +245,6 @@ FURTHER_CASES: tuple[Case, ...] = (
 
 # Measurements the model does not reproduce, and why. They stay in their table.
 KNOWN_DEVIATIONS = {
-    "phase 8 sweep c=5 j=3, pw=30": (
-        "over seeds 0-9 the model gives 54.2 s/proof (51.7-56.0) against 60.4, within ±10 % at 5 "
-        "of 10 seeds (1 of 10 before syntheses held their memory as cuzk's do: thirty of them now "
-        "reach ~652 GiB together at their MatVecs, and reclaim pressure slows them to ~2x their "
-        "solo time). In the model the run is two waves that barely meet the GPU: 30 syntheses "
-        "(three proofs) take ~53 s while the GPU idles, the GPU then drains 30 partitions whose "
-        "hand-offs interleave the three proofs (so none completes, and no new proof is admitted, "
-        "until ~165 s), then the last 20 syntheses run, again beside an idle GPU. So CPU work that "
-        "'starves GPU preprocessing' (cuzk's reading) has little GPU work beside it here; the "
-        "missing ~30 s would have to come from slower syntheses at 30 at once, and the model's "
-        "contention is linear in the syntheses running (bandwidth shared max-min fair among "
-        "syntheses of ~2 threads each on 96 cores). Every law tried for the pw=2 row above "
-        "(contention from the second synthesis on) makes this row faster still (53.2-53.9). "
-        "cuzk's two steps (attempt (d) under the pw=2 row), where thirty MatVecs share the "
-        "pool, give 56.2 s/proof (53.1-58.7, 9/10) but move four other rows out."),
-    "phase 12 low-memory, pw=2 gw=1": (
-        "the model's mean over seeds 0-9 is 10.0 % fast (136.8 s/proof, 136.1-137.3, against 152), "
-        "within ±10 % at 6 of 10 seeds: with two syntheses the run is synthesis-bound; the model's "
-        "~27 s solo synthesis (fitted with pw=1 and the ten-synthesis rows; cuzk: ~29 s alone) and "
-        "its bandwidth law, under which two syntheses (~248 GB/s asked of 250) do not yet slow "
-        "each other, leave it fast where cuzk's sweep shows ~5 % (29.0 s a synthesis at pw=1, "
-        "30.4 s at pw=2). Tried: (a) a synthesis that can ask the node's whole bandwidth "
-        "(synth.bw_gbps_per_thread 125, so contention starts at the second synthesis; one MatVec "
-        "alone is memory-bandwidth bound in cuzk's phase 5 notes) with mem_bound 0.0321, which "
-        "keeps ten syntheses' slowdown: pw=2 141.2 s/proof (-7.1 %, 10/10), pw=5 -5.6 %, but the "
-        "low-memory pw=12 gw=2 peak falls to 6/10 (403.5 GiB; its seeds sit at ~396 or ~411 GiB, "
-        "one finished partition more or less waiting when the fourth wave's MatVecs peak, against "
-        "a 410.3 GiB limit) and pw=30 to 2/10; (b) the same with mem_bound 0.0334: every row "
-        "passes on seeds 0-9, but the phase 9 c=30 j=20 OOM then holds in 30 of seeds 0-39 (75 %, "
-        "against 40 of 40), below the 8-of-10 rule; (c) cuzk's ~29 s solo synthesis "
-        "(work_core_s 58) with mem_bound 0.054 on the present law: pw=1 +0.2 %, pw=2 -3.5 % "
-        "(10/10), pw=5 -3.2 %, pw=7 -0.6 %, but the c=30 j=20 OOM holds in 7 of 10 seeds and the "
-        "pw=12 gw=2 peak in 6 of 10. The phase 9 collapse (fitted within a pressure_start window "
-        "0.02 wide) and that peak both sit on the present speed of ten to twelve syntheses, which "
-        "any law slowing two syntheses moves. (d) cuzk's two steps (synth.matvec_pool 'rayon'; "
-        "spmv_parallel in cuzk-pce's eval.rs runs the MatVec on rayon's pool): the witness alone "
-        "on one thread, 25.8 s (~29 s alone less the MatVec), then the MatVec on the shared pool, "
-        "84.5 core-seconds on at most 26.4 threads (synth.matvec_max_threads: 3.2 s alone and "
-        "8.8 s for ten at once, cuzk's phase 5 MatVec table), 9.5 GB/s a thread and not "
-        "memory-bound, with the witness's mem_bound (0.10) and cpu_pool_weight (5) refitted to "
-        "keep the phase 9 pile-up: pw=1 291 s/proof, pw=2 146 (-3.7 %, 10/10), pw=5 -7.7 %, "
-        "the pw=10 gw=1 peak 310 GiB (10/10), pw=30 56.2 s/proof (9/10), the c=30 j=20 OOM in "
-        "10/10; but ten MatVecs of 3-9 s overlap less than ten quarters of a synthesis, so the "
-        "phase 12 sweep's pw=10 peak falls to 280 GiB (1/10) and the pre-fix pile-up reads 32.2 "
-        "partitions at 668 GiB (6/10), and the phase 9 contention rows (prep_msm 5/10, "
-        "b_g2_msm 1/10) and phase 11's gw=4 prove= (6/10) leave tolerance. (e) Slowing phase "
-        "12's syntheses alone (its sweep, 38.5 s/proof at pw=10, is synthesis-limited; "
-        "work_core_s 55.6 in porep-32g, 54 in the earlier phases): pw=2 141 s/proof (10/10), but "
-        "the pre-fix pw=12 run no longer runs out of memory (0/10). (f) The MatVec (a "
-        "synthesis's last quarter) at its own bandwidth, 125 GB/s a thread with mem_bound "
-        "0.089-0.10, the witness at 20-31 GB/s and 0.1-0.2 (cuzk's notes name the SpMV as the "
-        "step that streams memory): pw=2 138.3-138.8 (10/10) and pw=30 56.4-56.9 (9-10/10), "
-        "but slower MatVecs hold their 19.4 GiB longer, so every peak from pw=10 on rises "
-        "(pw=10 gw=1 349-359 GiB, low-memory pw=12 gw=2 408, pw=16 576) and 8-11 other rows "
-        "leave tolerance (the phase 9 b_g2_msm contention, pw=16, or the c=30 j=20 OOM and "
-        "the pre-fix pile-up). (g) Every CPU job stalled for 0.3 of the dealloc thread's "
-        "munmap time (TLB shootdowns, cuzk's c2-optimization-proposal-11): pw=2 139.0 (10/10), "
-        "pw=30 and the peaks unmoved, eight other rows out (phase 8 pw=10 no longer GPU-bound, "
-        "phase 9 prove= and prep_msm contention); cuzk's phase 11 table finds its serialized "
-        "dealloc negligible (37.9 against 38.0 s/proof). (h) The finalizer's malloc_trim(0), "
-        "which process_partition_result calls under the JobTracker mutex that GPU pick-ups and "
-        "synthesis starts also take, held 0.5 or 1.5 s a partition: pw=2 137.0-137.4 "
-        "(7-9/10), pw=30 54.4-54.8, and the interlock rows of phase 9 break (prep_msm +399 % "
-        "and more); no source gives the trim's time. (i) Attempt (c) with pressure_start "
-        "refitted to 0.61 on the c=30 j=20 OOM (10/10): pw=1 to pw=7 within 3.5 %, but the "
-        "low-memory pw=12 gw=2 peak 6/10 (402.8 GiB) and pw=30 1/10. (j) Attempt (b) with "
-        "pressure_start refitted (the present profile's is 0.62): at 0.61 the OOM holds in 34 of "
-        "seeds 0-39 but prep_msm and b_g2_msm before it in 30 (75 %; the present profile: 40, "
-        "39, 35 and 40 of 40 for its four rows); at 0.60 in 39 of 40, but pw=16 runs 42.2 "
-        "s/proof (5/10); and mem_bound 0.032 or 0.036 beside 0.0334 takes the low-memory pw=12 "
-        "gw=2 peak to 6/10 or the c=30 j=20 OOM to 0/10: a window about 0.003 wide, a fit to "
-        "those rows rather than a law. Not a lead: cuzk parses "
-        "a proof's C1 output once, before its partitions are queued (~300 ms for 51 MB by its "
-        "comment), and builds a partition's circuit in under 1 ms."),
     "phase 12 low-memory, pw=1 gw=1: peak RSS": (
         "the model peaks at 91.7 GiB in every seed: SRS and PCE (69.7 GiB), the five proofs' "
         "requests (2.6 GiB, C1 output cloned into each partition's work item) and one synthesis in "
@@ -336,14 +262,19 @@ KNOWN_DEVIATIONS = {
         "whether the sweep's peak was sampled from the daemon's start (its pw=2 figure, 110 GiB, "
         "is the model's steady peak, 111), so the model does not add a start-up transient whose "
         "size would be fitted to this one row, and the cause stays open. None of the laws "
-        "tried under the pw=2 row (a)-(i) moves this peak. cuzk's pinned a/b/c pool "
+        "tried for how syntheses slow each other ((a)-(j) in docs/simulator.md) moves this "
+        "peak, nor did any of the 151 candidates of a joint refit of the profiles' fitted "
+        "values (python -m cuzklab.sim.refit). cuzk's pinned a/b/c pool "
         "(cuzk-core pinned_pool.rs: buffers checked out at a synthesis's start go back to the "
         "pool after the kernels and stay pinned) would explain it: with the model's pool on "
         "(partition.pinned_alloc_s 1 s, pinned_warm 0, phase 12 profiles) this peak is 103 GiB "
         "(10/10), the previous partition's set idle in the pool beside the next synthesis; but "
         "every other peak of the same sweep then runs 13-31 % high (pw=2 133 GiB against 110, "
-        "pw=5 217 against 170, pw=10 gw=2 339 against 271), so that sweep ran without the pool, "
-        "and its profile keeps it off."),
+        "pw=5 217 against 170, pw=10 gw=2 339 against 271); and the sweep ran without it: cuzk "
+        "wrote the sweep up on 2026-02-20 (Curio commit 9bb657e5, with phase 12), the pool "
+        "arrived on 2026-03-13 (48dccd93), and even then only the synthesis path without a PCE "
+        "drew from it (pipeline.rs synthesize_auto: 'PCE path doesn't use pinned pool yet'), "
+        "so its profile keeps the pool off."),
     "phase 12 low-memory, pw=10 gw=1: peak RSS": (
         "+10.5 % (342.5 GiB, 341.3-343.2, against 310), within ±10 % at 0 of 10 seeds (1 of 10 "
         "before the five proofs' requests, 2.6 GiB, were held). The peak is the last wave of ten "
@@ -358,9 +289,13 @@ KNOWN_DEVIATIONS = {
         "thread) moves it by less than 1 GiB, and charging that munmap (~0.7 s) to the worker's "
         "cycle raises it to 359 GiB. The fitted start allocation this "
         "profile replaced (a fifth of the output and 4 GiB of scratch from a synthesis's start) "
-        "spread the wave's memory and gave 333 GiB (+7.6 %). cuzk's two steps (attempt (d) under "
-        "the pw=2 row above) give 310 GiB (301-319, 10/10): MatVecs of 3-9 s overlap less and "
-        "fewer partitions wait, but four other rows leave tolerance (see there)."),
+        "spread the wave's memory and gave 333 GiB (+7.6 %). cuzk's two steps (attempt (d) in "
+        "docs/simulator.md, 'How syntheses slow each other') give 310 GiB (301-319, 10/10): "
+        "MatVecs of 3-9 s overlap less and "
+        "fewer partitions wait, but four other rows leave tolerance (see there). A joint refit of "
+        "the profiles' fitted values (python -m cuzklab.sim.refit, 151 candidates) brought this "
+        "peak within tolerance in 14 candidates, each with eight or more rows out, the pre-fix "
+        "pw=12 pile-up or its OOM among them in every one."),
     "phase 12 pre-fix, pw=10 j=20: peak RSS": (
         "cuzk's fix commit 98a52b33 gives 'pw=10: 38.5s/proof, 321 GiB peak RSS (was 367 GiB)'; "
         "the model peaks at ~303 GiB before the fix and after it, both at its second wave (ten "
@@ -374,7 +309,7 @@ KNOWN_DEVIATIONS = {
         "complete' inside the synthesis closure). (2) and (3) bind only once more than ten "
         "finished partitions wait for the GPU: the model's queue peaks at 7-8 (seeds 0-9) in both "
         "runs, and cuzk reports a pile-up only at pw=12 (28 partitions; its pre-fix pw=10 run: "
-        "37.1 s/proof at c=20 j=15, model 37.3). That leaves (1): a/b/c (11.65 GiB) from "
+        "37.1 s/proof at c=20 j=15, model 38.3). That leaves (1): a/b/c (11.65 GiB) from "
         "prove_start's return to the finalizer's dealloc, i.e. the epilogue and ~0.7 s of munmap "
         "('~10s of munmap() overhead' for ten partitions) after a b_g2_msm that already ran beside "
         "the kernels: less than one partition at the ~3.7 s GPU cadence, in cuzk as in the model. "
@@ -383,18 +318,20 @@ KNOWN_DEVIATIONS = {
         "(async_dealloc_ms) nor a queue depth for these runs. cuzk's fixed daemon alone spreads "
         "as much at pw=10 gw=2 (271 GiB at j=5, 321 GiB at j=20). Of that spread the model now "
         "holds what grows with the proofs in flight, their requests (~10 GiB at j=20 against "
-        "~2.6 at j=5: 302 against 294 GiB), not the rest. cuzk's two steps (attempt (d) under "
-        "the pw=2 row) lower both pw=10 j=20 peaks further (281 GiB before the fix, 280 after, "
+        "~2.6 at j=5: 301 against 293 GiB), not the rest. cuzk's two steps (attempt (d) in "
+        "docs/simulator.md) lower both pw=10 j=20 peaks further (281 GiB before the fix, 280 after, "
         "against 367 and 321), while they bring the j=5 pw=10 peaks to cuzk's (gw=1 310 against "
         "310, gw=2 272 against 271). With the phase 12 GPU set-up also moved under the mutex "
         "(gpu.in_lock_setup_s 1.30, pre_lock_s 0.45: the same set-up time a partition, 0.13 s "
         "more of it under the mutex, ~3.5 % of the gw=2 cycle, where cuzk's pw=12-14 runs give "
-        "37.7-37.8 s/proof against the model's 36.5-36.7), the pw=10 j=20 runs are limited by "
+        "37.7-37.8 s/proof against the model's 36.5-36.7 then, 37.5-37.6 since the bandwidth refit), the pw=10 j=20 runs are limited by "
         "the GPU rather than by synthesis, a backlog forms, and their peaks reach 317 GiB after "
         "the fix (321) and 322 GiB before it (303-352, 3/10), every row of the fixed daemon "
         "within tolerance; but the phase 9 "
         "rows of that attempt (contention, phase 11's gw=4 prove=) and the pre-fix pile-up count "
-        "(32.6, 6/10) stay out, so neither is in the profile."),
+        "(32.6, 6/10) stay out, so neither is in the profile. None of the 151 candidates of a "
+        "joint refit of the profiles' fitted values (python -m cuzklab.sim.refit) brought this "
+        "peak within tolerance."),
 }
 
 
