@@ -279,9 +279,10 @@ KNOWN_DEVIATIONS = {
         "+10.5 % (342.5 GiB, 341.3-343.2, against 310), within ±10 % at 0 of 10 seeds (1 of 10 "
         "before the five proofs' requests, 2.6 GiB, were held). The peak is the last wave of ten "
         "syntheses in their MatVecs (10 x 19.4 GiB) over five finished partitions "
-        "still waiting for the single GPU worker: the worker turns a partition every ~4.0 s and a "
-        "wave of ten takes ~36 s, so the backlog grows by about a partition a wave; cuzk's 310 GiB "
-        "leaves room for three. The worker's cycle comes from the GPU set-up constants fitted on "
+        "still waiting for the single GPU worker: the worker turns a partition every ~4.1 s and a "
+        "wave of ten takes ~36.5 s, so the backlog grows by about a partition a wave; cuzk's 310 GiB "
+        "leaves room for three (the figures of the attempts that follow predate the node's "
+        "bandwidth refit, which left this peak where it was). The worker's cycle comes from the GPU set-up constants fitted on "
         "the prove= rows (gpu.in_lock_setup_s, gpu.pre_lock_s): with in_lock_setup_s = 0.60 "
         "instead of 1.17 this peak falls to 291 GiB, but the GPU-bound s/proof rows then run "
         "12-16 % fast, so those constants cannot give both. Freeing a/b/c on the GPU worker's "
@@ -295,7 +296,12 @@ KNOWN_DEVIATIONS = {
         "fewer partitions wait, but four other rows leave tolerance (see there). A joint refit of "
         "the profiles' fitted values (python -m cuzklab.sim.refit, 151 candidates) brought this "
         "peak within tolerance in 14 candidates, each with eight or more rows out, the pre-fix "
-        "pw=12 pile-up or its OOM among them in every one."),
+        "pw=12 pile-up or its OOM among them in every one. Waves that drift apart would lower it: "
+        "with every stage's jitter (gpu.jitter, a lognormal sigma) at 0.06 instead of 0.03 the "
+        "MatVecs of a wave overlap less and this peak is within tolerance in 10 of 10 seeds, but "
+        "ten other rows leave it (the c=30 j=20 OOM and its collapse in 4 of 10 seeds, the "
+        "pre-fix pw=12 OOM 7/10, the phase 12 sweep's pw=10 peak -10.6 %, pw=16 2/10, pw=30 "
+        "5/10); at 0.10, 8 of 10 seeds and thirteen other rows out."),
     "phase 12 pre-fix, pw=10 j=20: peak RSS": (
         "cuzk's fix commit 98a52b33 gives 'pw=10: 38.5s/proof, 321 GiB peak RSS (was 367 GiB)'; "
         "the model peaks at ~303 GiB before the fix and after it, both at its second wave (ten "
