@@ -46,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.calibrate.measure import b_g2_profile, median_profile  # noqa: E402
+from cuzklab.calibrate.measure import b_g2_profile, busy, median_profile  # noqa: E402
 from cuzklab.native.bench import host  # noqa: E402
 
 PREP_CALLS = 21
@@ -114,29 +114,23 @@ def per_cpu(prep, calls: int = 9) -> dict[int, float]:
 
 
 def _loader(kind: str, synth):
-    """Return the loop one busy thread of ``kind`` runs until its stop event is set."""
+    """Return the step ``step(i, k)`` one busy thread of ``kind`` runs over and over
+    (:func:`cuzklab.calibrate.measure.busy`: thread i, its k-th call)."""
     from cuzklab.native.bench import chain_length, chain_s
     if kind == "synth":
-        def loop(i, stop):
-            k = 0
-            while not stop.is_set():
-                synth(i, k)
-                k += 1
-    elif kind == "chain":
+        return synth
+    if kind == "chain":
         n = chain_length(0.025)   # long native calls: the GIL is taken 40 times a second
+        return lambda i, k: chain_s(n, 1)
+    import numpy as np
+    mine = threading.local()      # each thread's two arrays, made at its first call
 
-        def loop(i, stop):
-            while not stop.is_set():
-                chain_s(n, 1)
-    else:
-        import numpy as np
-
-        def loop(i, stop):
-            a = np.ones(1 << 25, dtype=np.uint8)
-            b = np.empty_like(a)
-            while not stop.is_set():
-                np.copyto(b, a)
-    return loop
+    def copy(i, k):
+        if k == 0:
+            mine.a = np.ones(1 << 25, dtype=np.uint8)
+            mine.b = np.empty_like(mine.a)
+        np.copyto(mine.b, mine.a)
+    return copy
 
 
 def _rounded(profile: dict) -> dict:
@@ -160,23 +154,12 @@ def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) ->
             for s in order:
                 if s == 0 and kind != "synth":   # one solo point, under the syntheses' name
                     continue
-                stop = threading.Event()
-                ts = [threading.Thread(target=loops[kind], args=(i, stop), daemon=True)
-                      for i in range(s)]
-                for t in ts:
-                    t.start()
-                try:
-                    if s:
-                        time.sleep(settle_s)
+                with busy(s, loops[kind], settle_s):
                     xs, ph = [], []
                     for _ in range(3):
                         t0 = time.perf_counter()
                         ph.append(b_g2())
                         xs.append(time.perf_counter() - t0)
-                finally:
-                    stop.set()
-                    for t in ts:
-                        t.join()
                 out[kind].setdefault(s, []).append(round(statistics.median(xs), 6))
                 phases[kind].setdefault(s, []).append(_rounded(median_profile(ph)))
     return out, phases

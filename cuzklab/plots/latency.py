@@ -54,8 +54,9 @@ def latency(trace, title: str | None = None) -> go.Figure:
     # Each deadline's label gets a row of its own above 100 %, so that labels anchored
     # toward each other (a short deadline's to the right, a long one's to the left)
     # cannot run into each other or into the curves on a narrow figure.
-    deadlines = [kind for kind, d in rows.items() if d["deadline"]]
-    top = 100.0 + LABEL_ROW * (len(deadlines) + 0.5)
+    label_y = {kind: 100.0 + LABEL_ROW * (i + 0.5)
+               for i, kind in enumerate(k for k, d in rows.items() if d["deadline"])}
+    top = 100.0 + LABEL_ROW * (len(label_y) + 0.5)
     for kind, d in rows.items():
         color = KIND_COLORS.get(kind, "#7f7f7f")
         lat = np.maximum(np.asarray(d["latency"], dtype=float), 1e-3)
@@ -72,7 +73,7 @@ def latency(trace, title: str | None = None) -> go.Figure:
             line=dict(color=color, width=2),
             hovertemplate=f"{kind}<br>%{{y:.0f}} % within %{{x:.1f}} s<extra></extra>"))
         if deadline:
-            row = 100.0 + LABEL_ROW * (deadlines.index(kind) + 0.5)
+            row = label_y[kind]
             fig.add_trace(go.Scatter(
                 x=[deadline, deadline], y=[0, row], mode="lines",
                 name=f"{kind} deadline {deadline:g} s", showlegend=False,

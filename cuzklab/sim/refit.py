@@ -62,6 +62,19 @@ class Param:
         return f"{self.profile}:{self.table}.{self.key}"
 
 
+def _values(lines: list[str]):
+    """Yield (line number, table, match) for each ``key = number`` line of a profile's text."""
+    table = ""
+    for i, line in enumerate(lines):
+        t = _TABLE.match(line)
+        if t:
+            table = t.group(1)
+            continue
+        m = _VALUE.match(line)
+        if m and table:
+            yield i, table, m
+
+
 def fitted_params(folder: str | os.PathLike | None = None, profiles=PROFILES) -> list[Param]:
     """Return the numeric values tagged ``# fit:`` in ``profiles`` (files of ``folder``)."""
     folder = Path(folder) if folder is not None else profiles_dir()
@@ -70,15 +83,9 @@ def fitted_params(folder: str | os.PathLike | None = None, profiles=PROFILES) ->
         path = folder / f"{prof}.toml"
         if not path.is_file():
             raise ProfileError(f"no profile {prof!r} in {folder}")
-        table = ""
-        for line in path.read_text().splitlines():
-            t = _TABLE.match(line)
-            if t:
-                table = t.group(1)
-                continue
-            v = _VALUE.match(line)
-            if v and table and v.group(6) and v.group(6).lstrip("# ").startswith("fit:"):
-                out.append(Param(prof, table, v.group(2), float(v.group(4))))
+        for _, table, m in _values(path.read_text().splitlines()):
+            if m.group(6) and m.group(6).lstrip("# ").startswith("fit:"):
+                out.append(Param(prof, table, m.group(2), float(m.group(4))))
     return out
 
 
@@ -107,16 +114,11 @@ def write_profiles(folder: str | os.PathLike, values: dict[Param, float],
         by_file.setdefault(p.profile, {})[(p.table, p.key)] = v
     for prof, vals in by_file.items():
         path = dst / f"{prof}.toml"
-        lines, table, left = [], "", dict(vals)
-        for line in path.read_text().splitlines():
-            t = _TABLE.match(line)
-            if t:
-                table = t.group(1)
-            m = _VALUE.match(line)
-            if m and (table, m.group(2)) in left:
+        lines, left = path.read_text().splitlines(), dict(vals)
+        for i, table, m in list(_values(lines)):
+            if (table, m.group(2)) in left:
                 v = left.pop((table, m.group(2)))
-                line = f"{m.group(1)}{m.group(2)}{m.group(3)}{v!r}{m.group(5)}{m.group(6) or ''}"
-            lines.append(line)
+                lines[i] = f"{m.group(1)}{m.group(2)}{m.group(3)}{v!r}{m.group(5)}{m.group(6) or ''}"
         if left:
             raise ProfileError(f"profile {prof}: no line for {sorted(left)} to write")
         path.write_text("\n".join(lines) + "\n")
@@ -182,14 +184,15 @@ def search(params: list[Param], *, iterations: int, cases, seeds=range(4), sigma
     rng = random.Random(rng_seed)
     log: list[str] = []
 
-    def run(it, values, accepted_fn):
+    def run(it, values, to_beat=None):
+        """Evaluate ``values``; accepted when (fails, score) is not worse than ``to_beat``."""
         rows = evaluate(values, cases, seeds, workers)
         fails, graded = score(rows)
         rec = {"it": it, "fails": fails, "score": graded,
                "values": {p.name: v for p, v in values.items()},
                "rows": {r["case"]: [r["hits"], None if r["error"] is None or math.isnan(r["error"])
-                                    else round(r["error"], 4)] for r in rows}}
-        rec["accepted"] = accepted_fn((fails, graded))
+                                    else round(r["error"], 4)] for r in rows},
+               "accepted": to_beat is None or (fails, graded) <= to_beat}
         log.append(json.dumps(rec))
         if out is not None:
             atomic.write_text(out, "\n".join(log) + "\n")
@@ -198,16 +201,15 @@ def search(params: list[Param], *, iterations: int, cases, seeds=range(4), sigma
         return rec
 
     current = {p: p.value for p in params}
-    best = run(0, current, lambda s: True)
-    best_key = (best["fails"], best["score"])
+    best = run(0, current)
     for it in range(1, iterations + 1):
         cand = dict(current)
         for p in rng.sample(params, min(len(params), rng.choice((1, 1, 2, 3)))):
             lo, hi = BOUNDS.get(p.key, (1e-9, math.inf))
             cand[p] = round(min(hi, max(lo, cand[p] * math.exp(rng.gauss(0.0, sigma)))), 6)
-        rec = run(it, cand, lambda s: s <= best_key)
+        rec = run(it, cand, (best["fails"], best["score"]))
         if rec["accepted"]:
-            current, best, best_key = cand, rec, (rec["fails"], rec["score"])
+            current, best = cand, rec
     return best
 
 
