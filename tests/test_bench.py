@@ -411,3 +411,25 @@ def test_msm_benchmark_kernel_times_need_the_gpu(capsys):
     with pytest.raises(SystemExit):
         mod.main(["--backend", "cpu", "--kernels", "--json", ""])
     assert "--kernels times the GPU's kernel launches" in capsys.readouterr().err
+
+
+def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, capsys):
+    # the thirty-third H200 job: four gw=2 rows on its own host's profile, which the job
+    # itself derived with this version's b_g2_msm split: judged again, the same errors
+    mod = _script("rejudge_live_jobs.py")
+    out = tmp_path / "rejudged.json"
+    assert mod.main(["--jobs", "33", "--markdown", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    res = json.loads(out.read_text())
+    (job,) = res["jobs"]
+    stored = json.loads(Path("benchmarks/results/compare-live-h200-r26-samehost-tracked-gw2.json")
+                        .read_text())["rows"]
+    assert job["errors"] == pytest.approx([r["error"]["seconds_per_proof"] for r in stored],
+                                          abs=2e-4)
+    assert job["rows"] == 4 and job["within_10"] == sum(abs(e) <= 0.1 for e in job["errors"])
+    assert "| thirty-third (2026-12-05, `-r26-samehost-tracked-gw2`" in text
+    assert res["total"]["rows"] == 4 and "all jobs: " in text
+    for bad, msg in (("99", "unknown job(s) [99]"), ("x", "expected job numbers")):
+        with pytest.raises(SystemExit):
+            mod.main(["--jobs", bad])
+        assert msg in capsys.readouterr().err

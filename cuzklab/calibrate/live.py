@@ -255,6 +255,25 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     return out
 
 
+def b_g2_queue_split(pool: dict, solo_s: float) -> tuple[float, float]:
+    """Return b_g2_msm's ``(pool_core_s, serial_s)`` from the pool step and the solo run.
+
+    The slope of the makespan of k calls started together (``pool["slope_s"]``) is what
+    one more call costs a full pool; ``pool_core_s`` is the pool's threads times it. The
+    model runs a call alone as ``serial_s`` on one core and ``pool_core_s`` on the full
+    pool, so ``serial_s`` is a call alone minus the slope. A call alone is the solo run's
+    median (``solo_s``: the live executor's own stage, as the rows run it), not the pool
+    step's one call started behind a barrier: on the H200 hosts that one sat 0.61-1.44x
+    the solo run's, while the one-call checks around the rows (``compare --track-host``,
+    12-24 a job) kept within 10 % of the solo run's median on every job that ran them
+    (docs/calibrate.md). ``pool_core_s`` is the step's (its slope clipped at its own call
+    alone); ``serial_s`` clips at zero.
+    """
+    core = float(pool["pool_core_s"])
+    alone = float(solo_s) if solo_s and solo_s > 0 else float(pool["alone_s"])
+    return core, max(0.0, alone - core / int(pool["pool_threads"]))
+
+
 def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     """Return ``{"text", "calibration", "measurements"}``: the profile made from ``meas``.
 
@@ -423,14 +442,16 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     bp = meas.get("b_g2_pool")
     if bp and bp.get("pool_core_s", 0) > 0:
         calls = ", ".join(f"{r['calls']}: {r['makespan_s']:.3g} s" for r in bp["rows"])
+        core_s, serial_s = b_g2_queue_split(bp, st["b_g2_msm"])
         b_g2 += [
-            Entry("pool_core_s", bp["pool_core_s"], "fit",
+            Entry("pool_core_s", core_s, "fit",
                   f"thread-seconds of its pool of {bp['pool_threads']} per call when the pool "
                   f"is full: {bp['pool_threads']} x the slope of the makespan of k calls "
                   f"started together ({calls})"),
-            Entry("serial_s", bp["serial_s"], "fit",
-                  "the makespan of one call alone minus that slope: the part of a call "
-                  "beside an idle pool"),
+            Entry("serial_s", serial_s, "fit",
+                  f"the solo run's median call ({st['b_g2_msm']:.4g} s) minus that slope: "
+                  "the part of a call beside an idle pool (the step's own call alone took "
+                  f"{bp['alone_s']:.3g} s)"),
         ]
     epi = [Entry("solo_s", st.get("epilogue", 0.0), "measured", f"median, {solo_cmd}")]
     gpu = [

@@ -935,8 +935,9 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     # The fourteenth H200 job's one-thread syntheses spread 2.63-3.28 s over the calibration;
     # the witness slope (2.674 s a unit) was timed while the host ran slow (2.797 s at work
     # 1): taken in seconds it left the model's witness at work 0 at nothing and its W=0
-    # syntheses 40-48 % short of live; taken relative to the step's own witness, within 30 %
-    # (17-28 %: the pool weight fitted from the contention points moves them by a few percent).
+    # syntheses 40-48 % short of live; taken relative to the step's own witness, within 33 %
+    # (20-32 %: the pool weight fitted from the contention points and b_g2_msm's call alone,
+    # which sets how long the pool holds its cores, move them by a few percent).
     from cuzklab.calibrate.compare import profile_at_witness_work
     from cuzklab.calibrate.live import derive_profile
     meas = json.loads(open("benchmarks/results/calibrate-live-h200-r13.json").read())["measurements"]
@@ -958,7 +959,7 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     capsys.readouterr()
     rows = json.loads((tmp_path / "again.json").read_text())["rows"]
     w0 = [r["error"]["stage_s"]["synth"] for r in rows if r["witness_work"] == 0]
-    assert len(w0) == 4 and all(-0.30 <= e <= 0.0 for e in w0), w0
+    assert len(w0) == 4 and all(-0.33 <= e <= 0.0 for e in w0), w0
 
 
 def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
@@ -1128,3 +1129,28 @@ def test_the_b_g2_pool_calls_at_once_are_of_different_partitions(monkeypatch):
     m = measure_b_g2_pool(6, pool_threads=2, counts=(3,), repeat=1, region=lambda: None,
                           distinct=False)
     assert m["distinct_partitions"] == 1 and len(set(seen)) == 1
+
+
+def test_a_b_g2_call_alone_in_the_model_is_the_solo_runs_call(tmp_path):
+    # The thirty-second H200 job's pool step timed one call alone at 0.258 s (median of 3),
+    # where the solo run's calls took 0.203 s and the one-call checks around the rows
+    # 0.152-0.259 s (median 0.197, 24 checks): with serial_s from the step, every call the
+    # interlock gw=1 pw=12 row ran alone took 0.267 s in the model against 0.202 s live.
+    from cuzklab.calibrate.live import b_g2_queue_split, derive_profile
+    meas = json.loads(open("benchmarks/results/calibrate-live-h200-r25.json").read())["measurements"]
+    bp, solo = meas["b_g2_pool"], meas["solo_all_threads"]["stage_s"]["b_g2_msm"]
+    core, serial = b_g2_queue_split(bp, solo)
+    assert core == bp["pool_core_s"]                       # the slope is the step's
+    assert serial + core / bp["pool_threads"] == pytest.approx(solo)
+    assert bp["alone_s"] > 1.2 * solo                      # the step's own call alone
+    made = derive_profile(meas, "r25-test")
+    path = tmp_path / "r25-test.toml"
+    path.write_text(made["text"])
+    g = Profile.load(path)["b_g2_msm"]
+    assert g["serial_s"] == pytest.approx(serial, rel=1e-4)
+    assert "the solo run's median call (0.2031 s)" in made["text"]
+    assert "(the step's own call alone took 0.258 s)" in made["text"]
+    # clipped: a solo call shorter than the slope leaves nothing serial
+    assert b_g2_queue_split({**bp, "pool_core_s": 16 * 0.3}, 0.2) == (16 * 0.3, 0.0)
+    # no solo time: the step's own call alone
+    assert b_g2_queue_split(bp, 0.0)[1] == pytest.approx(bp["alone_s"] - bp["pool_core_s"] / 16)

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Judge every stored H200 live job again with this version: the README's table of jobs.
+
+    python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
+
+Each job's profile is made again from the measurements of its calibration
+(``derive_profile``, as ``cuzklab calibrate --measurements`` does), and the model is
+simulated again against the job's stored live rows (``remodel``, as ``cuzklab compare
+--measured`` does; nothing runs live). The jobs and their files are listed in
+``JOBS`` below, in the order they ran; the seventeenth to nineteenth ran on the
+sixteenth job's profile and the twenty-eighth on the twenty-seventh's, so they are
+judged on those. Prints, per job, the rows within 10 % (plain and, where the job
+timed host checks, host-tracked), the worst row with the stage whose live time closes
+most of its gap, the worst peak RSS error and the verdicts; then every row's error over
+all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it. ``--json`` writes it all.
+A change of the model's mechanisms or of how a profile is derived is judged by
+running this before and after it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cuzklab.atomic import write_text  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+#: (job number, date, its compare files, the calibration its profile is made from, its
+#: traces folders (or None), what the README says of its rows)
+JOBS = [
+    (11, "2026-12-02", ["r10"], "r10", None, "all twelve rows, one run"),
+    (13, "2026-12-03", ["r12"], "r12", None, "all twelve rows, one run"),
+    (14, "2026-12-03", ["r13"], "r13", None, "all twelve rows, one run"),
+    (16, "2026-12-03", ["r15"], "r15", None, "one run a row"),
+    (17, "2026-12-03", ["r15-repeats"], "r15", None,
+     "the sixteenth job's profile, gw=2 rows, median of 3 runs"),
+    (18, "2026-12-03", ["r15-repeats-gw1"], "r15", None,
+     "the sixteenth job's profile, interlock gw=1 rows, median of 3 runs"),
+    (19, "2026-12-03", ["r15-repeats-split-gw1"], "r15", None,
+     "the sixteenth job's profile, split_async gw=1 rows, median of 3 runs"),
+    (24, "2026-12-03", ["r17-samehost-gw2"], "r17", ["r17-samehost-gw2"],
+     "its own host's profile, gw=2 rows, median of 3 runs"),
+    (25, "2026-12-03", ["r18-samehost-split-gw1"], "r18", ["r18-samehost-split-gw1"],
+     "its own host's profile, split_async gw=1 rows, median of 3 runs"),
+    (27, "2026-12-03", ["r20-samehost-tracked"], "r20", ["r20-samehost-tracked"],
+     "its own host's profile, all twelve rows, median of 2 runs, 1 on the split_async gw=1 rows"),
+    (28, "2026-12-03", ["r21-otherhost-tracked"], "r20", None,
+     "the twenty-seventh's profile on another host, gw=2 rows, one run"),
+    (29, "2026-12-03", ["r22-samehost-tracked-gw1", "r22-samehost-tracked-gw2"], "r22",
+     ["r22-samehost-tracked-gw1", "r22-samehost-tracked-gw2"],
+     "its own host's profile, all twelve rows, median of 3 runs on gw=1 (2 on split_async "
+     "pw=12), of 2 on gw=2"),
+    (30, "2026-12-04", ["r23-samehost-tracked-gw1", "r23-samehost-tracked-gw2"], "r23",
+     ["r23-samehost-tracked-gw1", "r23-samehost-tracked-gw2"],
+     "its own host's profile, all twelve rows, median of 2 runs, 1 on the split_async pw=8 "
+     "and pw=12 rows"),
+    (31, "2026-12-04", ["r24-samehost-tracked-gw2"], "r24", ["r24-samehost-tracked-gw2"],
+     "its own host's profile, gw=2 rows, one run"),
+    (32, "2026-12-05", ["r25-samehost-tracked"], "r25", ["r25-samehost-tracked"],
+     "its own host's profile, all twelve rows, one run"),
+    (33, "2026-12-05", ["r26-samehost-tracked-gw2"], "r26", ["r26-samehost-tracked-gw2"],
+     "its own host's profile, the four gw=2 rows at pw=8 and pw=12, one run"),
+]
+
+_ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
+            17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
+            25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
+            30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third"}
+
+
+def _row_name(row) -> str:
+    c = row["config"]
+    return (f"{c['lock']} gw={c['gpu_workers_per_device']} pw={c['partition_workers']} "
+            f"W={row['witness_work']:g}")
+
+
+def _gap(attribution) -> str:
+    """The stage whose live time closes most of the worst row's s/proof gap, in words.
+
+    ``attribution``: the comparison's simulations of its worst row again with one stage
+    at its live time (``verdict.worst.attribution``)."""
+    best = max((a for a in attribution or () if a.get("closes") is not None),
+               key=lambda a: a["closes"], default=None)
+    if best is None or best["closes"] <= 0:
+        return "no single stage at its live time closes its gap"
+    return (f"{best['stage']} at its live {best['by']}, x{best['live_over_model']:.2f} the "
+            f"model's, closes {100 * best['closes']:.0f} % of the gap")
+
+
+def judge(job, folder: Path) -> dict:
+    """Return one job's rows judged on the profile made again from its calibration."""
+    from cuzklab.calibrate.compare import remodel
+    from cuzklab.calibrate.live import derive_profile
+    from cuzklab.model import Profile
+    number, date, compares, cal, traces, how = job
+    meas = json.loads((RESULTS / f"calibrate-live-h200-{cal}.json").read_text())["measurements"]
+    path = folder / f"{cal}.toml"
+    if not path.exists():
+        path.write_text(derive_profile(meas, cal)["text"])
+    prof = Profile.load(path)
+    rows, worsts = [], []
+    for i, name in enumerate(compares):
+        stored = json.loads((RESULTS / f"compare-live-h200-{name}.json").read_text())
+        tr = RESULTS / f"traces-live-h200-{traces[i]}" if traces else None
+        res = remodel(stored, prof, live_traces=tr)
+        rows += res["rows"]
+        worsts.append((res["verdict"].get("worst") or {}))
+    judged = [r for r in rows if not r.get("fitted")]
+    err = [r["error"]["seconds_per_proof"] for r in judged]
+    worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"]))
+    attribution = max(worsts, key=lambda w: abs(w.get("seconds_per_proof_error", 0.0)))
+    attribution = attribution.get("attribution")
+    tracked = [r["error_tracked"]["seconds_per_proof"] for r in judged if r.get("error_tracked")]
+    return {
+        "job": number, "date": date, "files": compares, "calibration": cal, "how": how,
+        "rows": len(judged), "within_10": sum(abs(e) <= 0.10 for e in err),
+        "tracked_rows": len(tracked), "tracked_within_10": sum(abs(e) <= 0.10 for e in tracked),
+        "errors": [round(e, 4) for e in err],
+        "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
+                  "gap": _gap(attribution)},
+        "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
+        "same_verdict": sum(bool(r["error"]["same_verdict"]) for r in judged),
+    }
+
+
+def markdown(jobs: list[dict]) -> str:
+    """The README's table of jobs."""
+    out = ["| job (date) | s/proof within 10 % | worst row | peak RSS worst | verdict |",
+           "|---|---|---|---|---|"]
+    for j in jobs:
+        files = ", ".join(f"`-{f}`" for f in j["files"])
+        within = f"{j['within_10']} of {j['rows']}"
+        if j["within_10"] == j["rows"]:
+            within = f"**{within}**"
+        if j["tracked_rows"]:
+            within += f" (with host checks: {j['tracked_within_10']} of {j['tracked_rows']})"
+        w = j["worst"]
+        out.append(f"| {_ORDINAL[j['job']]} ({j['date']}, {files}, {j['how']}) | {within} | "
+                   f"{w['row']}, {100 * w['error']:+.1f} % ({w['gap']}) | "
+                   f"{100 * j['peak_rss_worst']:+.1f} % | {j['same_verdict']} of {j['rows']} |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", default=None, metavar="N,N,...",
+                    help="only these jobs (their numbers: " +
+                         ", ".join(str(j[0]) for j in JOBS) + ")")
+    ap.add_argument("--markdown", action="store_true", help="print the README's table")
+    ap.add_argument("--json", default=None, metavar="FILE", help="write the results as JSON")
+    a = ap.parse_args(argv)
+    known = {j[0]: j for j in JOBS}
+    if a.jobs:
+        try:
+            wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
+        except ValueError:
+            ap.error(f"--jobs: expected job numbers, e.g. 27,30; got {a.jobs!r}")
+        bad = [n for n in wanted if n not in known]
+        if bad or not wanted:
+            ap.error(f"--jobs: unknown job(s) {bad or a.jobs!r}; known: "
+                     + ", ".join(map(str, known)))
+        jobs = [known[n] for n in wanted]
+    else:
+        jobs = JOBS
+    res = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, job in enumerate(jobs, 1):
+            print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
+            res.append(judge(job, Path(tmp)))
+    every = [e for j in res for e in j["errors"]]
+    total = {"rows": len(every), "within_10": sum(abs(e) <= 0.10 for e in every),
+             "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,
+             "tracked_rows": sum(j["tracked_rows"] for j in res),
+             "tracked_within_10": sum(j["tracked_within_10"] for j in res)}
+    if a.markdown:
+        print(markdown(res))
+    else:
+        for j in res:
+            print(f"{_ORDINAL[j['job']]:>15}: {j['within_10']:2d} of {j['rows']:2d} within 10 %"
+                  + (f" (tracked {j['tracked_within_10']} of {j['tracked_rows']})"
+                     if j["tracked_rows"] else "")
+                  + f"; worst {j['worst']['row']} {100 * j['worst']['error']:+.1f} %"
+                  + f"; errors " + " ".join(f"{100 * e:+.0f}" for e in j["errors"]))
+    print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
+          f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
+          f"{total['tracked_rows']}")
+    if a.json:
+        write_text(a.json, json.dumps({"benchmark": "rejudge_live_jobs", "jobs": res,
+                                       "total": total}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
