@@ -257,6 +257,9 @@ def main(argv=None) -> int:
               f"({100 * e['peak_rss_gib']:+.1f} %), {row['model']['bottleneck']} | "
               f"{row['live']['bottleneck']}" + (" [fitted]" if row["fitted"] else "")
               + _tracked_note(row), flush=True)
+    if out["skipped"]:
+        print(f"skipped {len(out['skipped'])} grid point(s): started after --budget-s "
+              f"{a.budget_s:g} s", flush=True)
     if out["rows"]:
         attribute_worst(out, out["rows"], prof)
         save()

@@ -26,6 +26,9 @@
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
+#   The compare step (LIMIT_CMP, default 480 s) starts no row after LIMIT_CMP - 45 - CURVE_S
+#   seconds, keeping CURVE_S (default 200; ~180 s at 2^20 on an H200 host) for the contention
+#   curve after the rows; with CONTENTION=0 the rows have it all.
 #   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=280 LIMIT_CMP=310 CONTENTION=0 ...  (0: no curve)
 #   TRACK_HOST=1 ...   # a one-thread synthesis and b_g2_msm calls timed alone before and
 #   after every run, and the model at the host's speed of those checks beside the plain one
@@ -69,9 +72,19 @@ want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab cal
     --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
     --json "$R/calibrate-$TAG.json"
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
-want compare && step "compare-$TAG" "${LIMIT_CMP:-240}" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
+# the rows stop starting in time for the contention curve after them (~180 s at 2^20 on an
+# H200 host; CURVE_S, none with CONTENTION=0)
+LIMIT_CMP=${LIMIT_CMP:-480}
+CURVE_S=${CURVE_S:-200}
+if [ "${CONTENTION:-}" = 0 ]; then CURVE_S=0; fi
+ROWS_S=$((LIMIT_CMP - 45 - CURVE_S))
+if want compare && [ "$ROWS_S" -lt 30 ]; then
+    echo "   compare: LIMIT_CMP=$LIMIT_CMP leaves $ROWS_S s for the rows after the curve's" \
+        "CURVE_S=$CURVE_S s; raise LIMIT_CMP or set CONTENTION=0"
+fi
+want compare && step "compare-$TAG" "$LIMIT_CMP" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
-    --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s $((${LIMIT_CMP:-240} - 45)) \
+    --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s "$ROWS_S" \
     --row-repeats "${ROW_REPEATS:-1}" --locks "${LOCKS:-interlock,split_async}" --gw "${GW:-1,2}" \
     ${CONTENTION:+--contention "$CONTENTION"} ${TRACK_HOST:+--track-host} --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
