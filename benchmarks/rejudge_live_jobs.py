@@ -12,9 +12,9 @@ sixteenth job's profile and the twenty-eighth on the twenty-seventh's, so they a
 judged on those. Prints, per job, the rows within 10 % (plain and, where the job
 timed host checks, host-tracked), the worst row with the stage whose live time closes
 most of its gap, the worst peak RSS error and the verdicts; then every row's error over
-all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it. ``--json`` writes it all.
-A change of the model's mechanisms or of how a profile is derived is judged by
-running this before and after it.
+all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it;
+``--json`` writes it all. A change of the model's mechanisms or of how a profile is
+derived is judged by running this before and after it.
 """
 
 from __future__ import annotations
@@ -32,40 +32,39 @@ from cuzklab.atomic import write_text  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-#: (job number, date, its compare files, the calibration its profile is made from, its
-#: traces folders (or None), what the README says of its rows)
+#: (job number, date, its compare files, the calibration its profile is made from, what
+#: the README says of its rows); a compare file's live traces, where the job kept them,
+#: are in the folder of its name (``traces-live-h200-NAME``)
 JOBS = [
-    (11, "2026-12-02", ["r10"], "r10", None, "all twelve rows, one run"),
-    (13, "2026-12-03", ["r12"], "r12", None, "all twelve rows, one run"),
-    (14, "2026-12-03", ["r13"], "r13", None, "all twelve rows, one run"),
-    (16, "2026-12-03", ["r15"], "r15", None, "one run a row"),
-    (17, "2026-12-03", ["r15-repeats"], "r15", None,
+    (11, "2026-12-02", ["r10"], "r10", "all twelve rows, one run"),
+    (13, "2026-12-03", ["r12"], "r12", "all twelve rows, one run"),
+    (14, "2026-12-03", ["r13"], "r13", "all twelve rows, one run"),
+    (16, "2026-12-03", ["r15"], "r15", "one run a row"),
+    (17, "2026-12-03", ["r15-repeats"], "r15",
      "the sixteenth job's profile, gw=2 rows, median of 3 runs"),
-    (18, "2026-12-03", ["r15-repeats-gw1"], "r15", None,
+    (18, "2026-12-03", ["r15-repeats-gw1"], "r15",
      "the sixteenth job's profile, interlock gw=1 rows, median of 3 runs"),
-    (19, "2026-12-03", ["r15-repeats-split-gw1"], "r15", None,
+    (19, "2026-12-03", ["r15-repeats-split-gw1"], "r15",
      "the sixteenth job's profile, split_async gw=1 rows, median of 3 runs"),
-    (24, "2026-12-03", ["r17-samehost-gw2"], "r17", ["r17-samehost-gw2"],
+    (24, "2026-12-03", ["r17-samehost-gw2"], "r17",
      "its own host's profile, gw=2 rows, median of 3 runs"),
-    (25, "2026-12-03", ["r18-samehost-split-gw1"], "r18", ["r18-samehost-split-gw1"],
+    (25, "2026-12-03", ["r18-samehost-split-gw1"], "r18",
      "its own host's profile, split_async gw=1 rows, median of 3 runs"),
-    (27, "2026-12-03", ["r20-samehost-tracked"], "r20", ["r20-samehost-tracked"],
+    (27, "2026-12-03", ["r20-samehost-tracked"], "r20",
      "its own host's profile, all twelve rows, median of 2 runs, 1 on the split_async gw=1 rows"),
-    (28, "2026-12-03", ["r21-otherhost-tracked"], "r20", None,
+    (28, "2026-12-03", ["r21-otherhost-tracked"], "r20",
      "the twenty-seventh's profile on another host, gw=2 rows, one run"),
     (29, "2026-12-03", ["r22-samehost-tracked-gw1", "r22-samehost-tracked-gw2"], "r22",
-     ["r22-samehost-tracked-gw1", "r22-samehost-tracked-gw2"],
-     "its own host's profile, all twelve rows, median of 3 runs on gw=1 (2 on split_async "
+      "its own host's profile, all twelve rows, median of 3 runs on gw=1 (2 on split_async "
      "pw=12), of 2 on gw=2"),
     (30, "2026-12-04", ["r23-samehost-tracked-gw1", "r23-samehost-tracked-gw2"], "r23",
-     ["r23-samehost-tracked-gw1", "r23-samehost-tracked-gw2"],
-     "its own host's profile, all twelve rows, median of 2 runs, 1 on the split_async pw=8 "
+      "its own host's profile, all twelve rows, median of 2 runs, 1 on the split_async pw=8 "
      "and pw=12 rows"),
-    (31, "2026-12-04", ["r24-samehost-tracked-gw2"], "r24", ["r24-samehost-tracked-gw2"],
+    (31, "2026-12-04", ["r24-samehost-tracked-gw2"], "r24",
      "its own host's profile, gw=2 rows, one run"),
-    (32, "2026-12-05", ["r25-samehost-tracked"], "r25", ["r25-samehost-tracked"],
+    (32, "2026-12-05", ["r25-samehost-tracked"], "r25",
      "its own host's profile, all twelve rows, one run"),
-    (33, "2026-12-05", ["r26-samehost-tracked-gw2"], "r26", ["r26-samehost-tracked-gw2"],
+    (33, "2026-12-05", ["r26-samehost-tracked-gw2"], "r26",
      "its own host's profile, the four gw=2 rows at pw=8 and pw=12, one run"),
 ]
 
@@ -99,17 +98,17 @@ def judge(job, folder: Path) -> dict:
     from cuzklab.calibrate.compare import remodel
     from cuzklab.calibrate.live import derive_profile
     from cuzklab.model import Profile
-    number, date, compares, cal, traces, how = job
+    number, date, compares, cal, how = job
     meas = json.loads((RESULTS / f"calibrate-live-h200-{cal}.json").read_text())["measurements"]
     path = folder / f"{cal}.toml"
     if not path.exists():
         path.write_text(derive_profile(meas, cal)["text"])
     prof = Profile.load(path)
     rows, worsts = [], []
-    for i, name in enumerate(compares):
+    for name in compares:
         stored = json.loads((RESULTS / f"compare-live-h200-{name}.json").read_text())
-        tr = RESULTS / f"traces-live-h200-{traces[i]}" if traces else None
-        res = remodel(stored, prof, live_traces=tr)
+        tr = RESULTS / f"traces-live-h200-{name}"
+        res = remodel(stored, prof, live_traces=tr if tr.is_dir() else None)
         rows += res["rows"]
         worsts.append((res["verdict"].get("worst") or {}))
     judged = [r for r in rows if not r.get("fitted")]
@@ -187,7 +186,7 @@ def main(argv=None) -> int:
                   + (f" (tracked {j['tracked_within_10']} of {j['tracked_rows']})"
                      if j["tracked_rows"] else "")
                   + f"; worst {j['worst']['row']} {100 * j['worst']['error']:+.1f} %"
-                  + f"; errors " + " ".join(f"{100 * e:+.0f}" for e in j["errors"]))
+                  + "; errors " + " ".join(f"{100 * e:+.0f}" for e in j["errors"]))
     print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
           f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
           f"{total['tracked_rows']}")
