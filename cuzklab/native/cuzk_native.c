@@ -1005,8 +1005,8 @@ void g2_digits_pool(cz_pool *p, int64_t grain, const u64 *scalars, int64_t n, in
     cz_pool_run(p, cz_digits_range, &a, n, grain);
 }
 
-/* Task t of windows x parts: window t / parts over the buckets [cuts[k], cuts[k + 1]) of
- * part k = t % parts, its sum into sums[t]. */
+/* Task t of windows x parts: window j = t / parts over its buckets [cuts[j][k], cuts[j][k + 1])
+ * of part k = t % parts (cuts holds parts + 1 edges a window), its sum into sums[t]. */
 typedef struct {
     const u64 *bx, *by; const int64_t *idx; const int32_t *digits; int64_t n;
     int parts; const int64_t *cuts; int c; u64 *sums;
@@ -1017,8 +1017,9 @@ static void cz_window_range(const void *c, int64_t lo, int64_t hi)
     const cz_window_args *a = c;
     for (int64_t t = lo; t < hi; t++) {
         int64_t j = t / a->parts, k = t % a->parts;
-        g2_window(a->bx, a->by, a->idx, a->digits + j * a->n, a->n, a->c, a->cuts[k],
-                  a->cuts[k + 1], a->sums + t * (int64_t)(sizeof(g2_xyzz) / sizeof(u64)));
+        const int64_t *cut = a->cuts + j * (int64_t)(a->parts + 1);
+        g2_window(a->bx, a->by, a->idx, a->digits + j * a->n, a->n, a->c, cut[k], cut[k + 1],
+                  a->sums + t * (int64_t)(sizeof(g2_xyzz) / sizeof(u64)));
     }
 }
 

@@ -7,7 +7,9 @@ digits of all points, adds each point whose digit falls in its range of the
 buckets to their share of the window sum (running sums over the range, plus
 the range's start times the range's total). Cutting a window by buckets, not
 by points, costs no extra bucket reduction per part, so a window can be cut
-into as many tasks as keep every thread of the pool busy to the end. The
+into as many tasks as keep every thread of the pool busy to the end; the top
+window, whose digits reach a few buckets only, is cut over those (its tasks
+add as many points as the others' do). The
 window sums are combined by a Horner chain of doublings. The result is the
 same point as :func:`cuzklab.msm.msm` on the CPU (the NumPy twin) and as
 py_ecc (see tests/native).
@@ -79,6 +81,33 @@ def tasks(n: int, threads: int) -> int:
     return math.ceil(256 / c) * len(ranges(1 << (c - 1), parts))
 
 
+def top_buckets(digits: np.ndarray) -> int:
+    """Return how many buckets the top window's digits reach: its largest |digit| (at least 1).
+
+    ``digits``: the (windows, n) signed digits. A scalar below r has 255 bits, so the
+    top window of ``ceil(256 / c)`` holds a few bits and a carry (at c = 11 its digits
+    are 0..4 of the 1,024 buckets): cut like the others, one of its tasks would get
+    every point and run three to four times as long as any other, alone at the end.
+    """
+    top = digits[-1]
+    return max(1, int(np.abs(top).max())) if top.size else 1
+
+
+def window_cuts(c: int, parts: int, top: int) -> np.ndarray:
+    """Return the (windows, parts + 1) bucket edges of each window's ``parts`` tasks.
+
+    Every window but the top one cuts its 2^(c-1) buckets into ``parts`` equal ranges;
+    the top window cuts only the ``top`` buckets its digits reach (:func:`top_buckets`),
+    so that its tasks add as many points each as the others' do. Empty ranges (a top
+    window of fewer buckets than parts) cost a task nothing.
+    """
+    w, half = math.ceil(256 / c), 1 << (c - 1)
+    k = np.arange(parts + 1, dtype=np.int64)
+    edges = np.repeat((half * k // parts)[None, :], w, axis=0)
+    edges[-1] = min(half, max(1, int(top))) * k // parts
+    return np.ascontiguousarray(edges)
+
+
 def _xyzz_to_point(limbs: np.ndarray) -> Point:
     """Return one XYZZ point given as (4, 2, 12) uint32 Montgomery limbs as an affine Point."""
     coords = Fp2.from_mont_limbs(np.ascontiguousarray(limbs.reshape(4, 2, 12)), "cpu",
@@ -136,21 +165,21 @@ def g2_msm(bases: Points, scalars: Fr, *, idx=None, threads: int = 1,
     by = np.ascontiguousarray(bases.y.to("cpu").limbs)
     sc = np.ascontiguousarray(scalars.to("cpu").limbs)
     digits = np.empty((w, n), dtype=np.int32)
-    cuts = ranges(1 << (c - 1), parts)   # bucket ranges of each window
-    parts = len(cuts)
+    parts = len(ranges(1 << (c - 1), parts))
     sums = np.empty((w, parts, 4, 2, 12), dtype=np.uint32)
     t1 = time.perf_counter()
     if threads <= 1:
         lib.g2_digits(ptr(sc), n, 0, n, c, w, ptr(digits))
+        edges = window_cuts(c, parts, top_buckets(digits))
         t2 = time.perf_counter()
         for j in range(w):
-            for k, (lo, hi) in enumerate(cuts):
-                lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, n, c, lo, hi,
-                              sums[j, k].ctypes.data)
+            for k in range(parts):
+                lib.g2_window(ptr(bx), ptr(by), ptr(idx), digits[j].ctypes.data, n, c,
+                              int(edges[j, k]), int(edges[j, k + 1]), sums[j, k].ctypes.data)
     else:  # on the native pool of `threads`: its threads never take the GIL
         pool = native_pool(threads)
-        edges = np.array([lo for lo, _ in cuts] + [cuts[-1][1]], dtype=np.int64)
         lib.g2_digits_pool(pool.handle, -(-n // threads), ptr(sc), n, c, w, ptr(digits))
+        edges = window_cuts(c, parts, top_buckets(digits))
         t2 = time.perf_counter()
         lib.g2_windows_pool(pool.handle, ptr(bx), ptr(by), ptr(idx), ptr(digits), n, w, parts,
                             ptr(edges), c, ptr(sums))

@@ -133,6 +133,54 @@ def test_g2_msm_edges(g2_case):
         g2_msm(bases, scalars, parts=0)
 
 
+def _signed_digits(k: int, c: int, windows: int) -> list[int]:
+    """The c-bit signed digits of k, written here from the recoding's definition."""
+    out, carry, half = [], 0, 1 << (c - 1)
+    for j in range(windows):
+        v = ((k >> (c * j)) & ((1 << c) - 1)) + carry
+        carry = int(v > half)
+        out.append(v - (carry << c))
+    assert carry == 0
+    return out
+
+
+@pytest.mark.parametrize("c,parts", [(11, 4), (13, 4), (13, 2), (8, 3), (5, 7)])
+def test_the_top_window_is_cut_over_the_buckets_its_digits_reach(c, parts):
+    # a scalar below r has 255 bits, so the top window's digits reach few buckets; its
+    # tasks are cut over those, so each adds about as many points as any other task
+    import math
+    from cuzklab.native.msm_g2 import top_buckets, window_cuts
+    rng = np.random.default_rng(c * 10 + parts)
+    w = math.ceil(256 / c)
+    ks = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(4000)] + [R - 1]
+    digits = np.array([_signed_digits(k, c, w) for k in ks], dtype=np.int64).T
+    top = top_buckets(digits)
+    assert top == int(np.abs(digits[-1]).max()) <= ((R - 1) >> (c * (w - 1))) + 1
+    edges = window_cuts(c, parts, top)
+    half = 1 << (c - 1)
+    assert edges.shape == (w, parts + 1) and edges.dtype == np.int64
+    assert (edges[:-1] == [half * k // parts for k in range(parts + 1)]).all()
+    assert edges[-1, 0] == 0 and edges[-1, -1] == min(top, half)
+    assert (np.diff(edges, axis=1) >= 0).all()
+    counts = np.array([[((np.abs(d) - 1 >= lo) & (np.abs(d) - 1 < hi) & (d != 0)).sum()
+                        for lo, hi in zip(e[:-1], e[1:])] for d, e in zip(digits, edges)])
+    if top >= parts:   # (at c = 5 the top window holds only the carry: one bucket)
+        assert counts[-1].max() <= 1.5 * counts[:-1].max()   # cut like the others: 3-4x
+    assert counts[-1].sum() == (digits[-1] != 0).sum()
+
+
+def test_g2_msm_on_full_range_scalars_matches_naive(g2_case):
+    # the top window's digits of 255-bit scalars, cut over the buckets they reach
+    bases, _, _ = g2_case
+    rng = np.random.default_rng(17)
+    ks = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(len(bases))]
+    ks[:4] = [R - 1, R - 2, 2**254, 2**254 + 2**253]
+    scalars = Fr.from_ints(ks)
+    want = msm_naive(bases, scalars)
+    for threads, window, parts in [(1, 11, 4), (4, 11, 4), (3, 13, 5), (2, 5, 7), (4, None, None)]:
+        assert g2_msm(bases, scalars, threads=threads, window=window, parts=parts) == want
+
+
 def test_plan_spreads_windows_over_threads():
     c, parts = plan(5000, 1)
     assert parts == 1 and 7 <= c <= 11
