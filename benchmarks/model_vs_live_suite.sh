@@ -71,7 +71,8 @@ grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
 want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
     --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
     --json "$R/calibrate-$TAG.json"
-cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null
+# the profile the rows below run on, into the archive (a calibrate-only run returns it)
+cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null && pack
 # the rows stop starting in time for the contention curve after them (~180 s at 2^20 on an
 # H200 host; CURVE_S, none with CONTENTION=0)
 LIMIT_CMP=${LIMIT_CMP:-480}

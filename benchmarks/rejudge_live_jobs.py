@@ -66,12 +66,15 @@ JOBS = [
      "its own host's profile, all twelve rows, one run"),
     (33, "2026-12-05", ["r26-samehost-tracked-gw2"], "r26",
      "its own host's profile, the four gw=2 rows at pw=8 and pw=12, one run"),
+    (34, "2026-12-05", ["r27-samehost-tracked"], "r27",
+     "its own host's profile, all twelve rows, one run"),
 ]
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
             25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
-            30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third"}
+            30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
+            34: "thirty-fourth"}
 
 
 def _row_name(row) -> str:
