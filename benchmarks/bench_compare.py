@@ -210,6 +210,10 @@ def main(argv=None) -> int:
            "track_host": a.track_host,
            "rows": [], "skipped": [], "failed": [],
            "native_stages": "this version's native code (cuzklab/native)"}
+    cal = out["calibration"]
+    print(f"profile {prof.name}: " + (f"calibrated {cal.get('date', '?')} on "
+          f"{cal.get('machine', '?')} ({cal.get('method', '?')})" if cal else
+          "no [calibration] table (not made by calibrate)"), flush=True)
 
     def save():
         if a.json:
