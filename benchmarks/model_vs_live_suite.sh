@@ -26,13 +26,14 @@
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
-#   The compare step (LIMIT_CMP, default 480 s) starts no row after LIMIT_CMP - 45 - CURVE_S
+#   The compare step (LIMIT_CMP, default 560 s) starts no row after LIMIT_CMP - 45 - CURVE_S
 #   seconds, keeping CURVE_S (default 200; ~180 s at 2^20 on an H200 host) for the contention
-#   curve after the rows; with CONTENTION=0 the rows have it all.
+#   curve after the rows; with CONTENTION=0 the rows have it all. The twelve rows with host
+#   checks took ~310 s at 2^20 on an H200 host, the curve ~200.
 #   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=280 LIMIT_CMP=310 CONTENTION=0 ...  (0: no curve)
-#   TRACK_HOST=1 ...   # a one-thread synthesis and b_g2_msm calls timed alone before and
-#   after every run, and the model at the host's speed of those checks beside the plain one
-#   (calibrate.hostcheck; ~10 s more a run at 2^20)
+#   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
+#   calls are timed alone before and after every run, and the model at the host's speed of
+#   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
 #   (a host's own calibration, then half the table three times over on its profile: ~9 minutes
 #   at 2^20 on an H200 host; GW=1 the other half. A profile carries its host's one-thread speed,
 #   which differs by ~30 % between hosts of one kind: docs/calibrate.md)
@@ -75,7 +76,10 @@ want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab cal
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null && pack
 # the rows stop starting in time for the contention curve after them (~180 s at 2^20 on an
 # H200 host; CURVE_S, none with CONTENTION=0)
-LIMIT_CMP=${LIMIT_CMP:-480}
+LIMIT_CMP=${LIMIT_CMP:-560}
+TRACK_HOST=${TRACK_HOST:-1}
+track=()
+if [ "$TRACK_HOST" != 0 ]; then track=(--track-host); fi
 CURVE_S=${CURVE_S:-200}
 if [ "${CONTENTION:-}" = 0 ]; then CURVE_S=0; fi
 ROWS_S=$((LIMIT_CMP - 45 - CURVE_S))
@@ -87,7 +91,7 @@ want compare && step "compare-$TAG" "$LIMIT_CMP" "$PY" benchmarks/bench_compare.
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
     --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s "$ROWS_S" \
     --row-repeats "${ROW_REPEATS:-1}" --locks "${LOCKS:-interlock,split_async}" --gw "${GW:-1,2}" \
-    ${CONTENTION:+--contention "$CONTENTION"} ${TRACK_HOST:+--track-host} --json "$R/compare-$TAG.json"
+    ${CONTENTION:+--contention "$CONTENTION"} ${track[@]+"${track[@]}"} --json "$R/compare-$TAG.json"
 for k in $SMALL_K; do
     want small || break
     step "live-${k}-w0-$TAG" "${LIMIT_SMALL:-45}" "$PY" benchmarks/bench_live.py --log2-constraints "$k" \
