@@ -310,6 +310,125 @@ static void g2_add(g2_xyzz *p, const g2_xyzz *q)
     fp2_mul(p->ZZZ, t, PPP);
 }
 
+/* r = a^(p - 2) = 1 / a in Fp (Montgomery form in and out; 0 for 0): Fermat, bit by bit
+ * from the top of p - 2 (p leaves the top bit of its top limb free). */
+static void fp_inv(u64 *r, const u64 *a)
+{
+    u64 e[6], acc[6];
+    memcpy(e, FP_P, 48);
+    e[0] -= 2;                              /* p is odd and p0 > 2: no borrow */
+    memcpy(acc, FP_ONE, 48);
+    int top = 383;
+    while (top >= 0 && !((e[top >> 6] >> (top & 63)) & 1)) top--;
+    for (int b = top; b >= 0; b--) {
+        fp_mul(acc, acc, acc);
+        if ((e[b >> 6] >> (b & 63)) & 1) fp_mul(acc, acc, a);
+    }
+    memcpy(r, acc, 48);
+}
+
+/* r = 1 / a in Fp2: (a0 - a1 u) / (a0^2 + a1^2). */
+static void fp2_inv(u64 *r, const u64 *a)
+{
+    u64 t0[6], t1[6], n[6];
+    fp_mul(t0, a, a);
+    fp_mul(t1, a + 6, a + 6);
+    fp_add(n, t0, t1);
+    fp_inv(n, n);
+    fp_mul(r, a, n);
+    fp_mul(t0, a + 6, n);
+    static const u64 zero[6] = {0};
+    fp_sub(r + 6, zero, t0);
+}
+
+/* Replace each of the k Fp2 values v[i] (12 limbs each, none zero) by its inverse, with one
+ * inversion and three products a value (Montgomery's trick); pre: k * 12 limbs of scratch. */
+static void fp2_batch_inv(u64 *v, int64_t k, u64 *pre)
+{
+    if (k <= 0) return;
+    memcpy(pre, v, 96);
+    for (int64_t i = 1; i < k; i++) fp2_mul(pre + 12 * i, pre + 12 * (i - 1), v + 12 * i);
+    u64 inv[12], t[12];
+    fp2_inv(inv, pre + 12 * (k - 1));
+    for (int64_t i = k - 1; i > 0; i--) {
+        fp2_mul(t, inv, pre + 12 * (i - 1));   /* 1 / v[i] */
+        fp2_mul(inv, inv, v + 12 * i);         /* 1 / (v[0] ... v[i - 1]) */
+        memcpy(v + 12 * i, t, 96);
+    }
+    memcpy(v, inv, 96);
+}
+
+/* Affine rounds over the points of each bucket: the points of bucket j are pts[start[j] ..
+ * start[j] + len[j]) (24 limbs a point: x then y). A round adds the points of every bucket
+ * in pairs, (0, 1), (2, 3), ..., each sum into the place of the pair's first half-index, an
+ * odd last point moved after them; one inversion serves the round (fp2_batch_inv). A pair of
+ * equal points doubles; a point and its negative leave nothing. Rounds go on while they
+ * have at least min_pairs pairs; len[] is left with what each bucket holds. */
+#define G2_AFFINE_MIN_PAIRS 64
+static void g2_affine_rounds(u64 *pts, const int64_t *start, int64_t *len, int64_t nb,
+                             int64_t min_pairs)
+{
+    int64_t pairs = 0;
+    for (int64_t j = 0; j < nb; j++) pairs += len[j] / 2;
+    if (pairs < min_pairs) return;
+    u64 *den = malloc((size_t)pairs * 96), *pre = malloc((size_t)pairs * 96);
+    uint8_t *kind = malloc((size_t)pairs);   /* 0 add, 1 double, 2 nothing */
+    if (!den || !pre || !kind) { free(den); free(pre); free(kind); return; }
+    while (pairs >= min_pairs) {
+        int64_t k = 0;
+        for (int64_t j = 0; j < nb; j++) {
+            const u64 *q = pts + 24 * start[j];
+            for (int64_t t = 0; t + 1 < len[j]; t += 2, k++) {
+                const u64 *a = q + 24 * t, *b = a + 24;
+                fp2_sub(den + 12 * k, b, a);                   /* x2 - x1 */
+                if (!fp2_is_zero(den + 12 * k)) { kind[k] = 0; continue; }
+                u64 ys[12];
+                fp2_add(ys, a + 12, b + 12);
+                kind[k] = 1;                                   /* P + P: 2 y */
+                fp2_add(den + 12 * k, a + 12, a + 12);
+                if (fp2_is_zero(ys) || fp2_is_zero(den + 12 * k)) {
+                    kind[k] = 2;                               /* P + (-P), or 2-torsion */
+                    fp2_set_one(den + 12 * k);
+                }
+            }
+        }
+        fp2_batch_inv(den, k, pre);
+        k = 0;
+        int64_t next = 0;
+        for (int64_t j = 0; j < nb; j++) {
+            u64 *q = pts + 24 * start[j];
+            int64_t out = 0, m = len[j];
+            for (int64_t t = 0; t + 1 < m; t += 2, k++) {
+                const u64 *a = q + 24 * t, *b = a + 24;
+                if (kind[k] == 2) continue;
+                u64 lam[12], num[12], x3[12], y3[12];
+                if (kind[k] == 0) {
+                    fp2_sub(num, b + 12, a + 12);               /* y2 - y1 */
+                } else {
+                    fp2_sqr(num, a);                            /* 3 x^2 */
+                    fp2_add(lam, num, num);
+                    fp2_add(num, lam, num);
+                }
+                fp2_mul(lam, num, den + 12 * k);
+                fp2_sqr(x3, lam);
+                fp2_sub(x3, x3, a);
+                fp2_sub(x3, x3, b);                             /* lam^2 - x1 - x2 */
+                fp2_sub(y3, a, x3);
+                fp2_mul(y3, lam, y3);
+                fp2_sub(y3, y3, a + 12);                        /* lam (x1 - x3) - y1 */
+                u64 *o = q + 24 * out++;                        /* out <= t: read before */
+                memcpy(o, x3, 96);
+                memcpy(o + 12, y3, 96);
+            }
+            if (m & 1) { memmove(q + 24 * out, q + 24 * (m - 1), 192); out++; }
+            len[j] = out;
+            next += out / 2;
+        }
+        pairs = next;
+    }
+    free(den); free(pre); free(kind);
+}
+
 /* Signed c-bit digits of Montgomery Fr scalars [lo, hi): digits[w * n + i]. */
 void g2_digits(const u64 *scalars, int64_t n, int64_t lo, int64_t hi, int c, int windows,
                int32_t *digits)
@@ -346,7 +465,29 @@ void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *
     g2_set_inf(&sum);
     if (nb <= 0 || b_lo < 0 || b_hi > ((int64_t)1 << (c - 1))) { memcpy(out, &sum, sizeof sum); return; }
     g2_xyzz *B = (g2_xyzz *)calloc((size_t)nb, sizeof(g2_xyzz));
-    if (!B) { memset(out, 0xff, sizeof(g2_xyzz)); return; }
+    int64_t *start = calloc((size_t)nb + 1, sizeof(int64_t)), *len = calloc((size_t)nb, sizeof(int64_t));
+    if (!B || !start || !len) {
+        free(B); free(start); free(len);
+        memset(out, 0xff, sizeof(g2_xyzz));
+        return;
+    }
+    /* the points of each bucket, affine, side by side (a counting sort by bucket) */
+    for (int64_t i = 0; i < n; i++) {
+        int32_t d = digits[i];
+        if (d == 0) continue;
+        uint64_t j = (uint64_t)((d < 0 ? -(int64_t)d : (int64_t)d) - 1 - b_lo);
+        if (j >= (uint64_t)nb) continue;
+        int64_t k = idx ? idx[i] : i;
+        if (fp2_is_zero(bx + 12 * k) && fp2_is_zero(by + 12 * k)) continue;   /* infinity (0, 0) */
+        start[j + 1]++;
+    }
+    for (int64_t j = 0; j < nb; j++) start[j + 1] += start[j];
+    u64 *pts = start[nb] ? malloc((size_t)start[nb] * 192) : NULL;
+    if (start[nb] && !pts) {
+        free(B); free(start); free(len);
+        memset(out, 0xff, sizeof(g2_xyzz));
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         int32_t d = digits[i];
         if (d == 0) continue;
@@ -354,9 +495,20 @@ void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *
         if (j >= (uint64_t)nb) continue;
         int64_t k = idx ? idx[i] : i;
         const u64 *x = bx + 12 * k, *y = by + 12 * k;
-        if (fp2_is_zero(x) && fp2_is_zero(y)) continue;   /* infinity stored as (0, 0) */
-        g2_add_affine(&B[j], x, y, d < 0);
+        if (fp2_is_zero(x) && fp2_is_zero(y)) continue;
+        u64 *o = pts + 24 * (start[j] + len[j]++);
+        memcpy(o, x, 96);
+        if (d < 0) fp2_neg(o + 12, y); else memcpy(o + 12, y, 96);
     }
+    /* pairs added in affine coordinates, one inversion a round, while the rounds are
+     * long; what is left goes into each bucket by mixed XYZZ additions */
+    g2_affine_rounds(pts, start, len, nb, G2_AFFINE_MIN_PAIRS);
+    for (int64_t j = 0; j < nb; j++)
+        for (int64_t t = 0; t < len[j]; t++) {
+            const u64 *q = pts + 24 * (start[j] + t);
+            g2_add_affine(&B[j], q, q + 12, 0);
+        }
+    free(pts); free(start); free(len);
     for (int64_t j = nb - 1; j >= 0; j--) {
         g2_add(&run, &B[j]);
         g2_add(&sum, &run);

@@ -2,8 +2,9 @@
 
 Scalars are cut into signed c-bit digits (one native pass over point ranges),
 then every (window, bucket range) pair is one task that reads the window's
-digits of all points, adds each point whose digit falls in its range of the
-2^(c-1) buckets into an XYZZ bucket with a mixed addition, and reduces its
+digits of all points, sorts the points whose digit falls in its range of the
+2^(c-1) buckets by bucket, adds them in rounds of affine pairs with one
+inversion a round (then the few left into XYZZ buckets), and reduces its
 buckets to their share of the window sum (running sums over the range, plus
 the range's start times the range's total). Cutting a window by buckets, not
 by points, costs no extra bucket reduction per part, so a window can be cut

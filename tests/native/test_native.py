@@ -181,6 +181,35 @@ def test_g2_msm_on_full_range_scalars_matches_naive(g2_case):
         assert g2_msm(bases, scalars, threads=threads, window=window, parts=parts) == want
 
 
+@pytest.fixture(scope="module")
+def g2_runs():
+    """Long runs in single buckets: 300 copies of one point (the affine rounds double),
+    a point and its negative 150 times each, alternating (they cancel), and 600 points
+    at random; with the expected sum from scalar multiples and the NumPy twin."""
+    rng = np.random.default_rng(23)
+    g = Point.generator("g2")
+    base = [(g * int(k)).xy for k in rng.integers(1, 2**40, size=40)]
+    neg = [(-Point("g2", xy)).xy for xy in base[:10]]
+    bases = Points.from_ints(base + neg, "g2", check=False)
+    k1, k2 = (int.from_bytes(rng.bytes(32), "little") % R for _ in range(2))
+    idx = [5] * 300 + [j for i in range(150) for j in (i % 10, 40 + i % 10)]
+    ks = [k1] * 300 + [k2] * 300
+    rand_idx = [int(i) for i in rng.integers(0, 40, size=600)]
+    rand_ks = [int.from_bytes(rng.bytes(32), "little") % R for _ in range(600)]
+    idx, ks = np.array(idx + rand_idx, dtype=np.int64), Fr.from_ints(ks + rand_ks)
+    rest = msm(bases[np.array(rand_idx)], Fr.from_ints(rand_ks), backend="cpu")
+    want = bases.point(5) * (300 * k1 % R) + rest
+    return bases, idx, ks, want
+
+
+@pytest.mark.parametrize("threads,window", [(1, None), (3, None), (2, 4), (1, 11)])
+def test_g2_msm_affine_rounds_double_and_cancel(g2_runs, threads, window):
+    # every bucket a copy of one point reaches runs of 300 (the rounds double, 150 pairs a
+    # round), and a point beside its negative cancels; the sum is the one expected
+    bases, idx, ks, want = g2_runs
+    assert g2_msm(bases, ks, idx=idx, threads=threads, window=window) == want
+
+
 def test_plan_spreads_windows_over_threads():
     c, parts = plan(5000, 1)
     assert parts == 1 and 7 <= c <= 11
