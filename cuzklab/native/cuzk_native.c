@@ -451,6 +451,17 @@ void g2_digits(const u64 *scalars, int64_t n, int64_t lo, int64_t hi, int c, int
     }
 }
 
+/* The bucket of [b_lo, b_lo + nb) that point i's digit d adds base k to, or -1: none (digit
+ * 0, outside the range, or the base at infinity, stored as (0, 0)). */
+static inline int64_t window_bucket(int32_t d, int64_t b_lo, int64_t nb, const u64 *bx,
+                                    const u64 *by, int64_t k)
+{
+    if (d == 0) return -1;
+    uint64_t j = (uint64_t)((d < 0 ? -(int64_t)d : (int64_t)d) - 1 - b_lo);
+    if (j >= (uint64_t)nb || (fp2_is_zero(bx + 12 * k) && fp2_is_zero(by + 12 * k))) return -1;
+    return (int64_t)j;
+}
+
 /* One window's buckets [b_lo, b_hi) over all n points: out = sum_j (j + 1) B_j for j in that
  * range, B_j the sum of the points whose digit is +-(j + 1). Point i is base idx[i] (i itself
  * when idx is NULL). Cutting a window by buckets, not by points, adds no bucket reduction per
@@ -466,39 +477,22 @@ void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *
     if (nb <= 0 || b_lo < 0 || b_hi > ((int64_t)1 << (c - 1))) { memcpy(out, &sum, sizeof sum); return; }
     g2_xyzz *B = (g2_xyzz *)calloc((size_t)nb, sizeof(g2_xyzz));
     int64_t *start = calloc((size_t)nb + 1, sizeof(int64_t)), *len = calloc((size_t)nb, sizeof(int64_t));
-    if (!B || !start || !len) {
-        free(B); free(start); free(len);
-        memset(out, 0xff, sizeof(g2_xyzz));
-        return;
-    }
+    u64 *pts = NULL;
+    if (!B || !start || !len) goto failed;
     /* the points of each bucket, affine, side by side (a counting sort by bucket) */
     for (int64_t i = 0; i < n; i++) {
-        int32_t d = digits[i];
-        if (d == 0) continue;
-        uint64_t j = (uint64_t)((d < 0 ? -(int64_t)d : (int64_t)d) - 1 - b_lo);
-        if (j >= (uint64_t)nb) continue;
-        int64_t k = idx ? idx[i] : i;
-        if (fp2_is_zero(bx + 12 * k) && fp2_is_zero(by + 12 * k)) continue;   /* infinity (0, 0) */
-        start[j + 1]++;
+        int64_t j = window_bucket(digits[i], b_lo, nb, bx, by, idx ? idx[i] : i);
+        if (j >= 0) start[j + 1]++;
     }
     for (int64_t j = 0; j < nb; j++) start[j + 1] += start[j];
-    u64 *pts = start[nb] ? malloc((size_t)start[nb] * 192) : NULL;
-    if (start[nb] && !pts) {
-        free(B); free(start); free(len);
-        memset(out, 0xff, sizeof(g2_xyzz));
-        return;
-    }
+    pts = start[nb] ? malloc((size_t)start[nb] * 192) : NULL;
+    if (start[nb] && !pts) goto failed;
     for (int64_t i = 0; i < n; i++) {
-        int32_t d = digits[i];
-        if (d == 0) continue;
-        uint64_t j = (uint64_t)((d < 0 ? -(int64_t)d : (int64_t)d) - 1 - b_lo);
-        if (j >= (uint64_t)nb) continue;
-        int64_t k = idx ? idx[i] : i;
-        const u64 *x = bx + 12 * k, *y = by + 12 * k;
-        if (fp2_is_zero(x) && fp2_is_zero(y)) continue;
+        int64_t k = idx ? idx[i] : i, j = window_bucket(digits[i], b_lo, nb, bx, by, k);
+        if (j < 0) continue;
         u64 *o = pts + 24 * (start[j] + len[j]++);
-        memcpy(o, x, 96);
-        if (d < 0) fp2_neg(o + 12, y); else memcpy(o + 12, y, 96);
+        memcpy(o, bx + 12 * k, 96);
+        if (digits[i] < 0) fp2_neg(o + 12, by + 12 * k); else memcpy(o + 12, by + 12 * k, 96);
     }
     /* pairs added in affine coordinates, one inversion a round, while the rounds are
      * long; what is left goes into each bucket by mixed XYZZ additions */
@@ -524,6 +518,10 @@ void g2_window(const u64 *bx, const u64 *by, const int64_t *idx, const int32_t *
         g2_add(&sum, &acc);
     }
     memcpy(out, &sum, sizeof sum);
+    return;
+failed:   /* an allocation failed: the caller sees all-ones limbs */
+    free(B); free(start); free(len); free(pts);
+    memset(out, 0xff, sizeof(g2_xyzz));
 }
 
 /* Horner over windows: sums[w * parts + k] are partial window sums; out = sum_w 2^(c w) S_w. */
