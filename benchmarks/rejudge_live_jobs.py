@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Judge every stored H200 live job again with this version: the README's table of jobs.
+"""Judge every stored live job on an H200's (or H100's) host again with this version: the README's table of jobs.
 
     python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
 
@@ -34,7 +34,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 #: (job number, date, its compare files, the calibration its profile is made from, what
 #: the README says of its rows); a compare file's live traces, where the job kept them,
-#: are in the folder of its name (``traces-live-h200-NAME``)
+#: are in the folder of its name (``traces-live-h200-NAME``; ``KIND`` names the hosts of
+#: the jobs that ran elsewhere)
 JOBS = [
     (11, "2026-12-02", ["r10"], "r10", "all twelve rows, one run"),
     (13, "2026-12-03", ["r12"], "r12", "all twelve rows, one run"),
@@ -68,13 +69,20 @@ JOBS = [
      "its own host's profile, the four gw=2 rows at pw=8 and pw=12, one run"),
     (34, "2026-12-05", ["r27-samehost-tracked"], "r27",
      "its own host's profile, all twelve rows, one run"),
+    (35, "2026-12-05", ["r28-samehost-tracked"], "r28",
+     "its own host's profile (an H100 machine's host, the same 16-vCPU Xeon), eleven of the "
+     "twelve rows (the last did not start in the time left), one run"),
 ]
+
+#: the kind of machine a job ran on where it is not an H200's (its files are named for it:
+#: ``calibrate-live-KIND-...``)
+KIND = {35: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
             25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
             30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
-            34: "thirty-fourth"}
+            34: "thirty-fourth", 35: "thirty-fifth"}
 
 
 def _row_name(row) -> str:
@@ -102,15 +110,16 @@ def judge(job, folder: Path) -> dict:
     from cuzklab.calibrate.live import derive_profile
     from cuzklab.model import Profile
     number, date, compares, cal, how = job
-    meas = json.loads((RESULTS / f"calibrate-live-h200-{cal}.json").read_text())["measurements"]
+    kind = KIND.get(number, "h200")
+    meas = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())["measurements"]
     path = folder / f"{cal}.toml"
     if not path.exists():
         path.write_text(derive_profile(meas, cal)["text"])
     prof = Profile.load(path)
     rows, worsts = [], []
     for name in compares:
-        stored = json.loads((RESULTS / f"compare-live-h200-{name}.json").read_text())
-        tr = RESULTS / f"traces-live-h200-{name}"
+        stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
+        tr = RESULTS / f"traces-live-{kind}-{name}"
         res = remodel(stored, prof, live_traces=tr if tr.is_dir() else None)
         rows += res["rows"]
         worsts.append((res["verdict"].get("worst") or {}))
