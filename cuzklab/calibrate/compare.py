@@ -887,7 +887,35 @@ def format_table(result: dict) -> str:
     tracked = tracked_text(v.get("tracked"))
     if tracked:
         lines.append(tracked)
+    moved = host_moved_text(v.get("tracked"))
+    if moved:
+        lines.append(moved)
     return "\n".join(lines)
+
+
+def host_moved_text(tv: dict | None) -> str:
+    """Return a warning where every host check put a stage beyond the s/proof target
+    from the profile's speed, the same way ('' otherwise).
+
+    Then the plain model's errors are mostly the host's move since the calibration, and
+    no change of the model closes them: the tracked figures, or a calibration taken
+    again right before the rows, are the ones to read.
+    """
+    if not tv or not tv.get("ratios"):
+        return ""
+    tol = TARGETS["seconds_per_proof"]
+    moved = [(k, lo, hi) for k, (lo, hi) in tv["ratios"].items()
+             if lo > 1 + tol or hi < 1 / (1 + tol)]
+    if not moved:
+        return ""
+    each = ", ".join(f"{k} x{lo:.2f}-{hi:.2f}" for k, lo, hi in moved)
+    way = ("slower than the profile" if all(lo > 1 for _, lo, _ in moved) else
+           "faster than the profile" if all(hi < 1 for _, _, hi in moved) else
+           "away from the profile's speed")
+    return (f"the host moved since the calibration: every check around the rows ran {way} "
+            f"by more than {100 * tol:.0f} % ({each}); the plain model's "
+            f"s/proof errors are mostly that move: read the host-tracked model, or calibrate "
+            f"again right before the rows")
 
 
 def tracked_text(tv: dict | None) -> str:

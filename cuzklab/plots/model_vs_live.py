@@ -219,6 +219,10 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         parts.append(f"<p>{html.escape(tracked[0].upper() + tracked[1:])}. The plain model "
                      f"runs at the speed the profile was calibrated at; the tracked one at the "
                      f"speed the host showed around each run.</p>")
+    from ..calibrate.compare import host_moved_text
+    moved = host_moved_text((result.get("verdict") or {}).get("tracked"))
+    if moved:
+        parts.append(f"<p><b>{html.escape(moved[0].upper() + moved[1:])}.</b></p>")
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}
     from ..calibrate.compare import attribution_text

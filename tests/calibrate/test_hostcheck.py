@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -147,6 +148,27 @@ def test_compare_tracks_the_host_around_every_run_and_judges_both_models(tmp_pat
         assert [r["tracked"]["seconds_per_proof"] for r in new["live"]["repeats"]] == \
             pytest.approx([r["tracked"]["seconds_per_proof"] for r in old["live"]["repeats"]])
     assert again["verdict"]["tracked"]["runs"] == tv["runs"]
+
+
+def test_a_host_that_moved_past_the_target_is_said_in_words(tmp_path):
+    from cuzklab.calibrate.compare import host_moved_text
+    from cuzklab.plots.model_vs_live import compare_html
+    slower = {"ratios": {"synth": [0.95, 1.2], "b_g2_msm": [1.23, 1.46]}}
+    text = host_moved_text(slower)
+    assert "ran slower than the profile by more than 10 % (b_g2_msm x1.23-1.46)" in text
+    assert "synth" not in text  # its checks straddle the profile's speed
+    assert "faster than the profile" in host_moved_text({"ratios": {"synth": [0.6, 0.85]}})
+    both = host_moved_text({"ratios": {"synth": [0.6, 0.85], "b_g2_msm": [1.2, 1.3]}})
+    assert "ran away from the profile's speed by more than 10 % (synth x0.60-0.85, " \
+        "b_g2_msm x1.20-1.30)" in both
+    for steady in ({"ratios": {"synth": [0.92, 1.1], "b_g2_msm": [1.0, 1.5]}}, {}, None):
+        assert host_moved_text(steady) == ""
+    # in the table's text and on the page, beside the tracked model
+    stored = json.loads(Path("benchmarks/results/compare-live-h100-r28-samehost-tracked.json")
+                        .read_text())
+    assert "the host moved since the calibration" in format_table(stored)
+    compare_html(stored, tmp_path / "c.html", timelines=False)
+    assert "The host moved since the calibration" in (tmp_path / "c.html").read_text()
 
 
 def test_rows_without_checks_have_no_tracked_verdict():
