@@ -213,14 +213,14 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         pace = pace_text(nz)
         if pace:
             parts.append(f"<p>{html.escape(pace[0].upper() + pace[1:])}.</p>")
-    from ..calibrate.compare import tracked_text
-    tracked = tracked_text((result.get("verdict") or {}).get("tracked"))
+    from ..calibrate.compare import host_moved_text, tracked_text
+    tv = (result.get("verdict") or {}).get("tracked")
+    tracked = tracked_text(tv)
     if tracked:
         parts.append(f"<p>{html.escape(tracked[0].upper() + tracked[1:])}. The plain model "
                      f"runs at the speed the profile was calibrated at; the tracked one at the "
                      f"speed the host showed around each run.</p>")
-    from ..calibrate.compare import host_moved_text
-    moved = host_moved_text((result.get("verdict") or {}).get("tracked"))
+    moved = host_moved_text(tv)
     if moved:
         parts.append(f"<p><b>{html.escape(moved[0].upper() + moved[1:])}.</b></p>")
     parts.append(compare_table_html(result))
