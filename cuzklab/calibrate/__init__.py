@@ -7,6 +7,8 @@
 * :func:`write_profile` writes such a profile as ``data/profiles/NAME.toml``.
 * :func:`compare` simulates and runs live the same configurations and returns
   the error of the model per metric; rows the profile was fitted on are marked.
+  :func:`compare_logs` sets the model beside a real daemon's own runs, read
+  from their logs.
 * :func:`contention_curve` measures the contention curve live and puts the
   model's curve beside it.
 
@@ -23,7 +25,7 @@ _EXPORTS = {
     "measure_contention": "measure", "calibrate_logs": "logs", "write_profile": "toml",
     "profile_text": "toml", "compare": "compare", "compare_rows": "compare",
     "model_contention": "contention", "contention_curve": "contention",
-    "fitted_configs": "compare",
+    "fitted_configs": "compare", "compare_logs": "logcompare",
 }
 
 __all__ = sorted([*_EXPORTS, "ConfigError", "ProfileError"])

@@ -13,6 +13,10 @@
                     [--witness-work W] [--repeats N] [--track-host]
                     [--contention 0,1,2,4,8,12 [--gpu-threads N] [--contention-rounds N]]
                     [--json FILE] [--html FILE]
+    cuzklab compare --profile NAME|PATH --logs RUN [RUN ...] [--set key=value]...
+                    [--json FILE] [--html FILE]
+      (RUN: a daemon log, or the files of one run joined by commas: its log,
+       cuzk-bench output, /status JSON)
 
 Every bad input is one ``cuzklab: error: ...`` line and exit code 2 before
 any measurement starts.
@@ -94,10 +98,12 @@ def register(sub) -> None:
     p.set_defaults(func=run_calibrate)
 
     c = sub.add_parser(
-        "compare", help="simulate and run live the same configurations: the model's error",
-        description="Simulate each configuration on the profile and run it live, then print "
-                    "and write the model's error per metric; rows the profile was fitted on "
-                    "are marked.")
+        "compare", help="simulate and run live the same configurations (or read a daemon's "
+                        "runs from its logs): the model's error",
+        description="Simulate each configuration on the profile and run it live (or, with "
+                    "--logs, read each run of a cuzk daemon from its logs and simulate the "
+                    "configuration it ran), then print and write the model's error per "
+                    "metric; rows the profile was fitted on are marked.")
     c.add_argument("--profile", required=True, metavar="NAME|PATH", help="the profile to judge")
     c.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="rows per partition circuit of the live runs, 2^K (required unless "
@@ -112,6 +118,11 @@ def register(sub) -> None:
     c.add_argument("--measured", default=None, metavar="FILE.json",
                    help="judge the profile against the live rows of an earlier compare JSON "
                         "(the model is simulated again; nothing runs live)")
+    c.add_argument("--logs", nargs="+", default=None, metavar="RUN",
+                   help="judge the profile against a cuzk daemon's own runs instead of live "
+                        "ones: each RUN is a daemon log, or the files of one run joined by "
+                        "commas (log,cuzk-bench output,/status JSON); its configuration is read "
+                        "from them, --set gives what they do not show")
     c.add_argument("--live-traces", default=None, metavar="DIR",
                    help="--measured: the folder of its live traces (bench_compare.py --traces): "
                         "each row's GPU hold and b_g2_msm pool pace from its median run")
@@ -216,14 +227,19 @@ def run_compare(args) -> int:
     """Simulate and run live each configuration; print the table and write JSON/HTML."""
     from ..cliargs import config_from_args, output_file, profile_arg, require_backend
     from ..errors import ConfigError
-    from .compare import compare, format_table, jsonable, load_grid
+    from .compare import compare, format_table, load_grid
     prof = profile_arg(args.profile)
     require_backend(args.backend, "--backend")
     for option, path in (("--json", args.json), ("--html", args.html)):
         if path:
             output_file(path, option)
+    if args.measured and args.logs:
+        raise ConfigError("--logs", "cannot be used with --measured: judge either a stored "
+                          "comparison or a daemon's logs")
     if args.measured:
         return _remeasured(args, prof)
+    if args.logs:
+        return _logged(args, prof)
     if args.live_traces:
         raise ConfigError("--live-traces", "is read with --measured (the traces of a stored "
                           "comparison); give --measured FILE.json too")
@@ -259,6 +275,12 @@ def run_compare(args) -> int:
                                  witness_work=args.witness_work, rounds=args.contention_rounds)
         res["contention"] = curve
         print(format_curve(curve))
+    return _write_comparison(args, res)
+
+
+def _write_comparison(args, res: dict) -> int:
+    """Write a comparison's --json (without its traces) and --html page; say where."""
+    from .compare import jsonable
     if args.json:
         from ..atomic import write_text
         write_text(args.json, json.dumps(jsonable(res), indent=1, default=str))
@@ -268,6 +290,56 @@ def run_compare(args) -> int:
         compare_html(res, args.html)
         print(f"html: {args.html}")
     return 0
+
+
+def _logged(args, prof) -> int:
+    """compare --logs: the model beside each run of a cuzk daemon, read from its logs."""
+    from ..cliargs import input_file
+    from ..errors import ConfigError
+    from ..model import PipelineConfig
+    from .compare import format_table
+    from .logcompare import compare_logs
+    for option, given in (("--log2-constraints", args.log2_constraints is not None),
+                          ("--grid", args.grid), ("--config", args.config),
+                          ("--repeats", args.repeats != 1), ("--track-host", args.track_host),
+                          ("--contention", args.contention is not None),
+                          ("--contention-rounds", args.contention_rounds is not None),
+                          ("--gpu-threads", args.gpu_threads is not None),
+                          ("--witness-work", args.witness_work != 1.0),
+                          ("--live-traces", args.live_traces)):
+        if given:
+            hint = (" (the logs give each run's configuration; --set what they do not show)"
+                    if option == "--config" else "")
+            raise ConfigError(option, f"cannot be used with --logs: nothing runs live{hint}")
+    runs = []
+    for arg in args.logs:
+        files = [f for f in arg.split(",") if f.strip()]
+        if not files:
+            raise ConfigError("--logs", f"{arg!r} names no file")
+        runs.append([input_file(f.strip(), "--logs", text=True) for f in files])
+    try:
+        sets = {k: v for k, v in PipelineConfig().with_overrides(args.sets).to_dict().items()
+                if any(a.partition("=")[0].strip() == k for a in args.sets)}
+    except ConfigError as exc:
+        raise ConfigError("--set", str(exc)) from None
+    try:
+        res = compare_logs(runs, profile=prof, overrides=sets, keep_traces=bool(args.html))
+    except ConfigError as exc:
+        if exc.key not in ("logs", "set"):
+            raise
+        raise ConfigError(f"--{exc.key}", str(exc).split(": ", 1)[1]) from None
+    print(format_table(res))
+    for r in res["rows"]:
+        rel = ", ".join(r["releases"]) or "no release recognised"
+        print(f"  {_short_run(r)}: {', '.join(pathlib.Path(f).name for f in r['logs'])} "
+              f"({rel})")
+    return _write_comparison(args, res)
+
+
+def _short_run(row: dict) -> str:
+    from .compare import _short
+    c = row["config"]
+    return f"{_short(c)} ({c['proofs']} proofs, j={c['concurrency']})"
 
 
 def _remeasured(args, prof) -> int:

@@ -634,7 +634,7 @@ def _targets(rows: list[dict], key: str) -> dict:
     for m, tol in TARGETS.items():
         errs = [abs(r[key][m]) for r in rows if r[key][m] is not None]
         out[m] = {"target": tol, "max_abs_error": max(errs) if errs else None,
-                  "met": bool(errs) and max(errs) <= tol}
+                  "met": bool(errs) and max(errs) <= tol, "measured_rows": len(errs)}
     out["same_verdict"] = {"rows": sum(r[key]["same_verdict"] for r in rows), "of": len(rows),
                            "met": all(r[key]["same_verdict"] for r in rows)}
     return out
@@ -770,9 +770,10 @@ def attribute_gap(row: dict, profile) -> list[dict]:
     return sorted(out, key=lambda a: -(a["closes"] or 0.0))
 
 
-def attribution_text(att: list[dict], n: int = 3) -> str:
-    """Return the first ``n`` stages of :func:`attribute_gap` as one line ('' without any)."""
-    parts = [f"{a['stage']} at its live {a.get('by', 'mean')} (x{a['live_over_model']:.2f}) closes "
+def attribution_text(att: list[dict], n: int = 3, word: str = "live") -> str:
+    """Return the first ``n`` stages of :func:`attribute_gap` as one line ('' without any);
+    ``word`` names the measured side ("live", or "logged" for a daemon's logs)."""
+    parts = [f"{a['stage']} at its {word} {a.get('by', 'mean')} (x{a['live_over_model']:.2f}) closes "
              f"{100 * a['closes']:.0f} %" for a in att[:n] if a["closes"] is not None]
     return "; ".join(parts)
 
@@ -792,7 +793,8 @@ def worst_reason(row: dict) -> str:
         return "no stage to compare"
     m, lv = row["model"]["stage_s"], row["live"]["stage_s"]
     s = max(st, key=lambda k: abs(m[k] - lv[k]))
-    return (f"largest stage gap, {s}: model {row['model']['stage_s'][s]:.4g} s against live "
+    word = "the daemon's log" if row.get("logs") else "live"
+    return (f"largest stage gap, {s}: model {row['model']['stage_s'][s]:.4g} s against {word} "
             f"{row['live']['stage_s'][s]:.4g} s ({100 * st[s]:+.0f} %)")
 
 
@@ -830,8 +832,15 @@ def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
 
 def format_table(result: dict) -> str:
     """Return the comparison as a text table (one line per row)."""
-    lines = [f"model ({result['profile']}) against live ({result['device']}, "
-             f"2^{result['log2_constraints']} rows); error = model / live - 1",
+    from .logcompare import measured_word
+    word = measured_word(result)
+    if result.get("against") == "logs":
+        head = (f"model ({result['profile']}) against cuzk daemon logs ({len(result['rows'])} "
+                f"run{'s' if len(result['rows']) != 1 else ''}); error = model / daemon log - 1")
+    else:
+        head = (f"model ({result['profile']}) against live ({result['device']}, "
+                f"2^{result['log2_constraints']} rows); error = model / live - 1")
+    lines = [head,
              f"{'config':<26} {'fit':>3} {'s/proof m|l':>15} {'err':>6} {'RSS GiB m|l':>13} "
              f"{'err':>6} {'GPU% m|l':>9} {'hold ms m|l':>11}  verdict m|l"]
     works = {r.get("witness_work") for r in result["rows"]}
@@ -856,20 +865,28 @@ def format_table(result: dict) -> str:
             f"{n(lv['gpu_busy_fraction'] and 100 * lv['gpu_busy_fraction'], '.0f'):<4} "
             f"{hold(m):>5}|{hold(lv):<5}  "
             f"{m['bottleneck']}|{lv['bottleneck']}"
-            + ("" if e["same_verdict"] else "  (differ)"))
+            + ("" if e["same_verdict"] else "  (differ)")
+            + (f"  (failed: {lv.get('failure_reason') or 'run failed'}; not judged)"
+               if lv.get("failed") else ""))
+    lines += startup_lines(result)
     v = result["verdict"]
     for mname, label in (("seconds_per_proof", "s/proof"), ("peak_rss_gib", "peak RSS")):
         t = v[mname]
-        worst = "—" if t["max_abs_error"] is None else f"{100 * t['max_abs_error']:.1f} %"
+        if t["max_abs_error"] is None:  # no judged row measured it (a daemon log without RSS)
+            lines.append(f"{label}: not measured on the {v['judged']} rows not fitted (target "
+                         f"{100 * t['target']:.0f} %): not judged")
+            continue
+        worst = f"{100 * t['max_abs_error']:.1f} %"
         lines.append(f"{label}: worst {worst} over {v['judged']} rows not fitted (target "
                      f"{100 * t['target']:.0f} %): {'met' if t['met'] else 'NOT met'}")
     sv = v["same_verdict"]
     lines.append(f"bottleneck verdict: same on {sv['rows']} of {sv['of']} rows not fitted")
     if "worst" in v:
         lines.append(f"worst row: {v['worst']['config']} — {v['worst']['why']}")
-        att = attribution_text(v["worst"].get("attribution") or [])
+        logged = "logged" if word != "live" else "live"
+        att = attribution_text(v["worst"].get("attribution") or [], word=logged)
         if att:
-            lines.append(f"  of its s/proof gap, simulated again with one stage at its live "
+            lines.append(f"  of its s/proof gap, simulated again with one stage at its {logged} "
                          f"time: {att}")
     nz = v.get("live_noise")
     if nz:
@@ -891,6 +908,21 @@ def format_table(result: dict) -> str:
     if moved:
         lines.append(moved)
     return "\n".join(lines)
+
+
+def startup_lines(result: dict) -> list[str]:
+    """Return a line per logged run whose SRS load was left out of its figures."""
+    out = []
+    for r in result["rows"]:
+        lv = r["live"]
+        if lv.get("startup_s"):
+            with_it = lv.get("seconds_per_proof_with_startup")
+            who = ", ".join(Path(f).name for f in r.get("logs") or ()) or _short(r["config"])
+            out.append(f"{who}: the daemon's first {lv['startup_s']:.1f} s were "
+                       f"its SRS load, before any synthesis; left out of the logged figures"
+                       + (f" ({with_it:.3f} s/proof with it)" if with_it else "")
+                       + ": the model starts with the SRS resident")
+    return out
 
 
 def host_moved_text(tv: dict | None) -> str:

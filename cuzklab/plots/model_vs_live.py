@@ -12,6 +12,7 @@ writes ``cuzklab compare``'s page.
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import plotly.graph_objects as go
 
@@ -141,22 +142,29 @@ def _ms(seconds) -> str:
 
 
 def compare_table_html(result: dict) -> str:
-    """Return the comparison rows as an HTML table."""
+    """Return the comparison rows as an HTML table (the measured side named by
+    ``result['against']``: live runs, or a cuzk daemon's logs)."""
+    from ..calibrate.logcompare import measured_word
+    word = html.escape(measured_word(result))
     reps = any(len(r["live"].get("repeats") or []) > 1 for r in result["rows"])
     runs_head = "<th>live runs (s/proof; spread)</th>" if reps else ""
     tracked = any(r.get("model_tracked") for r in result["rows"])
     tracked_head = ("<th>s/proof model at the host's checked speed (error; synth, b_g2_msm "
                     "ratio)</th>" if tracked else "")
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
-            f"<th>s/proof live{' (median run)' if reps else ''}</th>{runs_head}"
-            f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS live (GiB)</th><th>error</th>"
-            "<th>GPU busy model / live</th><th>GPU hold a partition, ms: model / live</th>"
-            "<th>bottleneck model / live</th></tr>")
+            f"<th>s/proof {word}{' (median run)' if reps else ''}</th>{runs_head}"
+            f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS {word} (GiB)</th><th>error</th>"
+            f"<th>GPU busy model / {word}</th><th>GPU hold a partition, ms: model / {word}</th>"
+            f"<th>bottleneck model / {word}</th></tr>")
     body = []
     for r in result["rows"]:
         c, m, lv, e = r["config"], r["model"], r["live"], r["error"]
         name = (f"{c['lock']} gw={c['gpu_workers_per_device']} pw={c['partition_workers']} "
                 f"({c['proofs']}×{c['partitions']})")
+        if r.get("logs"):
+            name += " · " + ", ".join(Path(f).name for f in r["logs"])
+        if lv.get("failed"):
+            name += f" (failed: {lv.get('failure_reason') or 'run failed'}; not judged)"
         same = "" if e["same_verdict"] else " style='color:#b00'"
         runs = ""
         if reps:
@@ -190,10 +198,21 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     """Write the comparison page: the error table, each row's two timelines side by side, then
     the contention curve where the comparison measured one."""
     from ..atomic import write_text
-    parts = [f"<h1>model ({html.escape(result['profile'])}) against live "
-             f"({html.escape(result['device'])}, 2<sup>{result['log2_constraints']}</sup> rows)</h1>",
-             "<p>error = model / live − 1. Rows marked fitted are configurations the profile "
-             "was calibrated on; the others are predictions.</p>"]
+    from ..calibrate.logcompare import measured_word
+    word = html.escape(measured_word(result))
+    if result.get("against") == "logs":
+        n = len(result["rows"])
+        title = (f"model ({html.escape(result['profile'])}) against a cuzk daemon's logs "
+                 f"({n} run{'s' if n != 1 else ''})")
+        how = ("<p>Each row is one run of the daemon, its configuration read from its logs, "
+               "beside the model of that configuration. ")
+    else:
+        title = (f"model ({html.escape(result['profile'])}) against live "
+                 f"({html.escape(result['device'])}, 2<sup>{result['log2_constraints']}</sup> rows)")
+        how = "<p>"
+    parts = [f"<h1>{title}</h1>",
+             f"{how}error = model / {word} − 1. Rows marked fitted are configurations the "
+             "profile was calibrated on; the others are predictions.</p>"]
     nz = (result.get("verdict") or {}).get("live_noise")
     if nz:
         judged = sum(1 for r in result["rows"] if not r.get("fitted"))
@@ -223,19 +242,31 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     moved = host_moved_text(tv)
     if moved:
         parts.append(f"<p><b>{html.escape(moved[0].upper() + moved[1:])}.</b></p>")
+    from ..calibrate.compare import startup_lines
+    for line in startup_lines(result):
+        parts.append(f"<p>{html.escape(line)}.</p>")  # it starts with a file name: as it is
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}
     from ..calibrate.compare import attribution_text
-    att = attribution_text(worst.get("attribution") or [])
+    logged = "live" if word == "live" else "logged"
+    att = attribution_text(worst.get("attribution") or [], word=logged)
     if att:
         parts.append(f"<p>Worst row, {html.escape(worst['config'])}: of its s/proof gap, the "
-                     f"row simulated again with one stage at a time at its live time: "
+                     f"row simulated again with one stage at a time at its {logged} time: "
                      f"{html.escape(att)}.</p>")
     first = True
     for r in result["rows"]:
         tr = r.get("traces")
         if not timelines or not tr:
             continue
+        if r.get("logs"):  # which run of the daemon, and where its timeline starts
+            c, lv = r["config"], r["live"]
+            start = (f"; its time axis starts after the SRS load ({lv['startup_s']:.1f} s)"
+                     if lv.get("startup_s") else "")
+            parts.append(f"<h3>{html.escape(', '.join(Path(f).name for f in r['logs']))}: "
+                         f"{html.escape(c['lock'])} gw={c['gpu_workers_per_device']} "
+                         f"pw={c['partition_workers']}, {c['proofs']} proofs, "
+                         f"j={c['concurrency']}{html.escape(start)}</h3>")
         fig = overlay(tr["live"], tr["model"])
         parts.append(fig.to_html(full_html=False, include_plotlyjs=first))
         first = False
