@@ -47,6 +47,8 @@ def overlay(measured, model, *, title: str | None = None, width: int = 1200) -> 
     tl = [timeline(measured, title=head(lm, sm)), timeline(model, title=head(lp, sp))]
     for f in tl:  # one time scale for both sides, so their lengths compare by eye
         f.update_xaxes(range=[0, end * 1.02])
+    if measured.meta.get("startup_s_left_out"):  # a daemon log cut at its SRS load's end
+        tl[0].update_xaxes(title_text="time since the SRS load ended (s)")
     figs = [*tl,
             breakdown([measured, model], labels=[lm, lp],
                       title="mean seconds per stage: " + lm + " vs " + lp)]

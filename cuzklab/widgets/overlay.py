@@ -4,7 +4,8 @@
 on a profile and returns one figure with both timelines and both sides'
 per-stage bars, each labelled with its source
 (:func:`cuzklab.plots.model_vs_live.overlay`). Pass an :class:`Explorer` to
-overlay its current trace::
+overlay its current trace (a daemon log's SRS load at its start is left out, as
+the model starts with the SRS resident, and the title says so)::
 
     ex = Explorer(source="cuzk-log")
     model_overlay(ex, profile="porep-32g")
@@ -37,4 +38,23 @@ def model_overlay(trace_or_explorer, profile=None, *, width: int = 1200):
     if trace.meta.get("source") == "sim":
         raise CuzklabError("model_overlay needs a measured trace (live or cuzk-log), got a "
                            "simulated one")
-    return overlay(trace, model_prediction(trace, profile), width=width)
+    model = model_prediction(trace, profile)
+    start = startup_left_out(trace)
+    if start is None:
+        return overlay(trace, model, width=width)
+    # a daemon's first proof paid its SRS load before any synthesis; the model starts with
+    # the SRS resident: the two sides compare from the load's end (calibrate.logcompare)
+    from ..calibrate.logcompare import after_startup
+    from ..plots.model_vs_live import source_label
+    cut = after_startup(trace, start)
+    title = (f"{source_label(trace)} against {source_label(model)}; the daemon's first "
+             f"{start:.1f} s, its SRS load, left out (the model starts with the SRS resident)")
+    return overlay(cut, model, title=title, width=width)
+
+
+def startup_left_out(trace) -> float | None:
+    """Return the seconds of SRS load a ``cuzk-log`` trace starts with (None for others)."""
+    if trace.meta.get("source") != "cuzk-log":
+        return None
+    from ..calibrate.logcompare import startup_s
+    return startup_s(trace)

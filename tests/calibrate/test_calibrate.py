@@ -292,6 +292,12 @@ def test_cuzk_log_source_and_the_model_overlay():
     fig = model_overlay(trace, "porep-32g")
     title = fig.layout.title.text
     assert "measured (cuzk-log)" in title and "model (sim, porep-32g)" in title
+    # the sample daemon loaded its SRS for 38.2 s before any synthesis: left out, and said
+    assert "first 38.2 s, its SRS load, left out" in title
+    assert fig.layout.xaxis.title.text == "time since the SRS load ended (s)"
+    assert fig.layout.xaxis2.title.text == "time since first submit (s)"
+    heads = " ".join(a.text for a in fig.layout.annotations)
+    assert "measured (cuzk-log): 41.5 s/proof" in heads
     names = {t.name for t in fig.data}
     assert any("· measured (cuzk-log)" in n for n in names if n)
     assert any("· model (sim, porep-32g)" in n for n in names if n)
