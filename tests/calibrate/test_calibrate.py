@@ -239,6 +239,10 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert len(figs) == 2
     assert (tmp_path / "runs" / "compare.html").is_file()
     assert (tmp_path / "runs" / "this-machine.toml").is_file()
+    # the last part: a profile fitted to one sample daemon run, judged on the three
+    assert "against cuzk daemon logs (3 runs)" in text
+    assert (tmp_path / "runs" / "compare-logs.html").is_file()
+    assert (tmp_path / "runs" / "my-node.toml").is_file()
 
 
 def _judged_again(tmp_path, capsys, profile: str, stored: str):
