@@ -66,7 +66,9 @@ def register(sub) -> None:
                     "number and the configurations it was fitted on.")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--live", action="store_true", help="measure this machine live")
-    how.add_argument("--logs", nargs="+", metavar="FILE", help="cuzk daemon log files")
+    how.add_argument("--logs", nargs="+", metavar="FILE",
+                     help="the files of one run of a cuzk daemon (its log, cuzk-bench output, "
+                          "/status JSON)")
     how.add_argument("--measurements", metavar="FILE.json",
                      help="make the profile again from the measurements of an earlier "
                           "calibrate --live --json (nothing is measured)")
@@ -211,8 +213,13 @@ def run_calibrate(args) -> int:
         except ConfigError as exc:
             raise ConfigError("--set", str(exc)) from None
         from .logs import calibrate_logs
-        res = calibrate_logs(args.logs, name=args.name, base=args.base, config=sets,
-                             command=cmd)
+        try:
+            res = calibrate_logs(args.logs, name=args.name, base=args.base, config=sets,
+                                 command=cmd)
+        except ConfigError as exc:
+            if exc.key != "logs":
+                raise
+            raise ConfigError("--logs", str(exc).split(": ", 1)[1]) from None
     path = write_profile(res["text"], args.name, args.out)
     if args.json:
         from ..atomic import write_text

@@ -50,6 +50,18 @@ def _runs(runs) -> list[list[Path]]:
     return out
 
 
+def one_run(lp, files) -> None:
+    """Raise ConfigError (key ``logs``) where parsed files hold more than one start of
+    the daemon: two runs (or a restart) whose timelines overlap on one clock, which no
+    configuration or stage mean describes."""
+    starts = int(((lp.trace.meta.get("cuzk") or {}).get("engine_starts")) or 0)
+    if starts > 1:
+        raise ConfigError("logs", f"{', '.join(str(f) for f in files)}: the daemon started "
+                          f"{starts} times in these files (more than one run, or a restart), "
+                          "and their timelines overlap; give the files of one run (its log, "
+                          "cuzk-bench output, /status JSON)")
+
+
 def startup_s(trace) -> float | None:
     """Return the seconds a logged run spent loading its SRS before its first synthesis
     (None where the logs show no such load).
@@ -120,6 +132,7 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
             lp = parse_logs(files, require_content=True)
         except (ValueError, ConfigError) as exc:
             raise ConfigError("logs", f"{', '.join(map(str, files))}: {exc}") from None
+        one_run(lp, files)
         try:
             cfg = lp.inferred_config(**(overrides or {}))
         except ConfigError as exc:

@@ -80,6 +80,8 @@ def calibrate_logs(paths, *, name: str, base: str = "porep-32g", config=None,
         if not p.is_file():
             raise ConfigError("logs", f"no such file: {p}")
     lp = parse_logs(paths, require_content=True)
+    from .logcompare import one_run
+    one_run(lp, paths)
     cfg = lp.inferred_config(**(config or {}))
     loads = stage_loads(lp.trace)
     if "synth" not in loads:

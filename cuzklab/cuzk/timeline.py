@@ -379,6 +379,7 @@ class LogModel:
                      "failed_jobs": [{"job_id": r["job_id"], "failure": r["failure"]}
                                      for r in failed],
                      "srs_load_ms": self.srs_load_ms, "ready_seen": self.ready,
+                     "engine_starts": self.engine_starts,
                      "panics": self.panics, "exit_errors": self.exit_errors,
                      "alloc_failures": self.alloc_failures,
                      "terminations": self.terminations,

@@ -156,6 +156,21 @@ def test_bad_inputs_with_logs_name_the_option(cli_error, extra, option):
     assert option in msg
 
 
+def test_two_runs_in_one_are_refused_before_any_fit(cli_error):
+    # two daemon logs read as one run would overlay two timelines on one clock (4 proofs in
+    # flight, 20 syntheses at once): neither command fits or judges that
+    with pytest.raises(ConfigError, match="started 2 times"):
+        compare_logs([[SAMPLE, PHASE9]], profile="porep-32g")
+    with pytest.raises(ConfigError, match="started 2 times"):
+        calibrate_logs([SAMPLE, PHASE9], name="x")
+    msg = cli_error(["calibrate", "--logs", SAMPLE, PHASE9, "--name", "x"])
+    assert "--logs" in msg and "started 2 times" in msg
+    msg = cli_error(["compare", "--profile", "porep-32g", "--logs", f"{SAMPLE},{PHASE9}"])
+    assert "--logs" in msg and "give the files of one run" in msg
+    # one run's own files (its log, cuzk-bench report, /status) are one start
+    compare_logs([[SAMPLE, BENCH, STATUS]], profile="porep-32g")
+
+
 def test_a_missing_log_is_named(cli_error):
     msg = cli_error(["compare", "--profile", "porep-32g", "--logs", "no-such.log"])
     assert "--logs" in msg and "no-such.log" in msg
