@@ -109,7 +109,7 @@ def register(sub) -> None:
     c.add_argument("--profile", required=True, metavar="NAME|PATH", help="the profile to judge")
     c.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="rows per partition circuit of the live runs, 2^K (required unless "
-                        "--measured)")
+                        "--measured or --logs)")
     c.add_argument("--backend", choices=BACKENDS, default="cpu",
                    help="gpu (CUDA) or cpu (CPU stand-ins); default cpu")
     add_config_arguments(c)
@@ -251,7 +251,8 @@ def run_compare(args) -> int:
         raise ConfigError("--live-traces", "is read with --measured (the traces of a stored "
                           "comparison); give --measured FILE.json too")
     if args.log2_constraints is None:
-        raise ConfigError("--log2-constraints", "is required unless --measured (e.g. 18)")
+        raise ConfigError("--log2-constraints", "is required to run live (e.g. 18); judging "
+                          "stored rows (--measured) or a daemon's runs (--logs) needs none")
     if args.grid:
         configs = load_grid(args.grid)
         try:

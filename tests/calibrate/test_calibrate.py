@@ -181,7 +181,7 @@ def test_cli_calibrate_logs_then_compare_json(tmp_path, capsys):
     (["calibrate", "--logs", "no-such.log", "--name", "x"], ["--logs", "no-such.log"]),
     (["calibrate", "--logs", SAMPLE, "--name", "x", "--set", "bogus=1"], ["--set", "bogus"]),
     (["compare", "--profile", "no-such-profile", "--log2-constraints", "4"], ["--profile"]),
-    (["compare", "--profile", "porep-32g"], ["--log2-constraints"]),
+    (["compare", "--profile", "porep-32g"], ["--log2-constraints", "--logs"]),
     (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--set", "lock=x"],
      ["--set", "lock"]),
     (["compare", "--profile", "porep-32g", "--log2-constraints", "4", "--grid", "none.toml"],
