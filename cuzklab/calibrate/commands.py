@@ -333,7 +333,7 @@ def _logged(args, prof) -> int:
     try:
         res = compare_logs(runs, profile=prof, overrides=sets, keep_traces=bool(args.html))
     except ConfigError as exc:
-        if exc.key not in ("logs", "set"):
+        if exc.key not in ("logs", "set", "profile"):
             raise
         raise ConfigError(f"--{exc.key}", str(exc).split(": ", 1)[1]) from None
     print(format_table(res))

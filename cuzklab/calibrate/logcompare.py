@@ -125,6 +125,13 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
     from .compare import (attribute_worst, fitted_configs, is_fitted, row_errors, side,
                           trace_figures, verdict)
     prof = Profile.load(profile)
+    if prof.get("calibration", "method") == "live":
+        k = prof.get("calibration", "log2_constraints")
+        raise ConfigError("profile", f"{prof.name} models the live executor's partitions "
+                          f"({'2^' + str(k) + ' rows' if k else 'a small circuit'}), measured "
+                          "live; a cuzk daemon's logs are of its own proofs (a 32 GiB "
+                          "PoRep partition: 130 M constraints): judge them on a profile of the "
+                          "daemon (porep-32g, a phase variant, or one from calibrate --logs)")
     fitted = fitted_configs(prof)
     rows = []
     for files in _runs(runs):

@@ -171,6 +171,13 @@ def test_two_runs_in_one_are_refused_before_any_fit(cli_error):
     compare_logs([[SAMPLE, BENCH, STATUS]], profile="porep-32g")
 
 
+def test_a_live_profile_is_not_a_daemons(cli_error):
+    # a profile of the live executor's 2^20-row partitions would put a 32 GiB daemon's run
+    # 89 % "fast": refused, naming the profiles that model the daemon
+    msg = cli_error(["compare", "--profile", "porep-live-2p20-h200", "--logs", SAMPLE])
+    assert "--profile" in msg and "2^20 rows" in msg and "porep-32g" in msg
+
+
 def test_a_missing_log_is_named(cli_error):
     msg = cli_error(["compare", "--profile", "porep-32g", "--logs", "no-such.log"])
     assert "--logs" in msg and "no-such.log" in msg
