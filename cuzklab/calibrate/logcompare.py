@@ -140,6 +140,10 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
         except (ValueError, ConfigError) as exc:
             raise ConfigError("logs", f"{', '.join(map(str, files))}: {exc}") from None
         one_run(lp, files)
+        if not (lp.trace.spans["stage"] == "synth").any():
+            raise ConfigError("logs", f"{', '.join(map(str, files))}: no synthesis in these "
+                              "logs (TIMELINE SYNTH_START / SYNTH_END lines): nothing of the "
+                              "pipeline ran to set the model beside")
         try:
             cfg = lp.inferred_config(**(overrides or {}))
         except ConfigError as exc:

@@ -178,6 +178,15 @@ def test_a_live_profile_is_not_a_daemons(cli_error):
     assert "--profile" in msg and "2^20 rows" in msg and "porep-32g" in msg
 
 
+def test_a_run_with_no_synthesis_is_refused(tmp_path):
+    # a log cut before the first synthesis (the daemon's start, its SRS load) holds no
+    # pipeline: nothing to judge the model on, and nothing to infer its configuration from
+    head = tmp_path / "start.log"
+    head.write_text("".join(open(SAMPLE, encoding="utf-8").readlines()[:12]))
+    with pytest.raises(ConfigError, match="no synthesis in these logs"):
+        compare_logs([head], profile="porep-32g")
+
+
 def test_a_missing_log_is_named(cli_error):
     msg = cli_error(["compare", "--profile", "porep-32g", "--logs", "no-such.log"])
     assert "--logs" in msg and "no-such.log" in msg
