@@ -90,9 +90,17 @@ def _headline(trace, summary: dict, label: str | None = None) -> str:
 
 
 def _live_note(trace) -> str:
-    """Return the size a live trace ran at (it may be smaller than the controls ask)."""
+    """Return the size a live trace ran at (it may be smaller than the controls ask), or
+    for a daemon's log the SRS load its figures begin with."""
     live = trace.meta.get("live")
     if not live:
+        if trace.meta.get("source") == "cuzk-log":
+            from .overlay import startup_left_out
+            start = startup_left_out(trace)
+            if start:
+                return html.escape(f" · a cuzk daemon's log: its first {start:.1f} s were its "
+                                   "SRS load, before any synthesis, and count in its s/proof "
+                                   "(model_overlay leaves them out)")
         return ""
     cfg = trace.meta.get("config") or {}
     return html.escape(f" · measured live ({live.get('backend')}): {cfg.get('proofs')} proofs x "

@@ -315,6 +315,7 @@ def test_explorer_shows_a_cuzk_log_and_overlays_the_model():
     ex = Explorer(source="cuzk-log", debounce_s=0)
     summary = ex.refresh()
     assert summary is not None and summary["source"] == "cuzk-log"
+    assert "its first 38.2 s were its SRS load" in ex.status.value
     fig = model_overlay(ex, "porep-32g")
     assert "model (sim, porep-32g)" in fig.layout.title.text
 
