@@ -206,12 +206,7 @@ def run_calibrate(args) -> int:
             input_file(f, "--logs", text=True)
         from ..cliargs import profile_arg
         profile_arg(args.base, "--base")
-        from ..model import PipelineConfig
-        try:
-            sets = {k: v for k, v in PipelineConfig().with_overrides(args.sets).to_dict().items()
-                    if any(a.partition("=")[0].strip() == k for a in args.sets)}
-        except ConfigError as exc:
-            raise ConfigError("--set", str(exc)) from None
+        sets = _set_keys(args.sets)
         from .logs import calibrate_logs
         try:
             res = calibrate_logs(args.logs, name=args.name, base=args.base, config=sets,
@@ -286,6 +281,19 @@ def run_compare(args) -> int:
     return _write_comparison(args, res)
 
 
+def _set_keys(sets: list[str]) -> dict:
+    """Return the configuration keys ``--set`` gives (checked), and only those: what
+    the logs do not show, over what they do."""
+    from ..errors import ConfigError
+    from ..model import PipelineConfig
+    try:
+        values = PipelineConfig().with_overrides(sets).to_dict()
+    except ConfigError as exc:
+        raise ConfigError("--set", str(exc)) from None
+    named = {a.partition("=")[0].strip() for a in sets}
+    return {k: v for k, v in values.items() if k in named}
+
+
 def _write_comparison(args, res: dict) -> int:
     """Write a comparison's --json (without its traces) and --html page; say where."""
     from .compare import jsonable
@@ -304,7 +312,6 @@ def _logged(args, prof) -> int:
     """compare --logs: the model beside each run of a cuzk daemon, read from its logs."""
     from ..cliargs import input_file
     from ..errors import ConfigError
-    from ..model import PipelineConfig
     from .compare import format_table
     from .logcompare import compare_logs
     for option, given in (("--log2-constraints", args.log2_constraints is not None),
@@ -325,11 +332,7 @@ def _logged(args, prof) -> int:
         if not files:
             raise ConfigError("--logs", f"{arg!r} names no file")
         runs.append([input_file(f.strip(), "--logs", text=True) for f in files])
-    try:
-        sets = {k: v for k, v in PipelineConfig().with_overrides(args.sets).to_dict().items()
-                if any(a.partition("=")[0].strip() == k for a in args.sets)}
-    except ConfigError as exc:
-        raise ConfigError("--set", str(exc)) from None
+    sets = _set_keys(args.sets)
     try:
         res = compare_logs(runs, profile=prof, overrides=sets, keep_traces=bool(args.html))
     except ConfigError as exc:
