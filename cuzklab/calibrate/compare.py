@@ -883,7 +883,7 @@ def format_table(result: dict) -> str:
     lines.append(f"bottleneck verdict: same on {sv['rows']} of {sv['of']} rows not fitted")
     if "worst" in v:
         lines.append(f"worst row: {v['worst']['config']} — {v['worst']['why']}")
-        logged = "logged" if word != "live" else "live"
+        logged = measured_word(result, adjective=True)
         att = attribution_text(v["worst"].get("attribution") or [], word=logged)
         if att:
             lines.append(f"  of its s/proof gap, simulated again with one stage at its {logged} "

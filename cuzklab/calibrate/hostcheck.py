@@ -82,8 +82,8 @@ class HostCheck:
     def measure(self) -> dict:
         """Return one check: ``synth_s`` (one partition on one thread: the median of
         ``synth_samples`` syntheses, as many as fill :data:`SYNTH_CHECK_S`, at least
-        :data:`SYNTH_SAMPLES_MIN` and at most :data:`SYNTH_SAMPLES_MAX`), ``b_g2_1_s`` (one call alone) and ``b_g2_k_s``
-        (``calls`` calls started together), and when."""
+        :data:`SYNTH_SAMPLES_MIN` and at most :data:`SYNTH_SAMPLES_MAX`), ``b_g2_1_s``
+        (one call alone) and ``b_g2_k_s`` (``calls`` calls started together), and when."""
         from ..live import work as W
         from ..stages import StageClock
         t0 = time.time()

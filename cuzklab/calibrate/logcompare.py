@@ -22,13 +22,15 @@ from pathlib import Path
 
 from ..errors import ConfigError
 
-#: What a comparison's measured side is called, by ``against``.
-MEASURED_WORD = {"live": "live", "logs": "daemon log"}
+#: What a comparison's measured side is called, by ``against``: as a noun, and as the
+#: adjective of its times ("at its logged mean").
+MEASURED_WORD = {"live": ("live", "live"), "logs": ("daemon log", "logged")}
 
 
-def measured_word(result: dict) -> str:
-    """Return how a comparison names its measured side ("live" or "daemon log")."""
-    return MEASURED_WORD.get(result.get("against", "live"), "live")
+def measured_word(result: dict, adjective: bool = False) -> str:
+    """Return how a comparison names its measured side ("live" or "daemon log"), or
+    with ``adjective`` its times ("live" or "logged")."""
+    return MEASURED_WORD.get(result.get("against", "live"), MEASURED_WORD["live"])[adjective]
 
 
 def _runs(runs) -> list[list[Path]]:
@@ -48,18 +50,6 @@ def _runs(runs) -> list[list[Path]]:
     if not out:
         raise ConfigError("logs", "give at least one daemon run (its log files)")
     return out
-
-
-def one_run(lp, files) -> None:
-    """Raise ConfigError (key ``logs``) where parsed files hold more than one start of
-    the daemon: two runs (or a restart) whose timelines overlap on one clock, which no
-    configuration or stage mean describes."""
-    starts = int(((lp.trace.meta.get("cuzk") or {}).get("engine_starts")) or 0)
-    if starts > 1:
-        raise ConfigError("logs", f"{', '.join(str(f) for f in files)}: the daemon started "
-                          f"{starts} times in these files (more than one run, or a restart), "
-                          "and their timelines overlap; give the files of one run (its log, "
-                          "cuzk-bench output, /status JSON)")
 
 
 def startup_s(trace) -> float | None:
@@ -122,8 +112,10 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
     from ..cuzk import parse_logs
     from ..model.profile import Profile
     from ..sim import simulate
+    from ..trace.summary import throughput
     from .compare import (attribute_worst, fitted_configs, is_fitted, row_errors, side,
                           trace_figures, verdict)
+    from .logs import one_run
     prof = Profile.load(profile)
     if prof.get("calibration", "method") == "live":
         k = prof.get("calibration", "log2_constraints")
@@ -151,7 +143,7 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
         trace, start = lp.trace, startup_s(lp.trace)
         with_startup = None
         if start:
-            with_startup = trace.summary().get("seconds_per_proof")
+            with_startup = throughput(trace)["seconds_per_proof"]
             trace = after_startup(trace, start)
         logged = side(trace.summary())
         logged.update(trace_figures(trace))

@@ -80,7 +80,6 @@ def calibrate_logs(paths, *, name: str, base: str = "porep-32g", config=None,
         if not p.is_file():
             raise ConfigError("logs", f"no such file: {p}")
     lp = parse_logs(paths, require_content=True)
-    from .logcompare import one_run
     one_run(lp, paths)
     cfg = lp.inferred_config(**(config or {}))
     loads = stage_loads(lp.trace)
@@ -126,6 +125,18 @@ def calibrate_logs(paths, *, name: str, base: str = "porep-32g", config=None,
                     "config": cfg.to_dict(), "releases": calibration["releases"]}
     return {"text": text, "measurements": measurements, "calibration": calibration,
             "parse": lp}
+
+
+def one_run(lp, files) -> None:
+    """Raise ConfigError (key ``logs``) where parsed files hold more than one start of
+    the daemon: two runs (or a restart) whose timelines overlap on one clock, which no
+    configuration or stage mean describes."""
+    starts = int(((lp.trace.meta.get("cuzk") or {}).get("engine_starts")) or 0)
+    if starts > 1:
+        raise ConfigError("logs", f"{', '.join(str(f) for f in files)}: the daemon started "
+                          f"{starts} times in these files (more than one run, or a restart), "
+                          "and their timelines overlap; give the files of one run (its log, "
+                          "cuzk-bench output, /status JSON)")
 
 
 def _scaled(data: dict, scale: dict[str, float]) -> dict:

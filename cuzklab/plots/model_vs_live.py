@@ -250,7 +250,7 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}
     from ..calibrate.compare import attribution_text
-    logged = "live" if word == "live" else "logged"
+    logged = measured_word(result, adjective=True)
     att = attribution_text(worst.get("attribution") or [], word=logged)
     if att:
         parts.append(f"<p>Worst row, {html.escape(worst['config'])}: of its s/proof gap, the "
