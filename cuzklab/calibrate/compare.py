@@ -774,7 +774,7 @@ def attribution_text(att: list[dict], n: int = 3, word: str = "live") -> str:
     """Return the first ``n`` stages of :func:`attribute_gap` as one line ('' without any);
     ``word`` names the measured side ("live", or "logged" for a daemon's logs)."""
     parts = [f"{a['stage']} at its {word} {a.get('by', 'mean')} (x{a['live_over_model']:.2f}) closes "
-             f"{100 * a['closes']:.0f} %" for a in att[:n] if a["closes"] is not None]
+             f"{round(100 * a['closes']):d} %" for a in att[:n] if a["closes"] is not None]
     return "; ".join(parts)
 
 
