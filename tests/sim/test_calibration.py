@@ -118,3 +118,18 @@ def test_the_pile_up_is_read_at_the_rss_cuzk_reported_it_at():
     assert at < float(q["value"].max())          # more wait by the OOM at 754 GiB
     small = simulate(PipelineConfig(proofs=1, concurrency=1), case.profile)
     assert math.isnan(cal.measure(case, small))  # never reaches 668 GiB: no value
+
+
+def test_the_readme_tables_are_the_model_s_current_rows(rows, further_rows):
+    # The README's two tables are this module's output (python -m cuzklab.sim.calibration
+    # --further); a change of the model or the profiles that moves a row must move them too.
+    from pathlib import Path
+    readme = set((Path(__file__).parents[2] / "README.md").read_text().splitlines())
+    for table in (rows, further_rows):
+        text = cal.format_table(list(table.values()))
+        stale = [line for line in text.splitlines()[2:] if line not in readme]
+        assert not stale, ("README rows differ from the model's; run python -m "
+                           "cuzklab.sim.calibration --further and paste its tables:\n" + "\n".join(stale))
+        for case in table:
+            if case in cal.KNOWN_DEVIATIONS:
+                assert f"- {case}: {cal.KNOWN_DEVIATIONS[case]}" in readme, f"README's note on {case}"
