@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -20,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
-from cuzklab.backend import device_name  # noqa: E402
+from cuzklab.backend import host_info  # noqa: E402
 from cuzklab.cuzk import parse_texts  # noqa: E402
 from tests.cuzk.sample_writer import Run  # noqa: E402
 
@@ -54,9 +52,7 @@ def main(argv=None) -> int:
         print(f"{era:7s} {lines:6d} lines {len(r.trace.spans):6d} spans: wall median "
               f"{statistics.median(times):.3f} s, CPU median {statistics.median(cpu):.3f} s, "
               f"{lines / statistics.median(cpu):,.0f} lines per CPU second")
-    out = {"benchmark": "parse_logs", "machine": device_name("cpu"),
-           "python": platform.python_version(), "cpus_allowed": len(os.sched_getaffinity(0))
-           if hasattr(os, "sched_getaffinity") else os.cpu_count(), "results": results}
+    out = {"benchmark": "parse_logs", **host_info(), "results": results}
     if args.json:
         write_text(args.json, json.dumps(out, indent=2))
         print(f"wrote {args.json}")

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
 
 from cuzklab.atomic import write_text
-from cuzklab.backend import device_name
+from cuzklab.backend import host_info
 from cuzklab.model import PipelineConfig
 from cuzklab.sim import simulate
 
@@ -57,9 +55,7 @@ def main(argv=None) -> int:
         print(f"{name:45s} wall median {statistics.median(times) * 1e3:7.1f} ms "
               f"(min {min(times) * 1e3:.1f}), CPU median {statistics.median(cpu) * 1e3:7.1f} ms, "
               f"{len(tr.spans)} spans")
-    out = {"benchmark": "simulate", "machine": device_name("cpu"),
-           "python": platform.python_version(), "cpus_allowed": len(os.sched_getaffinity(0))
-           if hasattr(os, "sched_getaffinity") else os.cpu_count(), "results": results}
+    out = {"benchmark": "simulate", **host_info(), "results": results}
     if args.json:
         write_text(args.json, json.dumps(out, indent=2))
         print(f"wrote {args.json}")

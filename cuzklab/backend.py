@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import platform
 import re
 import shutil
@@ -138,6 +139,15 @@ def device_name(backend: str = "cpu") -> str:
         name = props["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
     return _cpu_model() or platform.processor() or platform.machine() or "cpu"
+
+
+def host_info() -> dict:
+    """Return what a CPU benchmark's JSON records of its host: CPU model, Python, usable CPUs."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return {"machine": device_name("cpu"), "python": platform.python_version(), "cpus_allowed": cpus}
 
 
 @functools.lru_cache(maxsize=None)
