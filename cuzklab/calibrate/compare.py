@@ -173,6 +173,13 @@ def at_live_start(profile, rss_start_gib):
     return dataclasses.replace(out, name=profile.name)
 
 
+def verdict_label(side_: dict) -> str:
+    """Return a side's verdict as printed: the judged one, and the model's own finer one in
+    brackets where the measured side could not show it (``bottleneck_detail``)."""
+    detail = side_.get("bottleneck_detail")
+    return f"{side_['bottleneck']} ({detail})" if detail else str(side_["bottleneck"])
+
+
 def row_errors(model: dict, live: dict) -> dict:
     """Return the model's errors against the measurement for one row."""
     err = {m: _rel(model[m], live[m]) for m in METRICS}
@@ -864,11 +871,11 @@ def format_table(result: dict) -> str:
             f"{n(m['gpu_busy_fraction'] and 100 * m['gpu_busy_fraction'], '.0f'):>4}|"
             f"{n(lv['gpu_busy_fraction'] and 100 * lv['gpu_busy_fraction'], '.0f'):<4} "
             f"{hold(m):>5}|{hold(lv):<5}  "
-            f"{m['bottleneck']}|{lv['bottleneck']}"
+            f"{verdict_label(m)}|{lv['bottleneck']}"
             + ("" if e["same_verdict"] else "  (differ)")
             + (f"  (failed: {lv.get('failure_reason') or 'run failed'}; not judged)"
                if lv.get("failed") else ""))
-    lines += startup_lines(result)
+    lines += logged_notes(result)
     v = result["verdict"]
     for mname, label in (("seconds_per_proof", "s/proof"), ("peak_rss_gib", "peak RSS")):
         t = v[mname]
@@ -910,9 +917,17 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def startup_lines(result: dict) -> list[str]:
-    """Return a line per logged run whose SRS load was left out of its figures."""
+def logged_notes(result: dict) -> list[str]:
+    """Return a line per logged run whose SRS load was left out of its figures, and one
+    where a model verdict was judged as the logs could show it."""
+    from .logcompare import UNSEEN_IN_LOGS
     out = []
+    for detail in sorted({r["model"]["bottleneck_detail"] for r in result["rows"]
+                          if r["model"].get("bottleneck_detail")}):
+        out.append(f"A verdict in brackets is the model's own where the logs cannot show it: "
+                   f"{detail} (the syntheses bound the run, slowed on saturated host memory "
+                   f"bandwidth, which no daemon log records) is judged as "
+                   f"{UNSEEN_IN_LOGS[detail][0]}")
     for r in result["rows"]:
         lv = r["live"]
         if lv.get("startup_s"):

@@ -27,6 +27,22 @@ from ..errors import ConfigError
 MEASURED_WORD = {"live": ("live", "live"), "logs": ("daemon log", "logged")}
 
 
+#: A model verdict that needs a figure no daemon log records, and the verdict it is as far
+#: as the logs can tell: ``memory_bandwidth`` is synthesis-bound with the host's memory
+#: bandwidth saturated (the model's ``ddr_gbps`` counter), which a log cannot show.
+UNSEEN_IN_LOGS = {"memory_bandwidth": ("synthesis", "ddr_gbps")}
+
+
+def as_logged(model: dict, logged_trace) -> None:
+    """Judge the model's verdict as the logs could show it: where it needs a counter the
+    logged trace lacks (:data:`UNSEEN_IN_LOGS`), ``bottleneck`` becomes the coarser verdict
+    and ``bottleneck_detail`` keeps the model's own."""
+    coarse = UNSEEN_IN_LOGS.get(model.get("bottleneck"))
+    if coarse and not len(logged_trace.counter(coarse[1])):
+        model["bottleneck_detail"] = model["bottleneck"]
+        model["bottleneck"] = coarse[0]
+
+
 def measured_word(result: dict, adjective: bool = False) -> str:
     """Return how a comparison names its measured side ("live" or "daemon log"), or
     with ``adjective`` its times ("live" or "logged")."""
@@ -155,6 +171,7 @@ def compare_logs(runs, *, profile, overrides: dict | None = None,
         sim = simulate(cfg, prof)
         model = side(sim.summary())
         model.update(trace_figures(sim))
+        as_logged(model, trace)
         row = {"config": cfg.to_dict(), "witness_work": 1.0, "fitted": is_fitted(cfg, fitted),
                "model": model, "live": logged, "error": row_errors(model, logged),
                "logs": [str(f) for f in files],

@@ -146,6 +146,7 @@ def _ms(seconds) -> str:
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table (the measured side named by
     ``result['against']``: live runs, or a cuzk daemon's logs)."""
+    from ..calibrate.compare import verdict_label
     from ..calibrate.logcompare import measured_word
     word = html.escape(measured_word(result))
     reps = any(len(r["live"].get("repeats") or []) > 1 for r in result["rows"])
@@ -191,7 +192,7 @@ def compare_table_html(result: dict) -> str:
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
             f"<td>{_ms(m.get('gpu_hold_s'))} / {_ms(lv.get('gpu_hold_s'))}</td>"
-            f"<td{same}>{html.escape(str(m['bottleneck']))} / {html.escape(str(lv['bottleneck']))}"
+            f"<td{same}>{html.escape(verdict_label(m))} / {html.escape(str(lv['bottleneck']))}"
             f"</td></tr>")
     return "<table>" + head + "".join(body) + "</table>"
 
@@ -244,8 +245,8 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     moved = host_moved_text(tv)
     if moved:
         parts.append(f"<p><b>{html.escape(moved[0].upper() + moved[1:])}.</b></p>")
-    from ..calibrate.compare import startup_lines
-    for line in startup_lines(result):
+    from ..calibrate.compare import logged_notes
+    for line in logged_notes(result):
         parts.append(f"<p>{html.escape(line)}.</p>")  # it starts with a file name: as it is
     parts.append(compare_table_html(result))
     worst = (result.get("verdict") or {}).get("worst") or {}

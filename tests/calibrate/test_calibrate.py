@@ -24,6 +24,7 @@ else:  # pragma: no cover
 
 K = 4
 SAMPLE = "data/samples/cuzk-daemon.log"
+PHASE9 = "data/samples/cuzk-daemon-phase9.log"
 
 
 @pytest.fixture(scope="module")
@@ -128,10 +129,54 @@ def test_logs_profile_reproduces_the_parsed_per_stage_means(tmp_path):
     lp = parse_logs([SAMPLE])
     parsed = lp.trace.summary()["stage_s"]
     cfg = PipelineConfig.from_dict(raw["calibration"]["fitted_on"][0])
-    model = simulate(cfg, Profile.load(path)).summary()["stage_s"]
-    for stage in ("synth", "prep_msm", "b_g2_msm", "ntt_h", "batch_add", "tail_msm"):
+    sim = simulate(cfg, Profile.load(path))
+    model = sim.summary()["stage_s"]
+    for stage in ("synth", "prep_msm", "b_g2_msm", "batch_add", "tail_msm"):
         assert model[stage] == pytest.approx(parsed[stage], rel=0.02), stage
+    # cuzk's ntt_msm_h_ms times the a/b/c upload inside it: the model's h2d and ntt_h together
+    assert model["h2d"] + model["ntt_h"] == pytest.approx(parsed["ntt_h"], rel=0.02)
     assert "# fit:" in path.read_text()
+
+
+def test_logs_profile_fits_the_gpu_set_up_the_logs_time(tmp_path):
+    # The sample daemon (the merged engine's lines) logs pre_lock_cpu_ms, and mutex_held_ms
+    # equal to gpu_total_ms: the set-up before the mutex is tens of ms and none is inside
+    # it. The base profile's 0.58 s and 1.17 s (fitted on older daemons' prove= figures)
+    # would hold each partition's GPU region twice as long as the log shows.
+    from cuzklab.calibrate.compare import gpu_hold_s
+    from cuzklab.calibrate.logs import model_pre_lock_s, setup_targets
+    from cuzklab.cuzk import parse_logs
+    from cuzklab.sim import simulate
+    lp = parse_logs([SAMPLE])
+    pre = lp.partitions["pre_lock_cpu_ms"].dropna().astype(float)
+    held = (lp.partitions["mutex_held_ms"] - lp.partitions["gpu_total_ms"]).dropna()
+    targets = setup_targets(lp.partitions)
+    assert targets["pre_lock"]["mean_s"] == pytest.approx(pre.mean() / 1e3)
+    assert targets["in_lock"]["mean_s"] == pytest.approx(held.clip(lower=0).mean() / 1e3)
+    base = Profile.load("porep-32g")
+    assert base["gpu"]["pre_lock_s"] > 10 * targets["pre_lock"]["mean_s"]
+    res = calibrate_logs([SAMPLE], name="setup-from-logs")
+    path = write_profile(res["text"], "setup-from-logs", tmp_path)
+    text = path.read_text()
+    assert "pre_lock_s = " in text and "logged pre_lock_cpu_ms mean" in text
+    assert "in_lock_setup_s = 0.0  # fit: the model gives the logged mutex_held_ms" in text
+    raw = tomllib.loads(text)
+    cfg = PipelineConfig.from_dict(raw["calibration"]["fitted_on"][0])
+    sim = simulate(cfg, Profile.load(path))
+    # the model's pick-up-to-mutex wait is the logged pre-lock set-up, measured alike
+    assert model_pre_lock_s(sim) == pytest.approx(targets["pre_lock"]["mean_s"], rel=0.05)
+    assert model_pre_lock_s(lp.trace) == pytest.approx(targets["pre_lock"]["mean_s"], abs=0.01)
+    # and the GPU region holds the GPU about as long as the log's
+    assert gpu_hold_s(sim) == pytest.approx(gpu_hold_s(lp.trace), rel=0.15)
+    assert gpu_hold_s(simulate(cfg, base)) > 1.8 * gpu_hold_s(lp.trace)
+
+
+def test_logs_without_the_set_up_lines_keep_the_base_profile_s_and_say_so(tmp_path):
+    res = calibrate_logs([PHASE9], name="phase9-logs")
+    text = res["text"]
+    assert res["measurements"]["setup"] == {}
+    assert "pre_lock_s = 0.58  # assumed: porep-32g's: these logs have no pre_lock_cpu_ms" in text
+    assert "in_lock_setup_s = 1.17  # assumed: porep-32g's: these logs have no mutex_held_ms" in text
 
 
 def test_model_contention_follows_core_sharing(live_profile):

@@ -199,3 +199,34 @@ def test_the_logged_configuration_is_a_config_the_model_takes():
     cfg = PipelineConfig.from_dict(compare_logs([PHASE9], profile="porep-32g@phase9")
                                    ["rows"][0]["config"])
     assert cfg.lock == "interlock" and cfg.admission == "semaphore_prefix"
+
+
+def test_a_verdict_the_logs_cannot_show_is_judged_as_they_can(tmp_path):
+    # memory_bandwidth is the model's synthesis-bound verdict with its ddr_gbps counter
+    # saturated; a daemon log records no bandwidth, so its side can only say synthesis
+    from cuzklab.calibrate.logcompare import as_logged
+    from cuzklab.model.profile import Profile
+    lp = parse_logs([SAMPLE, BENCH])
+    assert not len(lp.trace.counter("ddr_gbps"))
+    model = {"bottleneck": "memory_bandwidth"}
+    as_logged(model, lp.trace)
+    assert model == {"bottleneck": "synthesis", "bottleneck_detail": "memory_bandwidth"}
+    other = {"bottleneck": "gpu"}
+    as_logged(other, lp.trace)
+    assert other == {"bottleneck": "gpu"}
+    # a trace that records the bandwidth (the model's own) keeps the finer verdict
+    sim = simulate(PipelineConfig(proofs=2, concurrency=2), Profile.load("porep-32g"))
+    assert len(sim.counter("ddr_gbps"))
+    kept = {"bottleneck": "memory_bandwidth"}
+    as_logged(kept, sim)
+    assert kept == {"bottleneck": "memory_bandwidth"}
+    # the table prints both and says why
+    res = calibrate_logs([SAMPLE, BENCH], name="verdict-logs")
+    path = write_profile(res["text"], "verdict-logs", tmp_path)
+    out = compare_logs([[SAMPLE, BENCH]], profile=str(path))
+    (row,) = out["rows"]
+    assert row["model"]["bottleneck_detail"] == "memory_bandwidth"
+    assert row["live"]["bottleneck"] == "synthesis" and row["error"]["same_verdict"]
+    text = format_table(out)
+    assert "synthesis (memory_bandwidth)|synthesis" in text
+    assert "A verdict in brackets is the model's own where the logs cannot show it" in text
