@@ -32,10 +32,14 @@
 #   checks took ~310 s at 2^20 on an H200 host, the curve ~200.
 #   STEPS=calibrate,compare ROW_REPEATS=3 GW=2 LIMIT_CAL=280 LIMIT_CMP=310 CONTENTION=0 TRACK_HOST=0 ...
 #   (0: no curve; without host checks). With them (the default) a row's run takes ~30 s at
-#   2^20 on those hosts (eleven rows in ~335 s on the thirty-fifth job's), so the whole table
-#   twice over is three steps: STEPS=calibrate (~250-290 s), then STEPS=compare
-#   ROW_REPEATS=2 GW=2 CONTENTION=0 LIMIT_CMP=430, then the same with GW=1, on the profile
-#   the first wrote (keep its toml: the suite packs it)
+#   2^20 on those hosts (eleven rows in ~335 s on the thirty-fifth job's), ~20 s without.
+#   A row is judged on its run of median s/proof, the faster of the middle two of an even
+#   count, so repeat an odd number of times (benchmarks/row_noise.py). The whole table three
+#   times over is four steps on the profile the first writes (keep its toml: the suite packs
+#   it): STEPS=calibrate (~250 s); STEPS=compare ROW_REPEATS=3 GW=2 CONTENTION=0 TRACK_HOST=0
+#   LIMIT_CMP=480; STEPS=compare ROW_REPEATS=3 GW=1 LOCKS=interlock TRACK_HOST=0 LIMIT_CMP=480
+#   (with the contention curve); STEPS=compare ROW_REPEATS=3 GW=1 LOCKS=split_async
+#   CONTENTION=0 TRACK_HOST=0 LIMIT_CMP=300
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)

@@ -433,3 +433,55 @@ def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, 
         with pytest.raises(SystemExit):
             mod.main(["--jobs", bad])
         assert msg in capsys.readouterr().err
+
+
+def _row_noise():
+    import importlib.util
+    path = Path(__file__).parents[1] / "benchmarks" / "row_noise.py"
+    spec = importlib.util.spec_from_file_location("row_noise", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
+    import math
+    mod = _row_noise()
+    # the pooled within-row SD of logs: a row's level does not enter it
+    sd, dof = mod.pooled_sd([[1.0, math.e ** 0.2], [10.0, 10.0 * math.e ** 0.2], [5.0]])
+    assert dof == 2 and sd == pytest.approx(math.sqrt(2 * 2 * 0.1 ** 2 / 2))
+    assert mod.pooled_sd([[3.0]]) == (None, 0)
+    # no noise: every row always within; much noise: almost never
+    assert mod.p_all_within([0.0] * 12, 1, 0.10, 200) == 1.0
+    assert mod.p_all_within([1.0] * 12, 3, 0.10, 200) < 0.01
+    # the lower median of two is the faster run, biased: two runs do no better than one,
+    # three do better than either
+    sds = [0.08] * 12
+    p1, p2, p3 = (mod.p_all_within(sds, n, 0.10, 4000) for n in (1, 2, 3))
+    assert p2 < p3 and p1 < p3 and abs(p2 - p1) < 0.1
+    # a stored job of two rows, three runs each, with and without host checks
+    job = {"rows": [
+        {"config": {"lock": "interlock", "gpu_workers_per_device": 1, "partition_workers": 4},
+         "witness_work": 1.0,
+         "live": {"repeats": [{"seconds_per_proof": v, "tracked": {"seconds_per_proof": 1.0}}
+                              for v in (1.0, 1.1, 0.9)]}},
+        {"config": {"lock": "interlock", "gpu_workers_per_device": 1, "partition_workers": 8},
+         "witness_work": 0.25, "live": {"repeats": [{"seconds_per_proof": 2.0}]}}]}
+    (tmp_path / "compare-live-x.json").write_text(json.dumps(job))
+    rows = mod.repeated_rows([tmp_path / "compare-live-x.json"])
+    assert len(rows) == 1 and rows[0]["key"] == ("interlock", 1, 4, 1.0)
+    out = tmp_path / "noise.json"
+    assert mod.main(["--results", str(tmp_path), "--trials", "200", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    logs = [math.log(v) for v in (1.0, 1.1, 0.9)]
+    m = sum(logs) / 3
+    want = math.sqrt(sum((x - m) ** 2 for x in logs) / 2)
+    assert rep["pooled"]["sd"] == pytest.approx(want) and rep["pooled"]["tracked_sd"] == pytest.approx(want)
+    assert [p["runs"] for p in rep["probabilities"]] == [1, 2, 3, 4, 5]
+    assert "every one of the 1 rows within 10 %" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mod.main(["--results", str(tmp_path / "none")])
+    assert "no stored comparison" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mod.main(["--target", "1.5"])
+    assert "--target must lie between 0 and 1" in capsys.readouterr().err

@@ -606,6 +606,21 @@ def noise(rows: list[dict]) -> dict | None:
             "pass_drift": pass_drift(rep), "pace_tracking": pace_tracking(rep)}
 
 
+def even_repeats_text(nz: dict | None) -> str:
+    """Return a warning where rows ran an even number of times ('' otherwise).
+
+    A repeated row is judged on its run of median s/proof, the lower of the middle two of
+    an even count, so its stage means and RSS are one run's; with two runs that is the
+    faster, which sits on average about half a run's spread below the row's mean (0.56
+    standard deviations), so an odd count judges the median (benchmarks/row_noise.py)."""
+    if not nz or nz.get("repeats", 1) % 2:
+        return ""
+    return (f"note: {nz['repeats']} runs a row is an even count: each row is judged on the "
+            f"faster of its two middle runs{' (of two, the faster)' if nz['repeats'] == 2 else ''}"
+            f", below the row's typical run by about half a run's spread; an odd --repeats "
+            f"judges the median")
+
+
 def pass_drift(rows: list[dict]) -> list[float | None]:
     """Return how much slower each pass ran than the first: per pass, the median over the
     rows of its run's s/proof over the first run's, less 1 (None where no row has both runs
@@ -902,6 +917,9 @@ def format_table(result: dict) -> str:
                      f"{100 * nz['max_spread']:.1f} % (widest) of the median run; the model lies "
                      f"within the live range on {nz['model_within_live_range']} of "
                      f"{nz['rows_with_repeats']}")
+        even = even_repeats_text(nz)
+        if even:
+            lines.append(even)
         drift = drift_text(nz)
         if drift:
             lines.append(f"host drift: {drift}")

@@ -227,7 +227,10 @@ def compare_html(result: dict, path, *, timelines: bool = True):
             f"(median row) to {100 * nz['max_spread']:.1f} % (widest) of that run; the model "
             f"lies within the live runs on {nz['model_within_live_range']} of "
             f"{nz['rows_with_repeats']} rows.</p>")
-        from ..calibrate.compare import drift_text, pace_text
+        from ..calibrate.compare import drift_text, even_repeats_text, pace_text
+        even = even_repeats_text(nz)
+        if even:
+            parts.append(f"<p>{html.escape(even[0].upper() + even[1:])}.</p>")
         drift = drift_text(nz)
         if drift:
             parts.append(f"<p>Host drift: {html.escape(drift)}. A trend here is the host's, "

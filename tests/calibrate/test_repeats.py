@@ -121,8 +121,11 @@ def test_the_cli_takes_repeats_and_the_page_shows_the_runs(tmp_path, capsys, cli
                  "--repeats", "2", "--json", str(out), "--html", str(page)]) == 0
     text = capsys.readouterr().out
     assert "live noise: 2 runs of each of 1 rows" in text
+    # an even count judges the faster of the middle two: the output says so
+    assert "note: 2 runs a row is an even count: each row is judged on the faster" in text
     html = page.read_text()
     assert "live runs (s/proof; spread)" in html and "Each row ran live 2 times" in html
+    assert "Note: 2 runs a row is an even count" in html
     assert len(__import__("json").loads(out.read_text())["rows"][0]["live"]["repeats"]) == 2
     cli_error(["compare", "--profile", "porep-live-h200", "--log2-constraints", "5",
                "--repeats", "0"], "--repeats")
@@ -184,3 +187,11 @@ def test_a_solo_point_alone_is_no_curve(tmp_path, capsys):
     page = tmp_path / "c.html"
     compare_html(stored, page, timelines=False)
     assert "The contention curve" not in page.read_text()
+
+
+def test_the_even_count_note_is_given_for_even_counts_only():
+    from cuzklab.calibrate.compare import even_repeats_text
+    assert even_repeats_text(None) == "" and even_repeats_text({"repeats": 3}) == ""
+    assert "(of two, the faster)" in even_repeats_text({"repeats": 2})
+    four = even_repeats_text({"repeats": 4})
+    assert "4 runs a row is an even count" in four and "of two" not in four
