@@ -485,3 +485,19 @@ def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(t
     with pytest.raises(SystemExit):
         mod.main(["--target", "1.5"])
     assert "--target must lie between 0 and 1" in capsys.readouterr().err
+
+
+def test_the_readme_jobs_table_is_the_stored_rejudging():
+    # README's table of comparison jobs is rejudge_live_jobs.py --markdown over the stored
+    # files; its JSON keeps what that printed, so an edit of one without the other shows here
+    import importlib.util
+    root = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location("rejudge", root / "benchmarks" / "rejudge_live_jobs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    stored = json.loads((root / "benchmarks" / "results" / "rejudge-live-jobs.json").read_text())
+    readme = set((root / "README.md").read_text().splitlines())
+    lines = mod.markdown(stored["jobs"]).splitlines()
+    assert len(lines) == 2 + len(mod.JOBS)
+    stale = [line for line in lines if line not in readme]
+    assert not stale, "run python benchmarks/rejudge_live_jobs.py --markdown --json ... :\n" + "\n".join(stale)
