@@ -173,7 +173,9 @@ def calibrate_logs(paths, *, name: str, base: str = "porep-32g", config=None,
                 if st["solo_s"] is not None else "; no solo span in the logs")
         what = (f"the model's upload and ntt_h give the logged ntt_h mean {st['mean_s']:.4g} s "
                 "(cuzk's ntt_msm_h_ms times the upload inside it"
-                + (", with the in-lock set-up below" if "in_lock" in setup else "") + "; "
+                + (", with the in-lock set-up below" if "in_lock" in setup else "")
+                + (f"; the model's upload and in-lock set-up take {model['h2d']:.3g} s of it "
+                   "under this load" if model.get("h2d") else "") + "; "
                 if s == "ntt_h" else f"the model gives the logged {s} mean {st['mean_s']:.4g} s (")
         for table, key in STAGE_KEYS[s]:
             tables.setdefault(table, []).append(Entry(
