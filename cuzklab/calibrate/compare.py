@@ -615,10 +615,10 @@ def even_repeats_text(nz: dict | None) -> str:
     standard deviations), so an odd count judges the median (benchmarks/row_noise.py)."""
     if not nz or nz.get("repeats", 1) % 2:
         return ""
+    which = "its two runs" if nz["repeats"] == 2 else "its two middle runs"
     return (f"note: {nz['repeats']} runs a row is an even count: each row is judged on the "
-            f"faster of its two middle runs{' (of two, the faster)' if nz['repeats'] == 2 else ''}"
-            f", below the row's typical run by about half a run's spread; an odd --repeats "
-            f"judges the median")
+            f"faster of {which}, on average below the row's typical run by about half a run's "
+            f"spread; an odd --repeats judges the median")
 
 
 def pass_drift(rows: list[dict]) -> list[float | None]:

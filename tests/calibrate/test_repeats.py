@@ -192,6 +192,6 @@ def test_a_solo_point_alone_is_no_curve(tmp_path, capsys):
 def test_the_even_count_note_is_given_for_even_counts_only():
     from cuzklab.calibrate.compare import even_repeats_text
     assert even_repeats_text(None) == "" and even_repeats_text({"repeats": 3}) == ""
-    assert "(of two, the faster)" in even_repeats_text({"repeats": 2})
+    assert "judged on the faster of its two runs," in even_repeats_text({"repeats": 2})
     four = even_repeats_text({"repeats": 4})
-    assert "4 runs a row is an even count" in four and "of two" not in four
+    assert "4 runs a row is an even count" in four and "faster of its two middle runs" in four
