@@ -435,18 +435,9 @@ def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, 
         assert msg in capsys.readouterr().err
 
 
-def _row_noise():
-    import importlib.util
-    path = Path(__file__).parents[1] / "benchmarks" / "row_noise.py"
-    spec = importlib.util.spec_from_file_location("row_noise", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
     import math
-    mod = _row_noise()
+    mod = _script("row_noise.py")
     # the pooled within-row SD of logs: a row's level does not enter it
     sd, dof = mod.pooled_sd([[1.0, math.e ** 0.2], [10.0, 10.0 * math.e ** 0.2], [5.0]])
     assert dof == 2 and sd == pytest.approx(math.sqrt(2 * 2 * 0.1 ** 2 / 2))
@@ -490,11 +481,8 @@ def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(t
 def test_the_readme_jobs_table_is_the_stored_rejudging():
     # README's table of comparison jobs is rejudge_live_jobs.py --markdown over the stored
     # files; its JSON keeps what that printed, so an edit of one without the other shows here
-    import importlib.util
     root = Path(__file__).parents[1]
-    spec = importlib.util.spec_from_file_location("rejudge", root / "benchmarks" / "rejudge_live_jobs.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _script("rejudge_live_jobs.py")
     stored = json.loads((root / "benchmarks" / "results" / "rejudge-live-jobs.json").read_text())
     readme = set((root / "README.md").read_text().splitlines())
     lines = mod.markdown(stored["jobs"]).splitlines()
