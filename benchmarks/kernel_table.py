@@ -19,16 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cuzklab.atomic import write_text  # noqa: E402
+from cuzklab.pages import block, markers, with_block  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-BEGIN, END = "<!-- kernel-table: begin -->", "<!-- kernel-table: end -->"
+BEGIN, END = markers("kernel-table")
 
 # The job each figure of the page comes from (files under benchmarks/results/).
 CURRENT = {
@@ -212,17 +212,6 @@ def markdown(d: dict) -> str:
     return "\n".join(lines)
 
 
-_BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)\n?" + re.escape(END), re.S)
-
-
-def block(page_text: str, path: str = "page") -> str:
-    """Return the text between the page's markers; SystemExit if there is not exactly one pair."""
-    found = _BLOCK.findall(page_text)
-    if len(found) != 1:
-        raise SystemExit(f"{path}: needs exactly one pair of lines {BEGIN} ... {END}")
-    return found[0]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", nargs="+", default=[], metavar="PAGE",
@@ -240,15 +229,15 @@ def main(argv=None) -> int:
         if not path.is_file():
             ap.error(f"{page}: no such page")
         pages[page] = path.read_text(encoding="utf-8")
-        block(pages[page], page)
+        block(pages[page], BEGIN, END, page)
     try:
         md = markdown(collect(args.results))
     except Stale as e:
         print(f"kernel_table: {e}", file=sys.stderr)
         return 1
-    stale = [p for p in args.check if block(pages[p], p).strip() != md.strip()]
+    stale = [p for p in args.check if block(pages[p], BEGIN, END, p).strip() != md.strip()]
     for page in args.write:
-        write_text(page, _BLOCK.sub(lambda _: f"{BEGIN}\n{md}\n{END}", pages[page]))
+        write_text(page, with_block(pages[page], BEGIN, END, md, page))
         print(f"wrote the kernel tables into {page}")
     for page in stale:
         print(f"{page}: its kernel tables differ from the result files; "

@@ -16,6 +16,7 @@ class ConfigError(CuzklabError, ValueError):
 
     def __init__(self, key: str, message: str):
         self.key = key
+        self.message = message
         super().__init__(f"{key}: {message}")
 
 

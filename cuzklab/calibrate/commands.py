@@ -47,7 +47,7 @@ def _name(text: str) -> str:
     try:
         return check_name(text)
     except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def _command(argv_tail: str) -> str:
@@ -214,7 +214,7 @@ def run_calibrate(args) -> int:
         except ConfigError as exc:
             if exc.key != "logs":
                 raise
-            raise ConfigError("--logs", str(exc).split(": ", 1)[1]) from None
+            raise ConfigError("--logs", exc.message) from None
     path = write_profile(res["text"], args.name, args.out)
     if args.json:
         from ..atomic import write_text
@@ -338,7 +338,7 @@ def _logged(args, prof) -> int:
     except ConfigError as exc:
         if exc.key not in ("logs", "set", "profile"):
             raise
-        raise ConfigError(f"--{exc.key}", str(exc).split(": ", 1)[1]) from None
+        raise ConfigError(f"--{exc.key}", exc.message) from None
     print(format_table(res))
     for r in res["rows"]:
         rel = ", ".join(r["releases"]) or "no release recognised"

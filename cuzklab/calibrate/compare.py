@@ -855,7 +855,6 @@ def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
 def format_table(result: dict) -> str:
     """Return the comparison as a text table (one line per row)."""
     from .logcompare import measured_word
-    word = measured_word(result)
     if result.get("against") == "logs":
         head = (f"model ({result['profile']}) against cuzk daemon logs ({len(result['rows'])} "
                 f"run{'s' if len(result['rows']) != 1 else ''}); error = model / daemon log - 1")

@@ -25,7 +25,7 @@ def log2_constraints_arg(text: str) -> int:
     try:
         return check_log2(k)
     except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def witness_work_arg(text: str) -> float:

@@ -62,7 +62,7 @@ def _config_check(key: str) -> Callable[[Any], str | None]:
             PipelineConfig.from_dict({**_PERMISSIVE, key: value})
         except ConfigError as exc:
             if exc.key == key:
-                return str(exc).split(": ", 1)[1]
+                return exc.message
         except TypeError as exc:
             return str(exc)
         return None

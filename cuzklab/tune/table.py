@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
+from ..pages import markers, with_block
 from .space import Knobs
 
 MEMORIES_GIB = (128, 256, 384, 512, 768)
@@ -31,7 +31,7 @@ CUZK_DEFAULT = dict(lock="split_async", admission="budget", partition_workers=18
                     gpu_workers_per_device=2, gpu_threads=32, budget_gib=0.0)
 
 # The lines of a page between which the table is written.
-BEGIN, END = "<!-- tune-table: begin -->", "<!-- tune-table: end -->"
+BEGIN, END = markers("tune-table")
 
 
 def machine_class(memory_gib: float, gpus: int) -> str:
@@ -147,10 +147,7 @@ def write_into(path, table_md: str) -> None:
     """Replace the lines between the ``tune-table`` markers of the page at ``path``."""
     from ..atomic import write_text
     text = Path(path).read_text(encoding="utf-8")
-    pattern = re.compile(re.escape(BEGIN) + r"\n.*?" + re.escape(END), re.S)
-    if len(pattern.findall(text)) != 1:
-        raise SystemExit(f"{path}: needs exactly one pair of lines {BEGIN} ... {END}")
-    write_text(path, pattern.sub(lambda _: f"{BEGIN}\n{table_md}\n{END}", text))
+    write_text(path, with_block(text, BEGIN, END, table_md, str(path)))
 
 
 def main(argv=None) -> int:
