@@ -32,6 +32,12 @@ from ..errors import ProfileError
 KIND_NAMES = ("porep-c2", "snap-deals", "window-post", "winning-post")
 # cuzk's scheduler priorities, most urgent first (cuzk-project §2, proto Priority).
 PRIORITIES = ("critical", "high", "normal", "low")
+# The kinds whose Curio tasks are time-sensitive (Curio, tasks/window/compute_task.go and
+# tasks/winning/winning_task.go: ``TimeSensitive: true``): when a slot of Curio's in-flight
+# limit to the daemon frees, harmonytask tries them first (its waterfall puts time-sensitive
+# task types ahead, oldest first). They cannot pre-empt for such a slot: Curio's
+# pre-emption frees CPU, RAM and GPU, not the limit.
+CLIENT_TIME_SENSITIVE = ("window-post", "winning-post")
 
 
 @dataclass(frozen=True)

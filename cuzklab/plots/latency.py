@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..trace.kinds import arrival
 from .style import base_layout
 
 KIND_COLORS = {"porep-c2": "#1f77b4", "snap-deals": "#9467bd", "window-post": "#ff7f0e",
@@ -33,7 +34,7 @@ def latency_rows(trace) -> dict[str, dict]:
         d = out.setdefault(kind, {"latency": [], "n": 0, "deadline": r.get("deadline_s")})
         d["n"] += 1
         if r.get("status") == "ok":
-            d["latency"].append(float(r["completed"]) - float(r["submitted"]))
+            d["latency"].append(float(r["completed"]) - arrival(r))
     for d in out.values():
         d["latency"].sort()
     return out

@@ -49,7 +49,9 @@ def seeds_summary(config, profile, n: int, workload=None) -> dict:
     Returns ``{"seeds": [...], "oom_fraction": f, "failed_fraction": f,
     "bottlenecks": {resource: count}, KEY: {"mean", "min", "max", "n"}}`` for each
     of :data:`SEED_KEYS`; a failed run has no ``seconds_per_proof`` and is left
-    out of that key's mean (``n`` says how many seeds it covers).
+    out of that key's mean (``n`` says how many seeds it covers). With a workload
+    whose kinds have deadlines, ``deadline_misses: {kind: {"missed", "proofs",
+    "deadline_s"}}`` sums them over the seeds.
     """
     from . import simulate
     seeds = [config.seed + i for i in range(n)]
@@ -61,6 +63,16 @@ def seeds_summary(config, profile, n: int, workload=None) -> dict:
     for r in runs:
         b = r["bottleneck"].get("resource")
         out["bottlenecks"][b] = out["bottlenecks"].get(b, 0) + 1
+    misses: dict = {}
+    for r in runs:
+        for kind, k in (r.get("kinds") or {}).items():
+            if k.get("deadline_misses") is None:
+                continue
+            m = misses.setdefault(kind, {"missed": 0, "proofs": 0, "deadline_s": k["deadline_s"]})
+            m["missed"] += int(k["deadline_misses"])
+            m["proofs"] += int(k["proofs"]) + int(k["not_completed"])
+    if misses:
+        out["deadline_misses"] = misses
     for k in SEED_KEYS:
         vals = [float(r[k]) for r in runs if r.get(k) is not None]
         out[k] = ({"mean": sum(vals) / len(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
@@ -84,6 +96,11 @@ def format_seeds(agg: dict) -> str:
         lines.append(f"  {k:<16} {v['mean'] * scale:.1f}{unit} mean, {v['min'] * scale:.1f}-"
                      f"{v['max'] * scale:.1f} over {v['n']}/{n} seeds")
     lines.append("  bottleneck       " + ", ".join(f"{b} {c}/{n}" for b, c in agg["bottlenecks"].items()))
+    for kind, m in (agg.get("deadline_misses") or {}).items():
+        d = m["deadline_s"]
+        lines.append(f"  {kind:<16} {m['missed']} of {m['proofs']} proofs missed "
+                     + (f"the {d:g} s deadline" if not isinstance(d, list) else "their deadline")
+                     + f" over the {n} seeds")
     return "\n".join(lines)
 
 
@@ -168,7 +185,9 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
     if workload is not None:
         lines.append("  workload         " + ", ".join(_stream_text(st) for st in workload.streams)
                      + (f"; arrivals for {workload.duration_s:g} s" if workload.duration_s
-                        else ""))
+                        else "")
+                     + (f"; Curio's MaxPending {workload.max_pending} (every kind)"
+                        if workload.max_pending else ""))
     lines += [
         f"  completed        {s['proofs']} proofs, {s['failed']} failed"
         + (f"  (run failed: {s['failure_reason']})" if s.get("run_failed") else ""),
@@ -192,8 +211,12 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
                 f", {k['deadline_misses']} missed the {k['deadline_s']:g} s deadline"
                 if not isinstance(k["deadline_s"], list) else
                 f", {k['deadline_misses']} missed their deadline")
+        wait = ("" if "client_wait_s_mean" not in k else
+                f"; waited {f(k['client_wait_s_mean'])} s mean ({f(k['client_wait_s_max'], ' s')} "
+                f"max) for a MaxPending slot")
         lines.append(f"  {kind:<16} {k['proofs']} done ({k['priority']}), latency p50/p95/p99 "
                      f"{f(k['latency_s_p50'])}/{f(k['latency_s_p95'])}/{f(k['latency_s_p99'], ' s')}"
-                     f"{miss}; {k['srs_loads']} SRS loads ({f(k['srs_load_s'], ' s')})")
+                     f" from arrival{miss}; {k['srs_loads']} SRS loads ({f(k['srs_load_s'], ' s')})"
+                     f"{wait}")
     return "\n".join(lines)
 

@@ -15,6 +15,11 @@ project notes §2-§5 and memory-manager specification, Curio repository
   workers is ordered the same way.
 - **Sort by type** (``sort_by_type``): within a priority, queued partitions of
   the kind last taken go first, so same-kind proofs run together.
+- **The client's limit** (the workload's ``max_pending``: Curio's ``[Cuzk]
+  MaxPending``): a proof arrives, waits for one of the limit's slots and holds it
+  until it completes, whatever its kind; a freed slot goes to the waiting
+  WindowPoSt and WinningPoSt proofs first (Curio's time-sensitive tasks), then to
+  the others, oldest first. The summary's latencies run from arrival.
 - **Batching** (``max_batch_size`` > 1): the batch collector holds arriving
   NORMAL proofs of one kind until it has ``max_batch_size`` of them, the
   first has waited ``max_batch_wait_ms`` or a more urgent proof arrives, then
@@ -48,7 +53,7 @@ import numpy as np
 import simpy
 
 from ..errors import ConfigError
-from ..model.kinds import PRIORITIES, residency_rates
+from ..model.kinds import CLIENT_TIME_SENSITIVE, PRIORITIES, residency_rates
 from ..trace import Trace
 from ..trace.lanes import Lanes
 from .daemon import DaemonModel, Partition
@@ -201,6 +206,10 @@ class MixedModel(DaemonModel):
         self._generators = 0
         self._last_kind: str | None = None
         self._batches: dict[str, list] = {}
+        # Curio's in-flight limit to the daemon (None: none)
+        self.client = (simpy.PriorityResource(env, capacity=workload.max_pending)
+                       if workload.max_pending else None)
+        self._client_waiting = 0
 
     # -- the run -----------------------------------------------------------------
     def run(self) -> Trace:
@@ -209,6 +218,8 @@ class MixedModel(DaemonModel):
         self.tb.counter(0.0, "rss_gib", self.base_gib)
         self.tb.counter(0.0, "budget_used_gib", self.base_gib)
         self.tb.counter(0.0, "gpu_queue_depth", 0)
+        if self.client is not None:
+            self.tb.counter(0.0, "client_waiting", 0)
         if not self._precheck(None):
             return self._build()
         if self.workload.warm_start:
@@ -276,7 +287,7 @@ class MixedModel(DaemonModel):
             if total is None and env.now >= end:
                 slots.release(req)
                 break
-            done = self._submit(s.kind, i, s)
+            done = self._arrive(s.kind, i, s)
             done.callbacks.append(lambda _e, req=req: slots.release(req))
             k += 1
         self._generator_done()
@@ -286,7 +297,7 @@ class MixedModel(DaemonModel):
         for t, kind, i in arrivals:
             if t > env.now:
                 yield env.timeout(t - env.now)
-            self._submit(kind, i, self.workload.streams[i])
+            self._arrive(kind, i, self.workload.streams[i])
         self._generator_done()
 
     def _generator_done(self) -> None:
@@ -297,15 +308,16 @@ class MixedModel(DaemonModel):
         if self._generators == 0 and self._outstanding == 0 and not self.stop.triggered:
             self.stop.succeed()
 
-    def _submit(self, kind: str, stream: int, s: Stream) -> simpy.Event:
-        """A proof arrives: record it, then batch or dispatch it; return its done event."""
+    def _arrive(self, kind: str, stream: int, s: Stream) -> simpy.Event:
+        """A proof arrives: record it, then submit it, through the client's limit if
+        there is one; return its done event."""
         env, cfg = self.env, self.cfg
         f = self.kind_facts[kind]
         i = self._n
         self._n += 1
         # PoRep's partitions are the config's (as without a workload); others the kind's
         parts = s.partitions or (cfg.partitions if kind == "porep-c2" else f.partitions)
-        self.proof_rec[i] = {"submitted": env.now, "kind": kind, "stream": stream,
+        self.proof_rec[i] = {"arrived": float(env.now), "kind": kind, "stream": stream,
                              "partitions": parts,
                              "deadline_s": s.deadline_s if s.deadline_s is not None
                              else f.deadline_s}
@@ -314,6 +326,35 @@ class MixedModel(DaemonModel):
         self._left[i] = parts
         self._outstanding += 1
         done.callbacks.append(lambda _e, i=i: self._completed(i))
+        if self.client is None:
+            self._submit(i)
+        else:
+            env.process(self._client_slot(i))
+        return done
+
+    def _client_slot(self, i: int):
+        """Wait for a slot of the client's limit, time-sensitive kinds first; hold it
+        until the proof completes."""
+        env = self.env
+        req = self.client.request(priority=0 if self.proof_rec[i]["kind"]
+                                  in CLIENT_TIME_SENSITIVE else 1)
+        if not req.triggered:
+            self._client_waiting += 1
+            self.tb.counter(env.now, "client_waiting", self._client_waiting)
+            yield req
+            self._client_waiting -= 1
+            self.tb.counter(env.now, "client_waiting", self._client_waiting)
+        else:
+            yield req
+        self._proof_done[i].callbacks.append(lambda _e: self.client.release(req))
+        self._submit(i)
+
+    def _submit(self, i: int) -> None:
+        """The daemon receives proof ``i``: batch or dispatch it."""
+        env, cfg = self.env, self.cfg
+        kind = self.proof_rec[i]["kind"]
+        f = self.kind_facts[kind]
+        self.proof_rec[i]["submitted"] = env.now
         if f.rank < PRIORITIES.index("normal"):
             for k in list(self._batches):    # a more urgent proof flushes the batches
                 self._flush(k)
@@ -326,7 +367,6 @@ class MixedModel(DaemonModel):
                 env.process(self._batch_timer(kind, batch))
         else:
             self._dispatch([i])
-        return done
 
     def _batch_timer(self, kind: str, batch: list):
         yield self.env.timeout(self.cfg.max_batch_wait_ms / 1000.0)
@@ -511,7 +551,8 @@ class MixedModel(DaemonModel):
         rows = []
         for i in range(self._n):
             r = self.proof_rec.get(i, {})
-            rows.append({"proof": i, "submitted": r.get("submitted", math.nan),
+            rows.append({"proof": i, "arrived": r.get("arrived", math.nan),
+                         "submitted": r.get("submitted", math.nan),
                          "started": r.get("started", math.nan),
                          "completed": r.get("completed", math.nan),
                          "status": "ok" if "completed" in r else

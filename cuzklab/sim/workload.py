@@ -22,6 +22,14 @@ Read from TOML (``cuzklab simulate --workload FILE.toml``)::
     arrival = "periodic"
     period_s = 1800
 
+A top-level ``max_pending`` is Curio's ``[Cuzk] MaxPending`` (Curio's
+default: 10): one limit on the proofs a Curio node has at the daemon, shared by
+every stream (Curio's PoRep, SnapDeals, WindowPoSt and WinningPoSt tasks all
+count against it). A proof arrives, waits for a slot, and holds it until its
+proof comes back; the WindowPoSt and WinningPoSt waiting get the next free slot
+first. 0 (Curio: 0 or less) or left out: no client limit (each closed stream's
+``in_flight`` alone, as cuzk-bench).
+
 Every stream key is checked before the run; an error names the stream and
 the key.
 """
@@ -47,7 +55,7 @@ from ..model.kinds import KIND_NAMES
 ARRIVALS = ("closed", "poisson", "periodic", "replay")
 _STREAM_KEYS = {"kind", "arrival", "count", "in_flight", "rate_per_hour", "period_s",
                 "offset_s", "deadline_s", "path", "partitions"}
-_TOP_KEYS = {"duration_s", "warm_start", "stream"}
+_TOP_KEYS = {"duration_s", "warm_start", "max_pending", "stream"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class Workload:
     streams: tuple[Stream, ...]
     duration_s: float | None = None
     warm_start: bool = True           # kinds of the workload resident at t=0 while they fit
+    max_pending: int | None = None    # Curio's [Cuzk] MaxPending: proofs at the daemon (0: no limit)
 
     # -- constructors ----------------------------------------------------------
     @classmethod
@@ -128,9 +137,15 @@ class Workload:
         warm = doc.get("warm_start", True)
         if not isinstance(warm, bool):
             raise ConfigError("workload.warm_start", f"must be true or false, got {warm!r}")
+        pending = doc.get("max_pending")
+        if pending is not None and (isinstance(pending, bool) or not isinstance(pending, int)
+                                    or pending < 0):
+            raise ConfigError("workload.max_pending", f"must be an integer >= 0 (Curio's "
+                                                      f"[Cuzk] MaxPending; 0: no limit), got "
+                                                      f"{pending!r}")
         streams = tuple(_stream(i, s, base_dir) for i, s in enumerate(raw))
         wl = cls(streams=streams, duration_s=None if duration is None else float(duration),
-                 warm_start=warm)
+                 warm_start=warm, max_pending=pending)
         for i, s in enumerate(streams):
             if s.arrival != "closed" and s.arrival != "replay" and s.count is None \
                     and wl.duration_s is None:
@@ -143,6 +158,8 @@ class Workload:
         out: dict = {"warm_start": self.warm_start, "stream": []}
         if self.duration_s is not None:
             out["duration_s"] = self.duration_s
+        if self.max_pending is not None:
+            out["max_pending"] = self.max_pending
         for s in self.streams:
             d = {k: v for k, v in asdict(s).items() if v is not None and k != "rows"}
             if s.arrival != "periodic" and s.arrival != "poisson":

@@ -11,6 +11,15 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 4) if values else None
 
 
+def arrival(row) -> float:
+    """Return a proof row's arrival: ``arrived`` (a client's limit before the daemon) where
+    the row has it, else ``submitted``."""
+    a = row.get("arrived")
+    if a is None or (isinstance(a, float) and math.isnan(a)):
+        return float(row["submitted"])
+    return float(a)
+
+
 def kinds_summary(trace) -> dict | None:
     """Return ``{kind: {...}}`` of a trace with a workload, else None.
 
@@ -18,7 +27,9 @@ def kinds_summary(trace) -> dict | None:
     when the run failed: a rate up to an out-of-memory stop is not a throughput),
     latency from arrival (mean, p50, p95, p99, max), the deadline and how many
     proofs missed it (finished late or never finished), and the SRS/PCE loads,
-    the seconds they took and the evictions.
+    the seconds they took and the evictions; with a client's limit (the
+    workload's ``max_pending``), the wait for its slot (mean and max, over the
+    proofs that got one).
     """
     wl = trace.meta.get("workload")
     if not wl:
@@ -31,7 +42,7 @@ def kinds_summary(trace) -> dict | None:
     for kind, facts in (wl.get("kinds") or {}).items():
         mine = [r for r in rows if r.get("kind") == kind]
         ok = [r for r in mine if r.get("status") == "ok"]
-        lat = sorted(float(r["completed"]) - float(r["submitted"]) for r in ok)
+        lat = sorted(float(r["completed"]) - arrival(r) for r in ok)
         misses = 0
         deadlines = set()
         for r in mine:
@@ -39,9 +50,11 @@ def kinds_summary(trace) -> dict | None:
             if d is None or (isinstance(d, float) and math.isnan(d)):
                 continue
             deadlines.add(float(d))
-            if r.get("status") != "ok" or float(r["completed"]) - float(r["submitted"]) > d:
+            if r.get("status") != "ok" or float(r["completed"]) - arrival(r) > d:
                 misses += 1
         loads = [x for x in wl.get("srs_loads", []) if x["kind"] == kind]
+        waits = [float(r["submitted"]) - arrival(r) for r in mine
+                 if not math.isnan(float(r.get("submitted", math.nan)))]
         out[kind] = {
             "priority": facts.get("priority"),
             "proofs": len(ok),
@@ -60,4 +73,7 @@ def kinds_summary(trace) -> dict | None:
             "srs_load_s": round(sum(x["seconds"] for x in loads), 4),
             "srs_evictions": sum(1 for x in wl.get("evictions", []) if x["kind"] == kind),
         }
+        if wl.get("max_pending"):
+            out[kind]["client_wait_s_mean"] = round(float(np.mean(waits)), 4) if waits else None
+            out[kind]["client_wait_s_max"] = round(max(waits), 4) if waits else None
     return out

@@ -189,6 +189,9 @@ class TuneResult:
             f"# {r['proofs']} proofs"
             + (f" with {r['concurrency']} in flight" if r.get("concurrency") else
                f" with {cfg.concurrency} in flight (chosen by the tuner)") + ".",
+            f"# Proofs in flight are the client's: in Curio, [Cuzk] MaxPending = {cfg.concurrency} "
+            f"(its default is 10, one limit",
+            "# for every proof kind the node sends, WindowPoSt and WinningPoSt included).",
             f"# Predicted: {rec.s_per_proof:.1f} s/proof"
             + (f" ({lo:.1f}-{hi:.1f} under +-{100 * rob.move:.0f} % stage costs and "
                f"{r['seeds']} seeds)" if lo is not None else "")

@@ -3,10 +3,11 @@
 :class:`MixedExplorer` is the :class:`~cuzklab.widgets.Explorer` with a row of
 workload controls -- how long the open streams arrive, WindowPoSt deadlines
 an hour, WinningPoSt and SnapDeals arrivals an hour, the SRS/PCE idle time
-before eviction and ``sort_by_type`` -- and a figure of each kind's latency
+before eviction, Curio's in-flight limit (``[Cuzk] MaxPending``, 0: none) and
+``sort_by_type`` -- and a figure of each kind's latency
 from arrival against its deadline (:func:`cuzklab.plots.latency`). PoRep
 stays the closed-loop stream of the ``proofs`` / ``proofs in flight``
-controls. With every rate at 0 it runs today's single PoRep stream. The
+controls. With every rate and the limit at 0 it runs today's single PoRep stream. The
 workload runs on the ``sim`` source; another source ignores it and says so.
 """
 
@@ -36,6 +37,9 @@ WORKLOAD_CONTROLS = {
                             "Poisson arrivals an hour (NORMAL priority, 16 partitions)"),
     "eviction_min_idle_s": ("evict SRS idle (s)", 300.0, 0.0, 7200.0, 30.0,
                             "memory.eviction_min_idle: idle time before an SRS/PCE may be evicted"),
+    "max_pending": ("Curio MaxPending", 0.0, 0.0, 1000.0, 1.0,
+                    "Curio's [Cuzk] MaxPending: proofs of every kind the node has at the daemon "
+                    "at once (Curio's default 10; 0: no limit, the proofs in flight above alone)"),
 }
 
 
@@ -53,9 +57,11 @@ def workload_from_values(values: dict, config):
         rate = float(values.get(key, 0.0))
         if rate > 0:
             streams.append(Stream(kind=kind, arrival="poisson", rate_per_hour=rate))
-    if len(streams) == 1:
+    pending = int(round(float(values.get("max_pending", 0.0))))
+    if len(streams) == 1 and not pending:
         return None
-    return Workload(streams=tuple(streams), duration_s=float(values["duration_s"]))
+    return Workload(streams=tuple(streams), duration_s=float(values["duration_s"]),
+                    max_pending=pending or None)
 
 
 class MixedExplorer(Explorer):

@@ -327,6 +327,10 @@ def test_replay_stream(tmp_path):
     ({"stream": [{}], "duration": 5}, "workload.duration"),
     ({"stream": [{}], "duration_s": -1}, "workload.duration_s"),
     ({"stream": [{"arrival": "replay", "path": "missing.csv"}]}, "stream[0].path"),
+    ({"stream": [{}], "max_pending": -1}, "workload.max_pending"),
+    ({"stream": [{}], "max_pending": 2.5}, "workload.max_pending"),
+    ({"stream": [{}], "max_pending": True}, "workload.max_pending"),
+    ({"stream": [{}], "max_pending": "10"}, "workload.max_pending"),
 ])
 def test_bad_workloads_name_the_key(doc, key):
     with pytest.raises(ConfigError) as err:
@@ -353,6 +357,76 @@ def test_workload_file_round_trips(tmp_path):
     wl = Workload.from_dict(_mixed(duration_s=900.0))
     assert Workload.from_dict(wl.to_dict()) == wl
     assert not math.isnan(wl.duration_s)
+    limited = Workload.from_dict(_mixed(max_pending=4))
+    assert limited.max_pending == 4 and Workload.from_dict(limited.to_dict()) == limited
+
+
+# -- the client's in-flight limit (Curio's [Cuzk] MaxPending) ----------------------------
+
+def _at_daemon_at_most(trace) -> int:
+    """The most proofs submitted to the daemon and not yet completed at any moment."""
+    events = []
+    for r in trace.meta["proofs"]:
+        events += [(r["submitted"], 1), (r["completed"], -1)]
+    n = most = 0
+    for _t, d in sorted(events, key=lambda e: (e[0], e[1])):   # completions first at a tie
+        n += d
+        most = max(most, n)
+    return most
+
+
+def test_the_client_limit_caps_the_proofs_at_the_daemon():
+    free = simulate(CFG, workload=_mixed())
+    capped = simulate(CFG, workload=_mixed(max_pending=2))
+    assert _at_daemon_at_most(free) > 2
+    assert _at_daemon_at_most(capped) == 2
+    rows = capped.meta["proofs"]
+    assert all(r["status"] == "ok" for r in rows)
+    assert all(r["submitted"] >= r["arrived"] - EPS for r in rows)
+    assert any(r["submitted"] > r["arrived"] + 1.0 for r in rows)
+    # the daemon's queue starts when the proof reaches it, not when it arrived
+    q = _queue(capped).groupby("proof")["start"].min()
+    assert all(q[r["proof"]] == pytest.approx(r["submitted"]) for r in rows)
+
+
+def test_a_freed_slot_goes_to_the_time_sensitive_proof_first():
+    """One slot, held by a PoRep: a PoRep arriving at 1 s and a WinningPoSt at 2 s both
+    wait; the WinningPoSt gets the slot first, as Curio's waterfall runs its
+    time-sensitive task types first."""
+    wl = {"max_pending": 1,
+          "stream": [{"kind": "porep-c2", "arrival": "periodic", "period_s": 1.0, "count": 2},
+                     {"kind": "winning-post", "arrival": "periodic", "period_s": 9.0,
+                      "offset_s": 2.0, "count": 1}]}
+    rows = simulate({"proofs": 2, "concurrency": 2}, workload=wl).meta["proofs"]
+    first, second = (r for r in rows if r["kind"] == "porep-c2")
+    win = next(r for r in rows if r["kind"] == "winning-post")
+    assert (first["arrived"], second["arrived"], win["arrived"]) == (0.0, 1.0, 2.0)
+    assert win["submitted"] == pytest.approx(first["completed"])
+    assert second["submitted"] == pytest.approx(win["completed"])
+
+
+def test_latency_runs_from_arrival_and_the_wait_is_reported():
+    t = simulate(CFG, workload=_mixed(max_pending=2))
+    kinds = t.summary()["kinds"]
+    for kind, k in kinds.items():
+        mine = [r for r in t.meta["proofs"] if r["kind"] == kind]
+        lat = sorted(r["completed"] - r["arrived"] for r in mine)
+        waits = [r["submitted"] - r["arrived"] for r in mine]
+        assert k["latency_s_max"] == pytest.approx(lat[-1], abs=1e-4)
+        assert k["client_wait_s_max"] == pytest.approx(max(waits), abs=1e-4)
+        assert k["client_wait_s_mean"] == pytest.approx(sum(waits) / len(waits), abs=1e-4)
+    assert max(k["client_wait_s_max"] for k in kinds.values()) > 1.0
+    waiting = t.counter("client_waiting")
+    assert waiting["value"].min() == 0 and waiting["value"].max() >= 1
+    # without a limit the summary has no wait to report
+    assert "client_wait_s_max" not in simulate(CFG, workload=_mixed()).summary()["kinds"]["porep-c2"]
+
+
+def test_max_pending_zero_is_no_limit_as_in_curio():
+    a = simulate(CFG, workload=_mixed())
+    b = simulate(CFG, workload=_mixed(max_pending=0))
+    assert a.spans.equals(b.spans)
+    assert [r["submitted"] for r in a.meta["proofs"]] == [r["submitted"] for r in b.meta["proofs"]]
 
 
 def test_partitions_per_proof_come_from_the_stream_the_config_or_the_kind():

@@ -23,6 +23,23 @@ def test_workload_table_has_a_line_per_kind(tmp_path, capsys):
     assert t.summary()["kinds"]["winning-post"]["proofs"] == 2
 
 
+def test_curio_s_limit_and_misses_over_seeds_are_printed(tmp_path, capsys):
+    """With MaxPending 1 held by a PoRep proof (about a minute), both WinningPoSt, arriving
+    at 5 and 6 s, wait for it and miss their 30 s: each kind line says how long it
+    waited, and --seeds sums the misses over the seeds."""
+    wl = tmp_path / "w.toml"
+    wl.write_text("max_pending = 1\n" + SMALL.replace("period_s = 20.0",
+                                                       "period_s = 1.0\noffset_s = 5.0"))
+    assert main(["simulate", "--workload", str(wl), "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "; Curio's MaxPending 1 (every kind)" in out
+    assert "for a MaxPending slot" in out
+    assert "  winning-post     4 of 4 proofs missed the 30 s deadline over the 2 seeds" in out
+    assert main(["simulate", "--json", "--workload", str(wl), "--seeds", "2"]) == 0
+    agg = json.loads(capsys.readouterr().out)["over_seeds"]["deadline_misses"]["winning-post"]
+    assert agg == {"missed": 4, "proofs": 4, "deadline_s": 30.0}
+
+
 def test_workload_json(tmp_path, capsys):
     wl = tmp_path / "w.toml"
     wl.write_text(SMALL)

@@ -91,8 +91,10 @@ def test_toml_reads_back_with_a_header(quick_tunes, tmp_path):
     path = tmp_path / "cuzk.toml"
     text = res.write_toml(path)
     assert text.startswith("# Tuned by cuzklab") and "256 GiB RAM" in text and "s/proof" in text
-    back = PipelineConfig.from_cuzk_toml(path)
     rec = res.config()
+    # the client's half of the answer: Curio's in-flight limit at the proofs in flight
+    assert f"[Cuzk] MaxPending = {rec.concurrency} " in text
+    back = PipelineConfig.from_cuzk_toml(path)
     for key in ("partition_workers", "gpu_workers_per_device", "gpu_threads", "gpus"):
         assert getattr(back, key) == getattr(rec, key), key
 

@@ -52,6 +52,18 @@ def test_workload_from_values():
     assert wl.streams[1].period_s == 1800.0 and wl.duration_s == 600.0
 
 
+def test_curio_s_limit_control_reaches_the_workload(ex):
+    assert ex.workload.max_pending is None
+    ex.set_workload(max_pending=1.0)
+    assert ex.workload.max_pending == 1
+    assert ex.trace.meta["workload"]["max_pending"] == 1
+    kinds = ex.summary["kinds"]
+    assert all("client_wait_s_max" in k for k in kinds.values())
+    # with PoRep alone the limit still makes a workload (it caps PoRep's proofs in flight)
+    ex.set_workload(window_post_per_hour=0.0, winning_post_per_hour=0.0)
+    assert ex.workload is not None and [s.kind for s in ex.workload.streams] == ["porep-c2"]
+
+
 def test_unknown_workload_control():
     with pytest.raises(ValueError, match="unknown workload control"):
         MixedExplorer(SMALL, debounce_s=0, workload={"wpost": 1})
