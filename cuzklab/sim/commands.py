@@ -214,6 +214,10 @@ def format_summary(s: dict, config=None, profile: str = "", *, era_defaults: dic
         wait = ("" if "client_wait_s_mean" not in k else
                 f"; waited {f(k['client_wait_s_mean'])} s mean ({f(k['client_wait_s_max'], ' s')} "
                 f"max) for a MaxPending slot")
+        if "prove_timeouts" in k:
+            wait += (f"; {k['prove_timeouts']} at the daemon past Curio's "
+                     f"{workload.prove_timeout_s:g} s ProveTimeout" if workload is not None
+                     else f"; {k['prove_timeouts']} past Curio's ProveTimeout")
         lines.append(f"  {kind:<16} {k['proofs']} done ({k['priority']}), latency p50/p95/p99 "
                      f"{f(k['latency_s_p50'])}/{f(k['latency_s_p95'])}/{f(k['latency_s_p99'], ' s')}"
                      f" from arrival{miss}; {k['srs_loads']} SRS loads ({f(k['srs_load_s'], ' s')})"

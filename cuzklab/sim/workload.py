@@ -28,7 +28,10 @@ every stream (Curio's PoRep, SnapDeals, WindowPoSt and WinningPoSt tasks all
 count against it). A proof arrives, waits for a slot, and holds it until its
 proof comes back; the WindowPoSt and WinningPoSt waiting get the next free slot
 first. 0 (Curio: 0 or less) or left out: no client limit (each closed stream's
-``in_flight`` alone, as cuzk-bench).
+``in_flight`` alone, as cuzk-bench). ``prove_timeout_s`` is Curio's ``[Cuzk]
+ProveTimeout`` (its default: 1800 s), how long Curio waits for a proof once the
+daemon has it before it gives up and retries the task: the summary counts the
+proofs of each kind that took longer at the daemon (the retry is not modelled).
 
 Every stream key is checked before the run; an error names the stream and
 the key.
@@ -55,7 +58,7 @@ from ..model.kinds import KIND_NAMES
 ARRIVALS = ("closed", "poisson", "periodic", "replay")
 _STREAM_KEYS = {"kind", "arrival", "count", "in_flight", "rate_per_hour", "period_s",
                 "offset_s", "deadline_s", "path", "partitions"}
-_TOP_KEYS = {"duration_s", "warm_start", "max_pending", "stream"}
+_TOP_KEYS = {"duration_s", "warm_start", "max_pending", "prove_timeout_s", "stream"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class Workload:
     duration_s: float | None = None
     warm_start: bool = True           # kinds of the workload resident at t=0 while they fit
     max_pending: int | None = None    # Curio's [Cuzk] MaxPending: proofs at the daemon (0: no limit)
+    prove_timeout_s: float | None = None  # Curio's [Cuzk] ProveTimeout: its wait for a proof
 
     # -- constructors ----------------------------------------------------------
     @classmethod
@@ -143,9 +147,17 @@ class Workload:
             raise ConfigError("workload.max_pending", f"must be an integer >= 0 (Curio's "
                                                       f"[Cuzk] MaxPending; 0: no limit), got "
                                                       f"{pending!r}")
+        timeout = doc.get("prove_timeout_s")
+        if timeout is not None and (isinstance(timeout, bool) or
+                                    not isinstance(timeout, (int, float)) or
+                                    not math.isfinite(timeout) or timeout <= 0):
+            raise ConfigError("workload.prove_timeout_s", f"must be a number of seconds > 0 "
+                                                          f"(Curio's [Cuzk] ProveTimeout), got "
+                                                          f"{timeout!r}")
         streams = tuple(_stream(i, s, base_dir) for i, s in enumerate(raw))
         wl = cls(streams=streams, duration_s=None if duration is None else float(duration),
-                 warm_start=warm, max_pending=pending)
+                 warm_start=warm, max_pending=pending,
+                 prove_timeout_s=None if timeout is None else float(timeout))
         for i, s in enumerate(streams):
             if s.arrival != "closed" and s.arrival != "replay" and s.count is None \
                     and wl.duration_s is None:
@@ -160,6 +172,8 @@ class Workload:
             out["duration_s"] = self.duration_s
         if self.max_pending is not None:
             out["max_pending"] = self.max_pending
+        if self.prove_timeout_s is not None:
+            out["prove_timeout_s"] = self.prove_timeout_s
         for s in self.streams:
             d = {k: v for k, v in asdict(s).items() if v is not None and k != "rows"}
             if s.arrival != "periodic" and s.arrival != "poisson":

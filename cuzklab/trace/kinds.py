@@ -29,7 +29,8 @@ def kinds_summary(trace) -> dict | None:
     proofs missed it (finished late or never finished), and the SRS/PCE loads,
     the seconds they took and the evictions; with a client's limit (the
     workload's ``max_pending``), the wait for its slot (mean and max, over the
-    proofs that got one).
+    proofs that got one); with Curio's ``prove_timeout_s``, ``prove_timeouts``: the
+    proofs that were at the daemon longer than that (finished late or unfinished).
     """
     wl = trace.meta.get("workload")
     if not wl:
@@ -73,6 +74,13 @@ def kinds_summary(trace) -> dict | None:
             "srs_load_s": round(sum(x["seconds"] for x in loads), 4),
             "srs_evictions": sum(1 for x in wl.get("evictions", []) if x["kind"] == kind),
         }
+        timeout = wl.get("prove_timeout_s")
+        if timeout:
+            # at the daemon longer than Curio waits: finished late, or still there at the end
+            out[kind]["prove_timeouts"] = sum(
+                1 for r in mine if not math.isnan(float(r.get("submitted", math.nan)))
+                and (float(r["completed"]) if r.get("status") == "ok" else end)
+                - float(r["submitted"]) > timeout)
         if wl.get("max_pending"):
             out[kind]["client_wait_s_mean"] = round(float(np.mean(waits)), 4) if waits else None
             out[kind]["client_wait_s_max"] = round(max(waits), 4) if waits else None

@@ -331,6 +331,9 @@ def test_replay_stream(tmp_path):
     ({"stream": [{}], "max_pending": 2.5}, "workload.max_pending"),
     ({"stream": [{}], "max_pending": True}, "workload.max_pending"),
     ({"stream": [{}], "max_pending": "10"}, "workload.max_pending"),
+    ({"stream": [{}], "prove_timeout_s": 0}, "workload.prove_timeout_s"),
+    ({"stream": [{}], "prove_timeout_s": "30m"}, "workload.prove_timeout_s"),
+    ({"stream": [{}], "prove_timeout_s": float("inf")}, "workload.prove_timeout_s"),
 ])
 def test_bad_workloads_name_the_key(doc, key):
     with pytest.raises(ConfigError) as err:
@@ -420,6 +423,24 @@ def test_latency_runs_from_arrival_and_the_wait_is_reported():
     assert waiting["value"].min() == 0 and waiting["value"].max() >= 1
     # without a limit the summary has no wait to report
     assert "client_wait_s_max" not in simulate(CFG, workload=_mixed()).summary()["kinds"]["porep-c2"]
+
+
+def test_proofs_longer_at_the_daemon_than_curio_waits_are_counted():
+    """Curio's ProveTimeout runs from the daemon's receipt: the wait for a slot before it
+    does not count, the time at the daemon does."""
+    t = simulate(CFG, workload=_mixed(max_pending=2))
+    rows = t.meta["proofs"]
+    at_daemon = {r["proof"]: r["completed"] - r["submitted"] for r in rows}
+    limit = sorted(at_daemon.values())[len(rows) // 2]
+    timed = simulate(CFG, workload=_mixed(max_pending=2, prove_timeout_s=limit))
+    assert timed.spans.equals(t.spans)          # counted, not acted on
+    kinds = timed.summary()["kinds"]
+    for kind, k in kinds.items():
+        want = sum(1 for r in rows if r["kind"] == kind and at_daemon[r["proof"]] > limit)
+        assert k["prove_timeouts"] == want
+    assert sum(k["prove_timeouts"] for k in kinds.values()) == sum(
+        1 for v in at_daemon.values() if v > limit) > 0
+    assert "prove_timeouts" not in t.summary()["kinds"]["porep-c2"]
 
 
 def test_max_pending_zero_is_no_limit_as_in_curio():
