@@ -19,7 +19,9 @@ project notes §2-§5 and memory-manager specification, Curio repository
   MaxPending``): a proof arrives, waits for one of the limit's slots and holds it
   until it completes, whatever its kind; a freed slot goes to the waiting
   WindowPoSt and WinningPoSt proofs first (Curio's time-sensitive tasks), then to
-  the others, oldest first. The summary's latencies run from arrival.
+  the others, oldest first. ``time_sensitive_slots`` keeps that many of the slots for
+  WindowPoSt and WinningPoSt (not a Curio setting: what a change to Curio would do).
+  The summary's latencies run from arrival.
 - **Batching** (``max_batch_size`` > 1): the batch collector holds arriving
   NORMAL proofs of one kind until it has ``max_batch_size`` of them, the
   first has waited ``max_batch_wait_ms`` or a more urgent proof arrives, then
@@ -209,6 +211,10 @@ class MixedModel(DaemonModel):
         # Curio's in-flight limit to the daemon (None: none)
         self.client = (simpy.PriorityResource(env, capacity=workload.max_pending)
                        if workload.max_pending else None)
+        # the slots the other kinds may take, where some are kept for the time-sensitive
+        kept = workload.time_sensitive_slots if self.client is not None else 0
+        self.client_normal = (simpy.Resource(env, capacity=workload.max_pending - kept)
+                              if kept else None)
         self._client_waiting = 0
 
     # -- the run -----------------------------------------------------------------
@@ -333,20 +339,26 @@ class MixedModel(DaemonModel):
         return done
 
     def _client_slot(self, i: int):
-        """Wait for a slot of the client's limit, time-sensitive kinds first; hold it
-        until the proof completes."""
+        """Wait for a slot of the client's limit, time-sensitive kinds first (the others
+        first for one of the slots not kept for them, with ``time_sensitive_slots``);
+        hold it until the proof completes."""
         env = self.env
-        req = self.client.request(priority=0 if self.proof_rec[i]["kind"]
-                                  in CLIENT_TIME_SENSITIVE else 1)
-        if not req.triggered:
-            self._client_waiting += 1
-            self.tb.counter(env.now, "client_waiting", self._client_waiting)
+        urgent = self.proof_rec[i]["kind"] in CLIENT_TIME_SENSITIVE
+        reqs = ([] if urgent or self.client_normal is None else [self.client_normal])
+        reqs.append(self.client)
+        waiting = False
+        for res in reqs:
+            req = (res.request(priority=0 if urgent else 1) if res is self.client
+                   else res.request())
+            if not req.triggered and not waiting:
+                waiting = True
+                self._client_waiting += 1
+                self.tb.counter(env.now, "client_waiting", self._client_waiting)
             yield req
+            self._proof_done[i].callbacks.append(lambda _e, res=res, req=req: res.release(req))
+        if waiting:
             self._client_waiting -= 1
             self.tb.counter(env.now, "client_waiting", self._client_waiting)
-        else:
-            yield req
-        self._proof_done[i].callbacks.append(lambda _e: self.client.release(req))
         self._submit(i)
 
     def _submit(self, i: int) -> None:

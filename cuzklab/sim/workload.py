@@ -32,6 +32,9 @@ first. 0 (Curio: 0 or less) or left out: no client limit (each closed stream's
 ProveTimeout`` (its default: 1800 s), how long Curio waits for a proof once the
 daemon has it before it gives up and retries the task: the summary counts the
 proofs of each kind that took longer at the daemon (the retry is not modelled).
+``time_sensitive_slots`` keeps that many of ``max_pending``'s slots for WindowPoSt
+and WinningPoSt: not a Curio setting, a way to see what such a change to Curio
+would do.
 
 Every stream key is checked before the run; an error names the stream and
 the key.
@@ -58,7 +61,8 @@ from ..model.kinds import KIND_NAMES
 ARRIVALS = ("closed", "poisson", "periodic", "replay")
 _STREAM_KEYS = {"kind", "arrival", "count", "in_flight", "rate_per_hour", "period_s",
                 "offset_s", "deadline_s", "path", "partitions"}
-_TOP_KEYS = {"duration_s", "warm_start", "max_pending", "prove_timeout_s", "stream"}
+_TOP_KEYS = {"duration_s", "warm_start", "max_pending", "time_sensitive_slots",
+              "prove_timeout_s", "stream"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class Workload:
     warm_start: bool = True           # kinds of the workload resident at t=0 while they fit
     max_pending: int | None = None    # Curio's [Cuzk] MaxPending: proofs at the daemon (0: no limit)
     prove_timeout_s: float | None = None  # Curio's [Cuzk] ProveTimeout: its wait for a proof
+    time_sensitive_slots: int = 0     # of max_pending, kept for WindowPoSt/WinningPoSt (what-if)
 
     # -- constructors ----------------------------------------------------------
     @classmethod
@@ -154,10 +159,18 @@ class Workload:
             raise ConfigError("workload.prove_timeout_s", f"must be a number of seconds > 0 "
                                                           f"(Curio's [Cuzk] ProveTimeout), got "
                                                           f"{timeout!r}")
+        kept = doc.get("time_sensitive_slots", 0)
+        if isinstance(kept, bool) or not isinstance(kept, int) or kept < 0 or \
+                (kept and not (pending and kept < pending)):
+            raise ConfigError("workload.time_sensitive_slots",
+                              f"must be an integer >= 0 and below max_pending (the slots of "
+                              f"Curio's limit kept for WindowPoSt and WinningPoSt), got "
+                              f"{kept!r} with max_pending {pending!r}")
         streams = tuple(_stream(i, s, base_dir) for i, s in enumerate(raw))
         wl = cls(streams=streams, duration_s=None if duration is None else float(duration),
                  warm_start=warm, max_pending=pending,
-                 prove_timeout_s=None if timeout is None else float(timeout))
+                 prove_timeout_s=None if timeout is None else float(timeout),
+                 time_sensitive_slots=kept)
         for i, s in enumerate(streams):
             if s.arrival != "closed" and s.arrival != "replay" and s.count is None \
                     and wl.duration_s is None:
@@ -174,6 +187,8 @@ class Workload:
             out["max_pending"] = self.max_pending
         if self.prove_timeout_s is not None:
             out["prove_timeout_s"] = self.prove_timeout_s
+        if self.time_sensitive_slots:
+            out["time_sensitive_slots"] = self.time_sensitive_slots
         for s in self.streams:
             d = {k: v for k, v in asdict(s).items() if v is not None and k != "rows"}
             if s.arrival != "periodic" and s.arrival != "poisson":

@@ -332,6 +332,11 @@ def test_replay_stream(tmp_path):
     ({"stream": [{}], "max_pending": True}, "workload.max_pending"),
     ({"stream": [{}], "max_pending": "10"}, "workload.max_pending"),
     ({"stream": [{}], "prove_timeout_s": 0}, "workload.prove_timeout_s"),
+    ({"stream": [{}], "time_sensitive_slots": 1}, "workload.time_sensitive_slots"),
+    ({"stream": [{}], "max_pending": 2, "time_sensitive_slots": 2},
+     "workload.time_sensitive_slots"),
+    ({"stream": [{}], "max_pending": 2, "time_sensitive_slots": -1},
+     "workload.time_sensitive_slots"),
     ({"stream": [{}], "prove_timeout_s": "30m"}, "workload.prove_timeout_s"),
     ({"stream": [{}], "prove_timeout_s": float("inf")}, "workload.prove_timeout_s"),
 ])
@@ -366,10 +371,10 @@ def test_workload_file_round_trips(tmp_path):
 
 # -- the client's in-flight limit (Curio's [Cuzk] MaxPending) ----------------------------
 
-def _at_daemon_at_most(trace) -> int:
+def _at_daemon_at_most(rows) -> int:
     """The most proofs submitted to the daemon and not yet completed at any moment."""
     events = []
-    for r in trace.meta["proofs"]:
+    for r in rows:
         events += [(r["submitted"], 1), (r["completed"], -1)]
     n = most = 0
     for _t, d in sorted(events, key=lambda e: (e[0], e[1])):   # completions first at a tie
@@ -381,8 +386,8 @@ def _at_daemon_at_most(trace) -> int:
 def test_the_client_limit_caps_the_proofs_at_the_daemon():
     free = simulate(CFG, workload=_mixed())
     capped = simulate(CFG, workload=_mixed(max_pending=2))
-    assert _at_daemon_at_most(free) > 2
-    assert _at_daemon_at_most(capped) == 2
+    assert _at_daemon_at_most(free.meta["proofs"]) > 2
+    assert _at_daemon_at_most(capped.meta["proofs"]) == 2
     rows = capped.meta["proofs"]
     assert all(r["status"] == "ok" for r in rows)
     assert all(r["submitted"] >= r["arrived"] - EPS for r in rows)
@@ -441,6 +446,26 @@ def test_proofs_longer_at_the_daemon_than_curio_waits_are_counted():
     assert sum(k["prove_timeouts"] for k in kinds.values()) == sum(
         1 for v in at_daemon.values() if v > limit) > 0
     assert "prove_timeouts" not in t.summary()["kinds"]["porep-c2"]
+
+
+def test_kept_slots_leave_room_for_the_time_sensitive_proofs():
+    """Two slots, one kept for WindowPoSt/WinningPoSt: PoRep never has more than one proof
+    at the daemon, and a WinningPoSt arriving while it does goes straight in."""
+    wl = {"max_pending": 2, "time_sensitive_slots": 1,
+          "stream": [{"kind": "porep-c2", "arrival": "closed", "count": 3, "in_flight": 3},
+                     {"kind": "winning-post", "arrival": "periodic", "period_s": 9.0,
+                      "offset_s": 5.0, "count": 1}]}
+    t = simulate({"proofs": 3, "concurrency": 3}, workload=wl)
+    rows = t.meta["proofs"]
+    porep = [r for r in rows if r["kind"] == "porep-c2"]
+    assert _at_daemon_at_most(porep) == 1 and _at_daemon_at_most(rows) == 2
+    for r in rows:
+        if r["kind"] == "winning-post":
+            assert r["submitted"] == pytest.approx(r["arrived"])
+    # without the kept slot the second PoRep proof takes it and the WinningPoSt waits
+    plain = simulate({"proofs": 3, "concurrency": 3},
+                     workload={**wl, "time_sensitive_slots": 0}).meta["proofs"]
+    assert any(r["submitted"] > r["arrived"] + 1.0 for r in plain if r["kind"] == "winning-post")
 
 
 def test_max_pending_zero_is_no_limit_as_in_curio():
