@@ -152,10 +152,11 @@ def _stream_text(st) -> str:
     if st.arrival == "closed":
         return f"{st.kind} closed" + (f" j={st.in_flight}" if st.in_flight else "") + \
             (f" x{st.count}" if st.count else "")
+    many = f" x{st.per_arrival} at once" if st.per_arrival > 1 else ""
     if st.arrival == "periodic":
-        return f"{st.kind} every {st.period_s:g} s"
+        return f"{st.kind} every {st.period_s:g} s{many}"
     if st.arrival == "poisson":
-        return f"{st.kind} Poisson {st.rate_per_hour:g}/h"
+        return f"{st.kind} Poisson {st.rate_per_hour:g}/h{many}"
     return f"replay {st.path}"
 
 

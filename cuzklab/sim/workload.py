@@ -8,6 +8,9 @@ A workload is a list of streams, each one proof kind with an arrival process:
 - ``poisson``: arrivals at ``rate_per_hour`` (exponential gaps, seeded);
 - ``periodic``: one every ``period_s`` from ``offset_s`` (WindowPoSt: one per
   deadline, 48 a day, ``period_s = 1800``);
+  with ``per_arrival = N`` (periodic and Poisson streams), N proofs arrive together
+  each time: a deadline's N WindowPoSt partitions, each one task and one proof in
+  Curio;
 - ``replay``: the (time_s, kind) rows of a CSV file.
 
 Read from TOML (``cuzklab simulate --workload FILE.toml``)::
@@ -60,7 +63,7 @@ from ..model.kinds import KIND_NAMES
 
 ARRIVALS = ("closed", "poisson", "periodic", "replay")
 _STREAM_KEYS = {"kind", "arrival", "count", "in_flight", "rate_per_hour", "period_s",
-                "offset_s", "deadline_s", "path", "partitions"}
+                "offset_s", "deadline_s", "path", "partitions", "per_arrival"}
 _TOP_KEYS = {"duration_s", "warm_start", "max_pending", "time_sensitive_slots",
               "prove_timeout_s", "stream"}
 
@@ -79,6 +82,7 @@ class Stream:
     deadline_s: float | None = None   # latency target (default: the kind's)
     path: str | None = None           # replay: CSV of time_s,kind
     partitions: int | None = None     # partitions per proof (default: the kind's)
+    per_arrival: int = 1              # periodic / poisson: proofs arriving together each time
     rows: tuple = field(default=(), compare=False, repr=False)  # replay: the CSV's (t, kind)
 
 
@@ -191,6 +195,8 @@ class Workload:
             out["time_sensitive_slots"] = self.time_sensitive_slots
         for s in self.streams:
             d = {k: v for k, v in asdict(s).items() if v is not None and k != "rows"}
+            if s.per_arrival == 1:
+                d.pop("per_arrival")
             if s.arrival != "periodic" and s.arrival != "poisson":
                 d.pop("offset_s", None)
             out["stream"].append(d)
@@ -219,14 +225,14 @@ class Workload:
                 n = s.count if s.count is not None else \
                     int(math.floor((end - s.offset_s) / s.period_s - 1e-9)) + 1
                 out += [(s.offset_s + k * s.period_s, s.kind, i) for k in range(max(n, 0))
-                        if s.offset_s + k * s.period_s < end]
+                        for _ in range(s.per_arrival) if s.offset_s + k * s.period_s < end]
             elif s.arrival == "poisson":
                 t, k = s.offset_s, 0
                 while s.count is None or k < s.count:
                     t += float(rng.exponential(3600.0 / s.rate_per_hour))
                     if t >= end:
                         break
-                    out.append((t, s.kind, i))
+                    out += [(t, s.kind, i)] * s.per_arrival
                     k += 1
             elif s.arrival == "replay":
                 out += [(t, kind, i) for t, kind in s.rows if t < end]
@@ -281,16 +287,19 @@ def _stream(i: int, raw, base_dir) -> Stream:
         raise ConfigError(f"stream[{i}].kind", f"must be one of {', '.join(KIND_NAMES)}, "
                                                f"got {kind!r}")
     needs = {"poisson": "rate_per_hour", "periodic": "period_s", "replay": "path"}
-    allowed = {"closed": {"count", "in_flight"}, "poisson": {"count", "rate_per_hour", "offset_s"},
-               "periodic": {"count", "period_s", "offset_s"}, "replay": {"path"}}[arrival]
-    for key in ("count", "in_flight", "rate_per_hour", "period_s", "offset_s", "path"):
+    allowed = {"closed": {"count", "in_flight"},
+               "poisson": {"count", "rate_per_hour", "offset_s", "per_arrival"},
+               "periodic": {"count", "period_s", "offset_s", "per_arrival"},
+               "replay": {"path"}}[arrival]
+    for key in ("count", "in_flight", "rate_per_hour", "period_s", "offset_s", "path",
+                "per_arrival"):
         if key in raw and key not in allowed:
             raise ConfigError(f"stream[{i}].{key}", f"does not apply to a {arrival} stream "
                                                     f"(its keys: {', '.join(sorted(allowed))})")
     if arrival in needs and needs[arrival] not in raw:
         raise ConfigError(f"stream[{i}].{needs[arrival]}", f"a {arrival} stream needs it")
     vals: dict = {"kind": kind, "arrival": arrival}
-    for key in ("count", "in_flight", "partitions"):
+    for key in ("count", "in_flight", "partitions", "per_arrival"):
         if key in raw:
             vals[key] = _number(i, key, raw[key], 1, integer=True)
     for key, strict in (("rate_per_hour", True), ("period_s", True), ("offset_s", False),

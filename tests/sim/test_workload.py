@@ -333,6 +333,9 @@ def test_replay_stream(tmp_path):
     ({"stream": [{}], "max_pending": "10"}, "workload.max_pending"),
     ({"stream": [{}], "prove_timeout_s": 0}, "workload.prove_timeout_s"),
     ({"stream": [{}], "time_sensitive_slots": 1}, "workload.time_sensitive_slots"),
+    ({"stream": [{"arrival": "closed", "per_arrival": 2}]}, "stream[0].per_arrival"),
+    ({"stream": [{"kind": "window-post", "arrival": "periodic", "period_s": 5.0,
+                  "per_arrival": 0}]}, "stream[0].per_arrival"),
     ({"stream": [{}], "max_pending": 2, "time_sensitive_slots": 2},
      "workload.time_sensitive_slots"),
     ({"stream": [{}], "max_pending": 2, "time_sensitive_slots": -1},
@@ -466,6 +469,22 @@ def test_kept_slots_leave_room_for_the_time_sensitive_proofs():
     plain = simulate({"proofs": 3, "concurrency": 3},
                      workload={**wl, "time_sensitive_slots": 0}).meta["proofs"]
     assert any(r["submitted"] > r["arrived"] + 1.0 for r in plain if r["kind"] == "winning-post")
+
+
+def test_a_deadline_s_partitions_arrive_together():
+    wl = Workload.from_dict({"stream": [
+        {"kind": "window-post", "arrival": "periodic", "period_s": 50.0, "count": 2,
+         "per_arrival": 3},
+        {"kind": "winning-post", "arrival": "poisson", "rate_per_hour": 60.0, "count": 2,
+         "per_arrival": 2}]})
+    assert Workload.from_dict(wl.to_dict()) == wl
+    t = simulate({"proofs": 1, "concurrency": 1}, workload=wl)
+    arrived = sorted((r["kind"], r["arrived"]) for r in t.meta["proofs"])
+    wpost = [a for k, a in arrived if k == "window-post"]
+    win = [a for k, a in arrived if k == "winning-post"]
+    assert wpost == [0.0] * 3 + [50.0] * 3
+    assert len(win) == 4 and win[0] == win[1] < win[2] == win[3]
+    assert all(r["status"] == "ok" for r in t.meta["proofs"])
 
 
 def test_max_pending_zero_is_no_limit_as_in_curio():
