@@ -54,8 +54,6 @@ def kinds_summary(trace) -> dict | None:
             if r.get("status") != "ok" or float(r["completed"]) - arrival(r) > d:
                 misses += 1
         loads = [x for x in wl.get("srs_loads", []) if x["kind"] == kind]
-        waits = [float(r["submitted"]) - arrival(r) for r in mine
-                 if not math.isnan(float(r.get("submitted", math.nan)))]
         out[kind] = {
             "priority": facts.get("priority"),
             "proofs": len(ok),
@@ -74,14 +72,16 @@ def kinds_summary(trace) -> dict | None:
             "srs_load_s": round(sum(x["seconds"] for x in loads), 4),
             "srs_evictions": sum(1 for x in wl.get("evictions", []) if x["kind"] == kind),
         }
+        # the proofs the daemon received (a client's limit may have held some back)
+        sent = [r for r in mine if not math.isnan(float(r.get("submitted", math.nan)))]
         timeout = wl.get("prove_timeout_s")
         if timeout:
             # at the daemon longer than Curio waits: finished late, or still there at the end
             out[kind]["prove_timeouts"] = sum(
-                1 for r in mine if not math.isnan(float(r.get("submitted", math.nan)))
-                and (float(r["completed"]) if r.get("status") == "ok" else end)
+                1 for r in sent if (float(r["completed"]) if r.get("status") == "ok" else end)
                 - float(r["submitted"]) > timeout)
         if wl.get("max_pending"):
+            waits = [float(r["submitted"]) - arrival(r) for r in sent]
             out[kind]["client_wait_s_mean"] = round(float(np.mean(waits)), 4) if waits else None
             out[kind]["client_wait_s_max"] = round(max(waits), 4) if waits else None
     return out
