@@ -74,17 +74,21 @@ JOBS = [
      "twelve rows (the last did not start in the time left), one run"),
     (36, "2026-12-05", ["r29-samehost-gw1", "r29-samehost-gw2"], "r29",
      "its own host's profile, all twelve rows, median of 3 runs, without host checks"),
+    (37, "2026-12-05", ["r30-samehost-tracked"], "r30",
+     "its own host's profile (an H100 machine's host), ten of the twelve rows (split_async "
+     "gw=2 pw=8 and pw=12 did not start in the time left), one run"),
 ]
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
-KIND = {35: "h100"}
+KIND = {35: "h100", 37: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
             25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
             30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
-            34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth"}
+            34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth",
+            37: "thirty-seventh"}
 
 
 def _row_name(row) -> str:
