@@ -11,13 +11,16 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 4) if values else None
 
 
+def _missing(v) -> bool:
+    """True for a value a proof row does not have (None, or NaN in a table)."""
+    return v is None or math.isnan(float(v))
+
+
 def arrival(row) -> float:
     """Return a proof row's arrival: ``arrived`` (a client's limit before the daemon) where
     the row has it, else ``submitted``."""
     a = row.get("arrived")
-    if a is None or (isinstance(a, float) and math.isnan(a)):
-        return float(row["submitted"])
-    return float(a)
+    return float(row["submitted"] if _missing(a) else a)
 
 
 def kinds_summary(trace) -> dict | None:
@@ -48,7 +51,7 @@ def kinds_summary(trace) -> dict | None:
         deadlines = set()
         for r in mine:
             d = r.get("deadline_s")
-            if d is None or (isinstance(d, float) and math.isnan(d)):
+            if _missing(d):
                 continue
             deadlines.add(float(d))
             if r.get("status") != "ok" or float(r["completed"]) - arrival(r) > d:
@@ -73,7 +76,7 @@ def kinds_summary(trace) -> dict | None:
             "srs_evictions": sum(1 for x in wl.get("evictions", []) if x["kind"] == kind),
         }
         # the proofs the daemon received (a client's limit may have held some back)
-        sent = [r for r in mine if not math.isnan(float(r.get("submitted", math.nan)))]
+        sent = [r for r in mine if not _missing(r.get("submitted"))]
         timeout = wl.get("prove_timeout_s")
         if timeout:
             # at the daemon longer than Curio waits: finished late, or still there at the end
