@@ -8,11 +8,11 @@ Each job's profile is made again from the measurements of its calibration
 simulated again against the job's stored live rows (``remodel``, as ``cuzklab compare
 --measured`` does; nothing runs live). The jobs and their files are listed in
 ``JOBS`` below, in the order they ran; the seventeenth to nineteenth ran on the
-sixteenth job's profile and the twenty-eighth on the twenty-seventh's, so they are
-judged on those. Prints, per job, the rows within 10 % (plain and, where the job
-timed host checks, host-tracked), the worst row with the stage whose live time closes
-most of its gap, the worst peak RSS error and the verdicts; then every row's error over
-all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it;
+sixteenth job's profile, the twenty-eighth on the twenty-seventh's and the thirty-ninth
+and fortieth on the thirty-eighth's, so they are judged on those. Prints, per job, the
+rows within 10 % (plain and, where the job timed host checks, host-tracked), the worst
+row with the stage whose live time closes most of its gap, the worst peak RSS error and
+the verdicts; then every row's error over all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it;
 ``--json`` writes it all. A change of the model's mechanisms or of how a profile is
 derived is judged by running this before and after it.
 """
@@ -77,18 +77,25 @@ JOBS = [
     (37, "2026-12-05", ["r30-samehost-tracked"], "r30",
      "its own host's profile (an H100 machine's host), ten of the twelve rows (split_async "
      "gw=2 pw=8 and pw=12 did not start in the time left), one run"),
+    (38, "2026-12-05", ["r31-samehost-tracked"], "r31",
+     "its own host's profile (an H100 machine's host), all twelve rows, one run, then the "
+     "contention curve"),
+    (39, "2026-12-05", ["r31-samehost-tracked-pass2"], "r31",
+     "the thirty-eighth's profile on its host, all twelve rows again, one run"),
+    (40, "2026-12-05", ["r31-samehost-tracked-pass3"], "r31",
+     "the thirty-eighth's profile on its host, all twelve rows a third time, one run"),
 ]
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
-KIND = {35: "h100", 37: "h100"}
+KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
             25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
             30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
             34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth",
-            37: "thirty-seventh"}
+            37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth"}
 
 
 def _row_name(row) -> str:

@@ -4,7 +4,8 @@
     python benchmarks/row_noise.py [--target 0.10] [--trials 20000] [--json FILE]
 
 Reads the stored comparison jobs (``benchmarks/results/compare-live-*.json``, the
-rows run more than once: ``compare --repeats N``) and measures, per row of the live
+rows run more than once: ``compare --repeats N``, or a job's later passes over its rows
+stored beside it as ``NAME-passN.json``) and measures, per row of the live
 executor's table (lock, gw, pw, witness work), the spread of one run's s/proof about
 its row's mean: the pooled standard deviation of log s/proof within each row of each
 job, so a host's speed from job to job does not enter it, its drift from pass to pass
@@ -27,6 +28,7 @@ import json
 import math
 import pathlib
 import random
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -43,21 +45,40 @@ def row_key(row: dict) -> tuple:
             float(row.get("witness_work") if row.get("witness_work") is not None else 1.0))
 
 
+def _runs(row: dict) -> list[tuple[float, float | None]]:
+    """Return a stored row's runs: each one's s/proof and its host-tracked model's s/proof
+    (None without host checks); the runs under ``live.repeats``, else the one live run."""
+    live = row.get("live") or {}
+    reps = live.get("repeats")
+    if reps is None:
+        reps = [dict(live, tracked=row.get("model_tracked"))]
+    return [(float(x["seconds_per_proof"]), (x.get("tracked") or {}).get("seconds_per_proof"))
+            for x in reps if x.get("seconds_per_proof") and not x.get("failed")]
+
+
+def pass_job(path) -> str:
+    """Return the job a stored comparison belongs to: ``NAME-passN.json`` is the N-th pass
+    over the rows of ``NAME.json`` on its profile and host, so its runs are more runs of
+    the same rows."""
+    return re.sub(r"-pass\d+$", "", pathlib.Path(path).stem) + ".json"
+
+
 def repeated_rows(paths) -> list[dict]:
-    """Return every stored row run at least twice: its key, job, and each run's s/proof
-    and host-tracked model s/proof (None where the run had no host checks)."""
-    out = []
-    for path in paths:
+    """Return every stored row run at least twice in one job (``compare --repeats N``, or
+    a job's passes stored as ``-passN`` files beside it): its key, job, and each run's
+    s/proof and host-tracked model s/proof (None where the run had no host checks)."""
+    def order(path):  # a job's own file first, then its passes in order
+        m = re.search(r"-pass(\d+)$", pathlib.Path(path).stem)
+        return pass_job(path), int(m.group(1)) if m else 1
+
+    by: dict[tuple, list] = {}
+    for path in sorted(paths, key=order):
         d = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
         for r in d.get("rows", []):
-            runs = [x for x in (r.get("live", {}).get("repeats") or [])
-                    if x.get("seconds_per_proof") and not x.get("failed")]
-            if len(runs) < 2:
-                continue
-            out.append({"key": row_key(r), "job": pathlib.Path(path).name,
-                        "live": [float(x["seconds_per_proof"]) for x in runs],
-                        "tracked": [(x.get("tracked") or {}).get("seconds_per_proof") for x in runs]})
-    return out
+            by.setdefault((pass_job(path), row_key(r)), []).extend(_runs(r))
+    return [{"key": key, "job": job, "live": [v for v, _ in runs],
+             "tracked": [t for _, t in runs]}
+            for (job, key), runs in by.items() if len(runs) >= 2]
 
 
 def pooled_sd(groups: list[list[float]]) -> tuple[float | None, int]:

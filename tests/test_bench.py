@@ -461,6 +461,20 @@ def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(t
     (tmp_path / "compare-live-x.json").write_text(json.dumps(job))
     rows = mod.repeated_rows([tmp_path / "compare-live-x.json"])
     assert len(rows) == 1 and rows[0]["key"] == ("interlock", 1, 4, 1.0)
+    # a job's later passes over its rows, one run each (NAME-passN beside NAME), are more
+    # runs of the same rows; another job's file is not
+    one = {"config": {"lock": "split_async", "gpu_workers_per_device": 2, "partition_workers": 12},
+           "witness_work": 0.0}
+    for name, v, t in (("y", 0.7, 0.72), ("y-pass2", 0.6, 0.61), ("y-pass3", 0.65, None),
+                       ("z", 0.9, None)):
+        p = tmp_path / "passes" / f"compare-live-{name}.json"
+        p.parent.mkdir(exist_ok=True)
+        p.write_text(json.dumps({"rows": [dict(one, live={"seconds_per_proof": v},
+                                              model_tracked={"seconds_per_proof": t} if t else None)]}))
+    assert mod.pass_job("compare-live-y-pass2.json") == "compare-live-y.json"
+    (passes,) = mod.repeated_rows(sorted((tmp_path / "passes").glob("*.json")))
+    assert passes["job"] == "compare-live-y.json" and passes["key"] == ("split_async", 2, 12, 0.0)
+    assert passes["live"] == [0.7, 0.6, 0.65] and passes["tracked"] == [0.72, 0.61, None]
     out = tmp_path / "noise.json"
     assert mod.main(["--results", str(tmp_path), "--trials", "200", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
