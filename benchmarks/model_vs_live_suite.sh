@@ -35,11 +35,13 @@
 #   2^20 on those hosts (eleven rows in ~335 s on the thirty-fifth job's), ~20 s without.
 #   A row is judged on its run of median s/proof, the faster of the middle two of an even
 #   count, so repeat an odd number of times (benchmarks/row_noise.py). The whole table three
-#   times over is four steps on the profile the first writes (keep its toml: the suite packs
-#   it): STEPS=calibrate (~250 s); STEPS=compare ROW_REPEATS=3 GW=2 CONTENTION=0 TRACK_HOST=0
-#   LIMIT_CMP=480; STEPS=compare ROW_REPEATS=3 GW=1 LOCKS=interlock TRACK_HOST=0 LIMIT_CMP=480
-#   (with the contention curve); STEPS=compare ROW_REPEATS=3 GW=1 LOCKS=split_async
-#   CONTENTION=0 TRACK_HOST=0 LIMIT_CMP=300
+#   times over, with host checks, is four steps on the profile the first writes (keep its
+#   toml: the suite packs it): STEPS=calibrate (~280 s); then three passes of
+#   STEPS=compare ROW_REPEATS=1 TRACK_HOST=1 (~480 s with the curve, ~290 s with
+#   CONTENTION=0), each with its own SUITE_DIR; store the second and third passes' JSON as
+#   NAME-pass2.json and NAME-pass3.json beside the first's (row_noise.py reads them as more
+#   runs of its rows). Keep the checks on a host that moves: on the 133 stored rows that had
+#   them the host-tracked model put 105 within 10 %, the plain model 71
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
