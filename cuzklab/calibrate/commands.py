@@ -117,17 +117,20 @@ def register(sub) -> None:
                    help="a TOML grid ([parameters] and [grid] tables, or points = [...])")
     c.add_argument("--witness-work", type=witness_work_arg, default=1.0, metavar="W",
                    help="the witness program's work per constraint (default 1)")
-    c.add_argument("--measured", default=None, metavar="FILE.json",
+    c.add_argument("--measured", default=None, metavar="FILE.json[,FILE.json...]",
                    help="judge the profile against the live rows of an earlier compare JSON "
-                        "(the model is simulated again; nothing runs live)")
+                        "(the model is simulated again; nothing runs live); several joined by "
+                        "commas are the passes of one job, one run a row each: each row is "
+                        "judged on its median run, as --repeats would")
     c.add_argument("--logs", nargs="+", default=None, metavar="RUN",
                    help="judge the profile against a cuzk daemon's own runs instead of live "
                         "ones: each RUN is a daemon log, or the files of one run joined by "
                         "commas (log,cuzk-bench output,/status JSON); its configuration is read "
                         "from them, --set gives what they do not show")
-    c.add_argument("--live-traces", default=None, metavar="DIR",
-                   help="--measured: the folder of its live traces (bench_compare.py --traces): "
-                        "each row's GPU hold and b_g2_msm pool pace from its median run")
+    c.add_argument("--live-traces", default=None, metavar="DIR[,DIR...]",
+                   help="--measured: the folder of its live traces (bench_compare.py --traces), "
+                        "one per --measured file in its order: each row's GPU hold and "
+                        "b_g2_msm pool pace from its median run")
     c.add_argument("--repeats", type=int_at_least(1), default=1, metavar="N",
                    help="run the configurations N times over, pass after pass; each row is "
                         "then its run of median s/proof, with every run's figures and their "
@@ -354,18 +357,26 @@ def _short_run(row: dict) -> str:
 
 
 def _remeasured(args, prof) -> int:
-    """compare --measured: the model again, against the live rows of an earlier comparison."""
+    """compare --measured: the model again, against the live rows of earlier comparisons
+    (one, or the passes of one job joined by commas, each row judged on its median run)."""
     from ..cliargs import input_file
     from ..errors import ConfigError
-    from .compare import format_table, remodel
-    path = input_file(args.measured, "--measured", text=True)
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        rows = stored["rows"]
-        _ = [(r["config"], r["live"]["seconds_per_proof"]) for r in rows]
-    except (ValueError, KeyError, TypeError):
-        raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs rows "
-                          "with config and live)") from None
+    from .compare import format_table, merge_passes, remodel
+    names = [n.strip() for n in args.measured.split(",")]
+    if not all(names):
+        raise ConfigError("--measured", f"expected FILE.json or FILE.json,FILE.json,...; got "
+                          f"{args.measured!r}")
+    stored, paths = [], []
+    for name in names:
+        path = input_file(name, "--measured", text=True)
+        try:
+            one = json.loads(path.read_text(encoding="utf-8"))
+            _ = [(r["config"], r["live"]["seconds_per_proof"]) for r in one["rows"]]
+        except (ValueError, KeyError, TypeError):
+            raise ConfigError("--measured", f"{path} is not the JSON of cuzklab compare (needs "
+                              "rows with config and live)") from None
+        stored.append(one)
+        paths.append(path)
     for option, given in (("--grid", args.grid), ("--contention", args.contention),
                           ("--contention-rounds", args.contention_rounds), ("--html", args.html),
                           ("--track-host", args.track_host)):
@@ -373,16 +384,28 @@ def _remeasured(args, prof) -> int:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
     traces = None
     if args.live_traces:
-        traces = pathlib.Path(args.live_traces)
-        if not traces.is_dir():
-            raise ConfigError("--live-traces", f"{traces} is not a folder (give the --traces "
-                              "folder of the comparison's bench_compare.py run)")
-    res = remodel(stored, prof, live_traces=traces)
+        traces = [pathlib.Path(t.strip()) for t in args.live_traces.split(",")]
+        if len(traces) != len(paths):
+            raise ConfigError("--live-traces", f"give one folder per --measured file, joined by "
+                              f"commas in the same order: {len(paths)} files, {len(traces)} "
+                              "folders")
+        for t in traces:
+            if not t.is_dir():
+                raise ConfigError("--live-traces", f"{t} is not a folder (give the --traces "
+                                  "folder of the comparison's bench_compare.py run)")
+    try:
+        merged = merge_passes(stored, traces) if len(stored) > 1 else stored[0]
+    except ConfigError as exc:
+        raise ConfigError("--measured", exc.message) from None
+    res = remodel(merged, prof, live_traces=traces[0] if traces and len(stored) == 1 else None)
     print(format_table(res))
     from .contention import has_load
     if has_load(res.get("contention")):
         print(format_curve(res["contention"]))
-    print(f"live side: {path.name} (measured with profile {stored.get('profile')})")
+    how = f"measured with profile {stored[0].get('profile')}"
+    if len(paths) > 1:
+        how = f"{len(paths)} passes, each row judged on its median run; {how}"
+    print(f"live side: {', '.join(p.name for p in paths)} ({how})")
     if args.json:
         from ..atomic import write_text
         write_text(args.json, json.dumps(res, indent=1, default=str))

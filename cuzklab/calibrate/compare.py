@@ -572,6 +572,51 @@ def merge_repeats(runs: list[dict]) -> dict:
     return row
 
 
+def merge_passes(results: list[dict], live_traces=None) -> dict:
+    """Return one stored comparison from several passes over the same rows.
+
+    ``results``: stored comparisons (:func:`compare`'s JSON) of one job, in the order they
+    ran, each one run a row on one profile and size: a table run three times over in
+    three steps, say. Each row becomes :func:`merge_repeats` of its runs in those passes,
+    as ``compare --repeats N`` would have judged it (a row missing from a pass has fewer
+    runs). ``live_traces``: one folder (or None) per result, from which each row's GPU
+    hold and b_g2_msm pool pace are read where it lacks them (:func:`remodel`). The
+    contention curve is the first pass's that has one. Pass the result to
+    :func:`remodel` to judge a profile against it.
+    """
+    results = list(results)
+    if not results:
+        raise ConfigError("results", "give at least one stored comparison")
+    folders = [None] * len(results) if live_traces is None else list(live_traces)
+    if len(folders) != len(results):
+        raise ConfigError("live_traces", f"give one folder (or None) per stored comparison: "
+                          f"{len(results)} comparisons, {len(folders)} folders")
+    for field in ("profile", "log2_constraints"):
+        seen = sorted({str(r.get(field)) for r in results})
+        if len(seen) > 1:
+            raise ConfigError("results", f"passes of one job share one {field}; these have "
+                              + ", ".join(seen))
+    runs: dict = {}
+    for n, (res, folder) in enumerate(zip(results, folders), 1):
+        for r in res.get("rows") or []:
+            if len(r["live"].get("repeats") or []) > 1:
+                raise ConfigError("results", f"pass {n} ran its rows more than once (--repeats); "
+                                  "merge passes of one run a row")
+            row = {**r, "witness_work": r.get("witness_work", res.get("witness_work", 1.0))}
+            if folder is not None:
+                row["live"] = _with_saved_figures(row, folder)
+            key = (repr(sorted(row["config"].items())), row["witness_work"])
+            runs.setdefault(key, []).append(row)
+    out = {k: v for k, v in results[0].items() if k not in ("rows", "verdict", "contention")}
+    out["rows"] = [merge_repeats(r) if len(r) > 1 else r[0] for r in runs.values()]
+    out["row_repeats"] = max((len(r) for r in runs.values()), default=0)
+    out["passes"] = len(results)
+    curve = next((r["contention"] for r in results if r.get("contention")), None)
+    if curve:
+        out["contention"] = curve
+    return out
+
+
 def _tracked_entry(run: dict) -> dict:
     """Return what a repeat keeps of a run's host check: its checks and ratios, the
     tracked model's s/proof, RSS and verdict and their errors (nothing without a check)."""

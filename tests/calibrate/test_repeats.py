@@ -195,3 +195,69 @@ def test_the_even_count_note_is_given_for_even_counts_only():
     assert "judged on the faster of its two runs," in even_repeats_text({"repeats": 2})
     four = even_repeats_text({"repeats": 4})
     assert "4 runs a row is an even count" in four and "faster of its two middle runs" in four
+
+
+def test_passes_of_one_job_merge_into_rows_judged_on_their_median_run():
+    from cuzklab.calibrate.compare import merge_passes
+    a = {"profile": "p", "log2_constraints": 20,
+         "rows": [_row(1.2, tag="a1"), _row(3.0, lock="split_async")]}
+    b = {"profile": "p", "log2_constraints": 20, "rows": [_row(0.9, tag="b1")]}
+    c = {"profile": "p", "log2_constraints": 20, "rows": [_row(1.0, tag="c1")],
+         "contention": {"rows": ["curve"]}}
+    m = merge_passes([a, b, c])
+    first, other = m["rows"]
+    # the row in three passes is their median run, its runs in pass order
+    assert first["live"]["stage_s"]["tag"] == "c1"
+    assert [r["seconds_per_proof"] for r in first["live"]["repeats"]] == [1.2, 0.9, 1.0]
+    # a row one pass has is that pass's run, as it was
+    assert other["live"]["seconds_per_proof"] == 3.0 and "repeats" not in other["live"]
+    assert m["row_repeats"] == 3 and m["passes"] == 3 and m["contention"] == {"rows": ["curve"]}
+    assert noise([first])["repeats"] == 3
+    for bad, match in (([], "at least one"),
+                       ([a, {**b, "profile": "q"}], "one profile; these have p, q"),
+                       ([a, {**b, "log2_constraints": 18}], "one log2_constraints"),
+                       ([a, {"profile": "p", "log2_constraints": 20,
+                             "rows": [merge_repeats([_row(1.0), _row(1.1)])]}], "more than once")):
+        with pytest.raises(ConfigError, match=match):
+            merge_passes(bad)
+    with pytest.raises(ConfigError, match="one folder .* per stored comparison: 2 comparisons, 1"):
+        merge_passes([a, b], [None])
+
+
+def test_compare_measured_judges_a_jobs_stored_passes_together(tmp_path, capsys, cli_error):
+    # the thirty-eighth to fortieth jobs: one calibration, all twelve rows three passes over
+    import json
+    import statistics
+    from pathlib import Path
+    from cuzklab.calibrate.live import derive_profile
+    from cuzklab.cli import main
+    res = Path("benchmarks/results")
+    meas = json.loads((res / "calibrate-live-h100-r31.json").read_text())["measurements"]
+    prof = tmp_path / "r31.toml"
+    prof.write_text(derive_profile(meas, "r31")["text"])
+    names = ["", "-pass2", "-pass3"]
+    files = ",".join(str(res / f"compare-live-h100-r31-samehost-tracked{n}.json") for n in names)
+    folders = ",".join(str(res / f"traces-live-h100-r31-samehost-tracked{n}") for n in names)
+    out = tmp_path / "merged.json"
+    assert main(["compare", "--profile", str(prof), "--measured", files, "--live-traces", folders,
+                 "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert ("(3 passes, each row judged on its median run; measured with profile "
+            "live-2p20-r31)") in text
+    assert "live noise: 3 runs of each of 12 rows" in text and "host drift: pass 2" in text
+    got = json.loads(out.read_text())
+    passes = [json.loads((res / f"compare-live-h100-r31-samehost-tracked{n}.json").read_text())
+              for n in names]
+    for i, row in enumerate(got["rows"]):
+        runs = [p["rows"][i]["live"]["seconds_per_proof"] for p in passes]
+        assert row["live"]["seconds_per_proof"] == statistics.median(runs)
+        assert [r["seconds_per_proof"] for r in row["live"]["repeats"]] == runs
+        assert all(r["tracked"]["seconds_per_proof"] > 0 for r in row["live"]["repeats"])
+        assert row["live"]["gpu_hold_s"] is not None
+    assert got["verdict"]["tracked"]["runs"]["of"] == 36  # every run against its own checks
+    assert got["contention"]["rows"]
+    cli_error(["compare", "--profile", str(prof), "--measured", files, "--live-traces",
+               folders.split(",")[0]], "--live-traces", "one folder per --measured file",
+              "3 files, 1 folders")
+    cli_error(["compare", "--profile", str(prof), "--measured", files + ","], "--measured",
+              "FILE.json,FILE.json")
