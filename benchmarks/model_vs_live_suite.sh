@@ -41,8 +41,8 @@
 #   CONTENTION=0), each with its own SUITE_DIR; store the second and third passes' JSON as
 #   NAME-pass2.json and NAME-pass3.json beside the first's (row_noise.py reads them as more
 #   runs of its rows; cuzklab compare --measured NAME.json,NAME-pass2.json,NAME-pass3.json
-#   judges each row on its median pass). Keep the checks on a host that moves: on the 133 stored rows that had
-#   them the host-tracked model put 105 within 10 %, the plain model 71
+#   judges each row on its median pass). Keep the checks on a host that moves: on the 133
+#   stored rows that had them the host-tracked model put 105 within 10 %, the plain model 71
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
