@@ -130,7 +130,8 @@ def register(sub) -> None:
     c.add_argument("--live-traces", default=None, metavar="DIR[,DIR...]",
                    help="--measured: the folder of its live traces (bench_compare.py --traces), "
                         "one per --measured file in its order: each row's GPU hold and "
-                        "b_g2_msm pool pace from its median run")
+                        "b_g2_msm pool pace from its median run, and its timeline on the "
+                        "--html page")
     c.add_argument("--repeats", type=int_at_least(1), default=1, metavar="N",
                    help="run the configurations N times over, pass after pass; each row is "
                         "then its run of median s/proof, with every run's figures and their "
@@ -378,7 +379,7 @@ def _remeasured(args, prof) -> int:
         stored.append(one)
         paths.append(path)
     for option, given in (("--grid", args.grid), ("--contention", args.contention),
-                          ("--contention-rounds", args.contention_rounds), ("--html", args.html),
+                          ("--contention-rounds", args.contention_rounds),
                           ("--track-host", args.track_host)):
         if given:
             raise ConfigError(option, "cannot be used with --measured (nothing runs live)")
@@ -397,7 +398,9 @@ def _remeasured(args, prof) -> int:
         merged = merge_passes(stored, traces) if len(stored) > 1 else stored[0]
     except ConfigError as exc:
         raise ConfigError("--measured", exc.message) from None
-    res = remodel(merged, prof, live_traces=traces[0] if traces and len(stored) == 1 else None)
+    merged = {**merged, "measured_files": [p.name for p in paths]}
+    res = remodel(merged, prof, live_traces=traces[0] if traces and len(stored) == 1 else None,
+                  keep_traces=bool(args.html))
     print(format_table(res))
     from .contention import has_load
     if has_load(res.get("contention")):
@@ -406,11 +409,9 @@ def _remeasured(args, prof) -> int:
     if len(paths) > 1:
         how = f"{len(paths)} passes, each row judged on its median run; {how}"
     print(f"live side: {', '.join(p.name for p in paths)} ({how})")
-    if args.json:
-        from ..atomic import write_text
-        write_text(args.json, json.dumps(res, indent=1, default=str))
-        print(f"json: {args.json}")
-    return 0
+    if args.html and not any(r.get("traces") for r in res["rows"]):
+        print("html: no saved live traces (--live-traces), so the page has no timelines")
+    return _write_comparison(args, res)
 
 
 def format_curve(curve: dict) -> str:

@@ -373,13 +373,25 @@ def trace_name(config: dict, witness_work, side: str, pass_no: int | None = None
             + (f"-p{pass_no}" if pass_no else "") + ".parquet")
 
 
+def _saved_trace(row: dict, folder, pass_no: int | None):
+    """Return the path of one saved live trace of ``row`` in ``folder`` (None where absent).
+
+    A row run once in a comparison whose other rows were repeated was saved as its first
+    pass (``-p1``); ``pass_no`` None finds it under either name."""
+    from pathlib import Path
+    names = [pass_no] if pass_no else [None, 1]
+    for n in names:
+        path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", n)
+        if path.exists():
+            return path
+    return None
+
+
 def _saved_figures(row: dict, folder, pass_no: int | None) -> dict:
     """Return :func:`trace_figures` of one saved live trace of ``row`` ({} where absent)."""
-    from pathlib import Path
-
     from ..trace import load
-    path = Path(folder) / trace_name(row["config"], row.get("witness_work", 1.0), "live", pass_no)
-    return trace_figures(load(path)) if path.exists() else {}
+    path = _saved_trace(row, folder, pass_no)
+    return trace_figures(load(path)) if path is not None else {}
 
 
 def _median_pass(row: dict) -> int | None:
@@ -471,7 +483,18 @@ def _with_saved_figures(row: dict, folder) -> dict:
     return ls
 
 
-def remodel(result: dict, profile, *, live_traces=None) -> dict:
+def _live_trace_path(row: dict, folder):
+    """Return the saved live trace a stored row's figures are from (its median run's, for a
+    repeated row; :func:`merge_passes` names it in ``live_trace``), or None where absent."""
+    from pathlib import Path
+    if row.get("live_trace"):
+        path = Path(row["live_trace"])
+        return path if path.exists() else None
+    pass_no = _median_pass(row)
+    return None if folder is None or pass_no == 0 else _saved_trace(row, folder, pass_no)
+
+
+def remodel(result: dict, profile, *, live_traces=None, keep_traces: bool = False) -> dict:
     """Return a stored comparison with its model side simulated again on ``profile``.
 
     The live side of every row (what was measured) is kept as it was; only the
@@ -479,7 +502,9 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
     for the contention curve when the comparison has one. This judges a
     re-calibrated profile against measurements already taken. ``live_traces``: the folder
     of the comparison's saved traces (:func:`trace_name`), from which each row's live GPU
-    hold and pool pace are read where the stored row lacks them.
+    hold and pool pace are read where the stored row lacks them. ``keep_traces``: each
+    row keeps the model's new trace and, where it was saved, the live one its figures are
+    from (``traces``, as :func:`compare` keeps them for the page).
     """
     from ..model import PipelineConfig
     from ..model.profile import Profile
@@ -508,6 +533,13 @@ def remodel(result: dict, profile, *, live_traces=None) -> dict:
             row.update(tracked_side(cfg, pw, r["host_check"], ls))
             if ls.get("repeats"):
                 ls["repeats"] = [_retracked(cfg, pw, e) for e in ls["repeats"]]
+        if r.get("live_trace"):
+            row["live_trace"] = r["live_trace"]
+        if keep_traces:
+            path = _live_trace_path({**r, "witness_work": w}, live_traces)
+            if path is not None:
+                from ..trace import load
+                row["traces"] = {"model": sim, "live": load(path)}
         rows.append(row)
     out = {k: v for k, v in result.items() if k not in ("rows", "verdict", "contention")}
     out.update({"profile": prof.name, "calibration": prof.data.get("calibration", {}),
@@ -580,7 +612,8 @@ def merge_passes(results: list[dict], live_traces=None) -> dict:
     three steps, say. Each row becomes :func:`merge_repeats` of its runs in those passes,
     as ``compare --repeats N`` would have judged it (a row missing from a pass has fewer
     runs). ``live_traces``: one folder (or None) per result, from which each row's GPU
-    hold and b_g2_msm pool pace are read where it lacks them (:func:`remodel`). The
+    hold and b_g2_msm pool pace are read where it lacks them (:func:`remodel`), its saved
+    live trace named in the row's ``live_trace`` (the median run's, for the page). The
     contention curve is the first pass's that has one. Pass the result to
     :func:`remodel` to judge a profile against it.
     """
@@ -605,6 +638,9 @@ def merge_passes(results: list[dict], live_traces=None) -> dict:
             row = {**r, "witness_work": r.get("witness_work", res.get("witness_work", 1.0))}
             if folder is not None:
                 row["live"] = _with_saved_figures(row, folder)
+                path = _live_trace_path(row, folder)
+                if path is not None:
+                    row["live_trace"] = str(path)
             key = (repr(sorted(row["config"].items())), row["witness_work"])
             runs.setdefault(key, []).append(row)
     out = {k: v for k, v in results[0].items() if k not in ("rows", "verdict", "contention")}

@@ -216,6 +216,14 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     parts = [f"<h1>{title}</h1>",
              f"{how}error = model / {word} − 1. Rows marked fitted are configurations the "
              "profile was calibrated on; the others are predictions.</p>"]
+    files = result.get("measured_files")
+    if files:
+        n = len(files)
+        passes = (f", {n} passes of one job run as separate steps, each row judged on its "
+                  f"median run" if n > 1 else "")
+        parts.append(f"<p>The live side is stored (nothing ran live for this page): "
+                     f"{html.escape(', '.join(files))}{passes}; the model is simulated again "
+                     f"on {html.escape(result['profile'])}.</p>")
     nz = (result.get("verdict") or {}).get("live_noise")
     if nz:
         judged = sum(1 for r in result["rows"] if not r.get("fitted"))

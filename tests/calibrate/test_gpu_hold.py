@@ -180,3 +180,21 @@ def test_the_compare_page_says_how_the_passes_followed_their_pool(tmp_path):
         r["config"].update(proofs=3, partitions=4)
     compare_html(res, tmp_path / "c.html", timelines=False)
     assert "Pass by pass, s/proof follows the b_g2_msm pool&#x27;s pace" in (tmp_path / "c.html").read_text()
+
+
+def test_a_row_run_once_beside_repeated_rows_finds_its_trace_saved_as_its_first_pass(tmp_path):
+    # the thirtieth job's split_async gw=1 pw=8 and pw=12 rows ran one pass of two; their
+    # traces were saved as -p1 like the repeated rows' first passes
+    from cuzklab.calibrate.compare import live_diagnostics
+    from cuzklab.plots.model_vs_live import compare_html
+    folder = "benchmarks/results/traces-live-h200-r23-samehost-tracked-gw1"
+    stored = json.load(open("benchmarks/results/compare-live-h200-r23-samehost-tracked-gw1.json"))
+    once = [r for r in stored["rows"] if not r["live"].get("repeats")]
+    assert len(once) == 2
+    for row in once:
+        assert 0.05 < live_diagnostics(row, folder)["gpu_hold_s"] < 0.3
+    res = remodel(stored, "porep-live-h200", live_traces=folder, keep_traces=True)
+    assert all(r["traces"]["live"] is not None for r in res["rows"])
+    assert all(r["live"]["gpu_hold_s"] for r in res["rows"])
+    compare_html(res, tmp_path / "c.html")
+    assert (tmp_path / "c.html").read_text().count("plotly-graph-div") == len(res["rows"])

@@ -238,9 +238,9 @@ def test_compare_measured_judges_a_jobs_stored_passes_together(tmp_path, capsys,
     names = ["", "-pass2", "-pass3"]
     files = ",".join(str(res / f"compare-live-h100-r31-samehost-tracked{n}.json") for n in names)
     folders = ",".join(str(res / f"traces-live-h100-r31-samehost-tracked{n}") for n in names)
-    out = tmp_path / "merged.json"
+    out, page = tmp_path / "merged.json", tmp_path / "merged.html"
     assert main(["compare", "--profile", str(prof), "--measured", files, "--live-traces", folders,
-                 "--json", str(out)]) == 0
+                 "--json", str(out), "--html", str(page)]) == 0
     text = capsys.readouterr().out
     assert ("(3 passes, each row judged on its median run; measured with profile "
             "live-2p20-r31)") in text
@@ -254,6 +254,21 @@ def test_compare_measured_judges_a_jobs_stored_passes_together(tmp_path, capsys,
         assert [r["seconds_per_proof"] for r in row["live"]["repeats"]] == runs
         assert all(r["tracked"]["seconds_per_proof"] > 0 for r in row["live"]["repeats"])
         assert row["live"]["gpu_hold_s"] is not None
+        # the median run's own saved trace, from the pass it ran in
+        k = runs.index(statistics.median(runs))
+        folder = Path(row["live_trace"]).parent.name
+        assert folder == f"traces-live-h100-r31-samehost-tracked{names[k]}"
+    # the page: the passes' noise and drift in words, a timeline per row, the curve
+    html = page.read_text()
+    assert "Each row ran live 3 times, pass after pass" in html and "Host drift: pass 2" in html
+    assert ("compare-live-h100-r31-samehost-tracked-pass3.json, 3 passes of one job run as "
+            "separate steps, each row judged on its median run") in html
+    assert html.count("plotly-graph-div") == 13 and "The contention curve" in html
+    # without the traces the page says it has no timelines
+    assert main(["compare", "--profile", str(prof), "--measured", files,
+                 "--html", str(page)]) == 0
+    assert "the page has no timelines" in capsys.readouterr().out
+    assert page.read_text().count("plotly-graph-div") == 1
     assert got["verdict"]["tracked"]["runs"]["of"] == 36  # every run against its own checks
     assert got["contention"]["rows"]
     cli_error(["compare", "--profile", str(prof), "--measured", files, "--live-traces",
