@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""Judge every stored live job on an H200's (or H100's) host again with this version: the README's table of jobs.
+"""Judge every stored live job again with this version: the README's tables of jobs and curves.
 
     python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
 
 Each job's profile is made again from the measurements of its calibration
 (``derive_profile``, as ``cuzklab calibrate --measurements`` does), and the model is
 simulated again against the job's stored live rows (``remodel``, as ``cuzklab compare
---measured`` does; nothing runs live). The jobs and their files are listed in
-``JOBS`` below, in the order they ran; the seventeenth to nineteenth ran on the
-sixteenth job's profile, the twenty-eighth on the twenty-seventh's and the thirty-ninth
-and fortieth on the thirty-eighth's, so they are judged on those. Prints, per job, the
-rows within 10 % (plain and, where the job timed host checks, host-tracked), the worst
-row with the stage whose live time closes most of its gap, the worst peak RSS error and
-the verdicts; then every row's error over all jobs (within 10 %, rms). ``--markdown`` prints the table as the README has it;
-``--json`` writes it all. A change of the model's mechanisms or of how a profile is
-derived is judged by running this before and after it.
+--measured`` does; nothing runs live). The jobs and their files are listed in ``JOBS``
+below, in the order they ran; the seventeenth to nineteenth ran on the sixteenth job's
+profile, the twenty-eighth on the twenty-seventh's and the thirty-ninth and fortieth on
+the thirty-eighth's, so they are judged on those. Prints, per job, the rows within 10 %
+(plain and, where the job timed host checks, host-tracked), the worst row with the stage
+whose live time closes most of its gap, the worst peak RSS error and the verdicts; then
+every row's error over all jobs (within 10 %, rms). The contention curves measured the
+present way (``CURVES``) are judged the same way (``remodel_curve``, on the profile made
+again from their job's calibration): each point's b_g2_msm slowdown, live and model, the
+worst point and whether every point is within 15 %. ``--markdown`` prints both tables as
+the README has them; ``--json`` writes it all. A change of the model's mechanisms or of
+how a profile is derived is judged by running this before and after it.
 """
 
 from __future__ import annotations
@@ -95,7 +98,23 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             25: "twenty-fifth", 27: "twenty-seventh", 28: "twenty-eighth", 29: "twenty-ninth",
             30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
             34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth",
-            37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth"}
+            37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth",
+            23: "twenty-third", 26: "twenty-sixth"}
+
+#: the stored contention curves measured the present way (each prep_msm call over a
+#: one-thread probe timed around it, every point's visits kept so that slowdowns pair
+#: visits of one pass): (job number, date, the file that holds the curve, the calibration
+#: its profile is made from); a compare file holds its curve under ``contention``
+CURVES = [
+    (23, "2026-12-03", "contention-curve-live-h200-r16.json", "r16"),
+    (26, "2026-12-03", "contention-curve-live-h200-r19.json", "r19"),
+    (27, "2026-12-03", "contention-curve-live-h200-r20.json", "r20"),
+    (29, "2026-12-03", "contention-curve-live-h200-r22.json", "r22"),
+    (30, "2026-12-04", "contention-curve-live-h200-r23.json", "r23"),
+    (34, "2026-12-05", "compare-live-h200-r27-samehost-tracked.json", "r27"),
+    (35, "2026-12-05", "compare-live-h100-r28-samehost-tracked.json", "r28"),
+    (38, "2026-12-05", "compare-live-h100-r31-samehost-tracked.json", "r31"),
+]
 
 
 def _row_name(row) -> str:
@@ -120,15 +139,10 @@ def _gap(attribution) -> str:
 def judge(job, folder: Path) -> dict:
     """Return one job's rows judged on the profile made again from its calibration."""
     from cuzklab.calibrate.compare import remodel
-    from cuzklab.calibrate.live import derive_profile
     from cuzklab.model import Profile
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
-    meas = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())["measurements"]
-    path = folder / f"{cal}.toml"
-    if not path.exists():
-        path.write_text(derive_profile(meas, cal)["text"])
-    prof = Profile.load(path)
+    prof = Profile.load(_profile(number, cal, folder))
     rows, worsts = [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
@@ -154,6 +168,59 @@ def judge(job, folder: Path) -> dict:
     }
 
 
+def _profile(number: int, cal: str, folder: Path) -> Path:
+    """Return the profile made again from calibration ``cal`` (job ``number``'s host kind)."""
+    from cuzklab.calibrate.live import derive_profile
+    kind = KIND.get(number, "h200")
+    path = folder / f"{cal}.toml"
+    if not path.exists():
+        meas = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())
+        path.write_text(derive_profile(meas["measurements"], cal)["text"])
+    return path
+
+
+def judge_curve(curve_job, folder: Path) -> dict:
+    """Return one stored contention curve judged on the profile made again from its job's
+    calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
+    point over those not fitted, and whether it is within the target."""
+    from cuzklab.calibrate.contention import remodel_curve
+    number, date, name, cal = curve_job
+    stored = json.loads((RESULTS / name).read_text())
+    curve = remodel_curve(stored.get("contention") or stored, _profile(number, cal, folder))
+    points = [{"syntheses": r["syntheses"], "fitted": bool(r.get("fitted")),
+               **{f"{s}_{side}_x": round(r[f"{s}_{side}_x"], 4)
+                  for s in ("b_g2_msm", "prep_msm") for side in ("live", "model")},
+               "b_g2_msm_error": round(r["b_g2_msm_x_error"], 4),
+               "prep_msm_error": round(r["prep_msm_x_error"], 4)} for r in curve["rows"]]
+    judged = [p for p in points if not p["fitted"]]
+    worst = max(((p[f"{s}_error"], s, p["syntheses"]) for p in judged
+                 for s in ("b_g2_msm", "prep_msm")), key=lambda w: abs(w[0]))
+    t = curve["target"]
+    return {"job": number, "date": date, "file": name, "calibration": cal, "points": points,
+            "worst": {"error": worst[0], "stage": worst[1], "syntheses": worst[2]},
+            "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
+            "target": t["slowdown_error"], "met": bool(t["met"])}
+
+
+def markdown_curves(curves: list[dict]) -> str:
+    """The README's table of contention curves."""
+    counts = [p["syntheses"] for p in curves[0]["points"] if p["syntheses"]] if curves else []
+    by = " / ".join(map(str, counts))
+    target = f"{100 * curves[0]['target']:.0f} %" if curves else ""
+    out = [f"| curve (job, date, file) | b_g2_msm beside {by} syntheses, live | model | "
+           f"worst point | prep_msm worst | within {target} |", "|---|---|---|---|---|---|"]
+    for c in curves:
+        pts = [p for p in c["points"] if p["syntheses"]]
+        w = c["worst"]
+        out.append(
+            f"| {_ORDINAL[c['job']]} ({c['date']}, `{c['file']}`) | "
+            + " / ".join(f"x{p['b_g2_msm_live_x']:.2f}" for p in pts) + " | "
+            + " / ".join(f"x{p['b_g2_msm_model_x']:.2f}" for p in pts) + " | "
+            f"{w['stage']} beside {w['syntheses']}, {100 * w['error']:+.1f} % | "
+            f"{100 * c['prep_msm_worst']:+.1f} % | {'**met**' if c['met'] else 'missed'} |")
+    return "\n".join(out)
+
+
 def markdown(jobs: list[dict]) -> str:
     """The README's table of jobs."""
     out = ["| job (date) | s/proof within 10 % | worst row | peak RSS worst | verdict |",
@@ -174,37 +241,44 @@ def markdown(jobs: list[dict]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    numbers = sorted({j[0] for j in JOBS} | {c[0] for c in CURVES})
     ap.add_argument("--jobs", default=None, metavar="N,N,...",
-                    help="only these jobs (their numbers: " +
-                         ", ".join(str(j[0]) for j in JOBS) + ")")
-    ap.add_argument("--markdown", action="store_true", help="print the README's table")
+                    help="only these jobs' rows and curves (their numbers: "
+                         + ", ".join(map(str, numbers)) + ")")
+    ap.add_argument("--markdown", action="store_true", help="print the README's tables")
     ap.add_argument("--json", default=None, metavar="FILE", help="write the results as JSON")
     a = ap.parse_args(argv)
-    known = {j[0]: j for j in JOBS}
+    jobs, curves = JOBS, CURVES
     if a.jobs:
         try:
             wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
         except ValueError:
             ap.error(f"--jobs: expected job numbers, e.g. 27,30; got {a.jobs!r}")
-        bad = [n for n in wanted if n not in known]
+        bad = [n for n in wanted if n not in numbers]
         if bad or not wanted:
             ap.error(f"--jobs: unknown job(s) {bad or a.jobs!r}; known: "
-                     + ", ".join(map(str, known)))
-        jobs = [known[n] for n in wanted]
-    else:
-        jobs = JOBS
-    res = []
+                     + ", ".join(map(str, numbers)))
+        jobs = [j for j in JOBS if j[0] in wanted]
+        curves = [c for c in CURVES if c[0] in wanted]
+    res, judged_curves = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
             res.append(judge(job, Path(tmp)))
+        for k, c in enumerate(curves, 1):
+            print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
+            judged_curves.append(judge_curve(c, Path(tmp)))
     every = [e for j in res for e in j["errors"]]
     total = {"rows": len(every), "within_10": sum(abs(e) <= 0.10 for e in every),
              "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,
              "tracked_rows": sum(j["tracked_rows"] for j in res),
-             "tracked_within_10": sum(j["tracked_within_10"] for j in res)}
+             "tracked_within_10": sum(j["tracked_within_10"] for j in res),
+             "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves)}
     if a.markdown:
-        print(markdown(res))
+        if res:
+            print(markdown(res))
+        if judged_curves:
+            print(("\n" if res else "") + markdown_curves(judged_curves))
     else:
         for j in res:
             print(f"{_ORDINAL[j['job']]:>15}: {j['within_10']:2d} of {j['rows']:2d} within 10 %"
@@ -212,12 +286,20 @@ def main(argv=None) -> int:
                      if j["tracked_rows"] else "")
                   + f"; worst {j['worst']['row']} {100 * j['worst']['error']:+.1f} %"
                   + "; errors " + " ".join(f"{100 * e:+.0f}" for e in j["errors"]))
-    print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
-          f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
-          f"{total['tracked_rows']}")
+        for c in judged_curves:
+            w = c["worst"]
+            print(f"{_ORDINAL[c['job']]:>15}: curve {'met' if c['met'] else 'missed'}, worst "
+                  f"{w['stage']} beside {w['syntheses']} {100 * w['error']:+.1f} %")
+    if res:
+        print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
+              f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
+              f"{total['tracked_rows']}")
+    if judged_curves:
+        print(f"contention curves: {total['curves_met']} of {total['curves']} within 15 % at "
+              "every point not fitted")
     if a.json:
         write_text(a.json, json.dumps({"benchmark": "rejudge_live_jobs", "jobs": res,
-                                       "total": total}, indent=1))
+                                       "curves": judged_curves, "total": total}, indent=1))
     return 0
 
 

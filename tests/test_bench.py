@@ -435,6 +435,31 @@ def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, 
         assert msg in capsys.readouterr().err
 
 
+def test_the_rejudge_script_judges_stored_curves_on_their_jobs_profiles(tmp_path, capsys):
+    # the thirty-eighth job's curve, stored in its comparison: judged again on the profile
+    # made from its calibration, the same slowdowns as the comparison judged them
+    mod = _script("rejudge_live_jobs.py")
+    out = tmp_path / "curves.json"
+    assert mod.main(["--jobs", "38", "--markdown", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    res = json.loads(out.read_text())
+    (curve,) = res["curves"]
+    stored = json.loads(Path("benchmarks/results/compare-live-h100-r31-samehost-tracked.json")
+                        .read_text())["contention"]
+    assert [p["b_g2_msm_live_x"] for p in curve["points"]] == pytest.approx(
+        [r["b_g2_msm_live_x"] for r in stored["rows"]], abs=1e-4)
+    # its worst point, b_g2_msm beside twelve, the model below live
+    assert curve["worst"]["error"] == pytest.approx(-stored["target"]["max_abs_error"], abs=2e-3)
+    assert curve["met"] is stored["target"]["met"] is True
+    assert "| thirty-eighth (2026-12-05, `compare-live-h100-r31-samehost-tracked.json`)" in text
+    assert res["total"]["curves"] == 1 and "contention curves: 1 of 1" in text
+    # a job with rows and no curve, and a curve without rows
+    assert mod.main(["--jobs", "26", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert res["jobs"] == [] and len(res["curves"]) == 1
+    assert "all jobs" not in capsys.readouterr().out
+
+
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
     import math
     mod = _script("row_noise.py")
@@ -501,5 +526,8 @@ def test_the_readme_jobs_table_is_the_stored_rejudging():
     readme = set((root / "README.md").read_text().splitlines())
     lines = mod.markdown(stored["jobs"]).splitlines()
     assert len(lines) == 2 + len(mod.JOBS)
+    curves = mod.markdown_curves(stored["curves"]).splitlines()
+    assert len(curves) == 2 + len(mod.CURVES)
+    lines += curves
     stale = [line for line in lines if line not in readme]
     assert not stale, "run python benchmarks/rejudge_live_jobs.py --markdown --json ... :\n" + "\n".join(stale)
