@@ -17,6 +17,9 @@
                     [--json FILE] [--html FILE]
       (RUN: a daemon log, or the files of one run joined by commas: its log,
        cuzk-bench output, /status JSON)
+    cuzklab compare --profile NAME|PATH --measured FILE.json[,FILE.json...]
+                    [--live-traces DIR[,DIR...]] [--json FILE] [--html FILE]
+      (several files: the passes of one job, each row judged on its median run)
 
 Every bad input is one ``cuzklab: error: ...`` line and exit code 2 before
 any measurement starts.
