@@ -413,17 +413,24 @@ def test_msm_benchmark_kernel_times_need_the_gpu(capsys):
     assert "--kernels times the GPU's kernel launches" in capsys.readouterr().err
 
 
+def _rejudged(jobs: str, tmp_path, capsys) -> tuple:
+    """Run rejudge_live_jobs.py on ``jobs``; return the script, its JSON and its printout."""
+    mod = _script("rejudge_live_jobs.py")
+    out = tmp_path / "rejudged.json"
+    assert mod.main(["--jobs", jobs, "--markdown", "--json", str(out)]) == 0
+    return mod, json.loads(out.read_text()), capsys.readouterr().out
+
+
+def _stored(name: str) -> dict:
+    return json.loads((Path("benchmarks/results") / name).read_text())
+
+
 def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, capsys):
     # the thirty-third H200 job: four gw=2 rows on its own host's profile, which the job
     # itself derived with this version's b_g2_msm split: judged again, the same errors
-    mod = _script("rejudge_live_jobs.py")
-    out = tmp_path / "rejudged.json"
-    assert mod.main(["--jobs", "33", "--markdown", "--json", str(out)]) == 0
-    text = capsys.readouterr().out
-    res = json.loads(out.read_text())
+    mod, res, text = _rejudged("33", tmp_path, capsys)
     (job,) = res["jobs"]
-    stored = json.loads(Path("benchmarks/results/compare-live-h200-r26-samehost-tracked-gw2.json")
-                        .read_text())["rows"]
+    stored = _stored("compare-live-h200-r26-samehost-tracked-gw2.json")["rows"]
     assert job["errors"] == pytest.approx([r["error"]["seconds_per_proof"] for r in stored],
                                           abs=2e-4)
     assert job["rows"] == 4 and job["within_10"] == sum(abs(e) <= 0.1 for e in job["errors"])
@@ -438,14 +445,9 @@ def test_the_rejudge_script_judges_stored_jobs_on_profiles_made_again(tmp_path, 
 def test_the_rejudge_script_judges_stored_curves_on_their_jobs_profiles(tmp_path, capsys):
     # the thirty-eighth job's curve, stored in its comparison: judged again on the profile
     # made from its calibration, the same slowdowns as the comparison judged them
-    mod = _script("rejudge_live_jobs.py")
-    out = tmp_path / "curves.json"
-    assert mod.main(["--jobs", "38", "--markdown", "--json", str(out)]) == 0
-    text = capsys.readouterr().out
-    res = json.loads(out.read_text())
+    mod, res, text = _rejudged("38", tmp_path, capsys)
     (curve,) = res["curves"]
-    stored = json.loads(Path("benchmarks/results/compare-live-h100-r31-samehost-tracked.json")
-                        .read_text())["contention"]
+    stored = _stored("compare-live-h100-r31-samehost-tracked.json")["contention"]
     assert [p["b_g2_msm_live_x"] for p in curve["points"]] == pytest.approx(
         [r["b_g2_msm_live_x"] for r in stored["rows"]], abs=1e-4)
     # its worst point, b_g2_msm beside twelve, the model below live
@@ -453,11 +455,9 @@ def test_the_rejudge_script_judges_stored_curves_on_their_jobs_profiles(tmp_path
     assert curve["met"] is stored["target"]["met"] is True
     assert "| thirty-eighth (2026-12-05, `compare-live-h100-r31-samehost-tracked.json`)" in text
     assert res["total"]["curves"] == 1 and "contention curves: 1 of 1" in text
-    # a job with rows and no curve, and a curve without rows
-    assert mod.main(["--jobs", "26", "--json", str(out)]) == 0
-    res = json.loads(out.read_text())
-    assert res["jobs"] == [] and len(res["curves"]) == 1
-    assert "all jobs" not in capsys.readouterr().out
+    # a curve without rows: no rows' summary
+    _, res, text = _rejudged("26", tmp_path, capsys)
+    assert res["jobs"] == [] and len(res["curves"]) == 1 and "all jobs" not in text
 
 
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
