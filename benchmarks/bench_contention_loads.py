@@ -26,7 +26,11 @@ Two measurements on the live executor's own stage calls (``cuzklab.live.work``):
   steps (the part the model's ``b_g2_msm.serial_s`` stands for). With a pool of
   more than one thread each call also gives the pool's width profile (seconds
   with k of its threads inside a task), which says how much of it ran on fewer
-  threads than the pool has.
+  threads than the pool has. On Linux each call also says who had the CPUs
+  meanwhile (the kernel's per-thread schedstat): the pool's CPU seconds and its
+  seconds waiting runnable, and the busy threads' CPU seconds. The pool's CPU
+  seconds a call tell a smaller share of the cores (the same CPU seconds over a
+  longer wall) from dearer work (more CPU seconds a call beside the load).
 
 The JSON (host, every call, every visit, the medians) is written at the end.
 """
@@ -67,6 +71,43 @@ def _cpu_now() -> int:
             return int(f.read().rsplit(")", 1)[1].split()[36])
     except (OSError, ValueError, IndexError):
         return -1
+
+
+def _tasks() -> set[int]:
+    """Return the thread ids of this process (its /proc tasks; empty where there are none)."""
+    try:
+        return {int(t) for t in os.listdir("/proc/self/task")}
+    except OSError:
+        return set()
+
+
+def _schedstat(tids) -> tuple[float, float]:
+    """Return the seconds ``tids`` have run on a CPU and waited runnable for one, summed
+    (the kernel's per-thread schedstat; a thread gone or a kernel without it counts 0)."""
+    run = wait = 0
+    for t in tids:
+        try:
+            with open(f"/proc/self/task/{t}/schedstat") as f:
+                r, w = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue
+        run, wait = run + int(r), wait + int(w)
+    return run / 1e9, wait / 1e9
+
+
+def accounted(call, pool_tids, load_tids) -> dict:
+    """Run ``call()`` (a b_g2_msm call returning its phases) and add to its phases who had
+    the CPUs meanwhile: ``wall_s``, the pool threads' CPU seconds (``pool_cpu_s``) and
+    seconds waiting runnable (``pool_wait_s``), and the busy threads' CPU seconds
+    (``load_cpu_s``). CPU seconds over the wall are cores: the pool's share of the host."""
+    p0, l0 = _schedstat(pool_tids), _schedstat(load_tids)
+    t = time.perf_counter()
+    ph = dict(call())
+    wall = time.perf_counter() - t
+    p1, l1 = _schedstat(pool_tids), _schedstat(load_tids)
+    ph.update(wall_s=wall, pool_cpu_s=p1[0] - p0[0], pool_wait_s=p1[1] - p0[1],
+              load_cpu_s=l1[0] - l0[0])
+    return ph
 
 
 def prep_visits(prep, visits: int, pin: int | None = None) -> list[dict]:
@@ -139,11 +180,14 @@ def _rounded(profile: dict) -> dict:
             for k, v in profile.items()}
 
 
-def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) -> tuple[dict, dict]:
+def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float,
+                pool_tids=frozenset()) -> tuple[dict, dict]:
     """Return b_g2_msm beside ``count`` busy threads of each kind: {kind: {count: [visit
     medians]}}, and {kind: {count: [each visit's median seconds of each phase]}}.
 
-    ``b_g2()`` runs one call and returns its phases (seconds by name).
+    ``b_g2()`` runs one call and returns its phases (seconds by name). ``pool_tids``: the
+    pool's threads; where given, each call's phases also say who had the CPUs meanwhile
+    (:func:`accounted`; the busy threads are the ones the visit started).
     """
     loops = {kind: _loader(kind, synth) for kind in LOADS}
     out: dict = {kind: {} for kind in LOADS}
@@ -154,11 +198,13 @@ def b_g2_beside(b_g2, synth, counts: list[int], rounds: int, settle_s: float) ->
             for s in order:
                 if s == 0 and kind != "synth":   # one solo point, under the syntheses' name
                     continue
+                before = _tasks()
                 with busy(s, loops[kind], settle_s):
+                    loaders = _tasks() - before
                     xs, ph = [], []
                     for _ in range(3):
                         t0 = time.perf_counter()
-                        ph.append(b_g2())
+                        ph.append(accounted(b_g2, pool_tids, loaders) if pool_tids else b_g2())
                         xs.append(time.perf_counter() - t0)
                 out[kind].setdefault(s, []).append(round(statistics.median(xs), 6))
                 phases[kind].setdefault(s, []).append(_rounded(median_profile(ph)))
@@ -174,7 +220,9 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     work = workload(log2, 0, backend, 1.0)
     out = W.synthesize(work, 0, 0, StageClock(), 1)
     po = W.prep(out, StageClock())
+    before = _tasks()
     W.b_g2(po, work, StageClock(), pool)   # the pool started, the bases touched
+    pool_tids = frozenset(_tasks() - before)   # the threads that call started: its pool
 
     def prep():
         W.prep(out, StageClock())
@@ -190,7 +238,7 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
     pinned_to = min(os.sched_getaffinity(0))
     pinned = prep_visits(prep, visits, pin=pinned_to)
     cpus = per_cpu(prep)
-    beside, phases = b_g2_beside(b_g2, synth, counts, rounds, settle_s)
+    beside, phases = b_g2_beside(b_g2, synth, counts, rounds, settle_s, pool_tids)
     base = statistics.median(beside["synth"][0]) if 0 in beside["synth"] else None
     slow = {kind: {s: round(statistics.median(v) / base, 4) for s, v in pts.items()}
             for kind, pts in beside.items()} if base else {}
@@ -201,7 +249,7 @@ def run(log2: int, backend: str, visits: int, counts: list[int], rounds: int, po
             "b_g2_beside": {k: {str(s): v for s, v in pts.items()} for k, pts in beside.items()},
             "b_g2_slowdown": {k: {str(s): v for s, v in pts.items()} for k, pts in slow.items()},
             "b_g2_phases": {k: {str(s): v for s, v in pts.items()} for k, pts in phases.items()},
-            "rounds": rounds}
+            "rounds": rounds, "pool_tids_found": len(pool_tids)}
 
 
 def table(res: dict) -> str:
@@ -222,7 +270,8 @@ def table(res: dict) -> str:
         lines.append("# its phases, ms (median over the visits of each visit's median)")
         for kind, pts in phases.items():
             for s, visits in pts.items():
-                names = [k for k in visits[0] if k != "widths_s"]
+                names = [k for k in visits[0] if k not in ("widths_s", "wall_s", "pool_cpu_s",
+                                                             "pool_wait_s", "load_cpu_s")]
                 line = f"{kind:6s} {s:>3}  " + "  ".join(
                     f"{k[:-2]} {statistics.median(v[k] for v in visits) * 1e3:.1f}"
                     for k in names)
@@ -231,6 +280,14 @@ def table(res: dict) -> str:
                          for i in range(len(visits[0]["widths_s"]))]
                     tot = sum(w) or 1.0
                     line += "  widths% " + " ".join(f"{100 * x / tot:.0f}" for x in w)
+                if "pool_cpu_s" in visits[0]:  # cores each side held, and the pool's CPU-s
+                    med = {k: statistics.median(v[k] for v in visits)
+                           for k in ("wall_s", "pool_cpu_s", "pool_wait_s", "load_cpu_s")}
+                    wall = med["wall_s"] or 1.0
+                    line += (f"  cores: pool {med['pool_cpu_s'] / wall:.1f}, load "
+                             f"{med['load_cpu_s'] / wall:.1f}, pool waiting "
+                             f"{med['pool_wait_s'] / wall:.1f}; pool CPU-s a call "
+                             f"{med['pool_cpu_s']:.3f}")
                 lines.append(line)
     return "\n".join(lines)
 
