@@ -297,6 +297,40 @@ def test_the_contention_loads_benchmark_times_visits_and_three_loads(tmp_path, c
     assert "--rounds must be >= 1, got 0" in capsys.readouterr().err
 
 
+def test_the_contention_loads_benchmark_says_who_had_the_cpus_during_a_call():
+    import os
+    import threading
+    import time
+    mod = _script("bench_contention_loads.py")
+    me = threading.get_native_id()
+    if not os.path.exists(f"/proc/self/task/{me}/schedstat"):
+        pytest.skip("no per-thread schedstat on this kernel")
+    assert me in mod._tasks()
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            pass
+    th = threading.Thread(target=spin, daemon=True)
+    th.start()
+    try:
+        def call():  # the "pool" is this thread, spinning 0.2 s; the load, the other one
+            t = time.perf_counter()
+            while time.perf_counter() - t < 0.2:
+                pass
+            return {"windows_s": 0.2}
+        ph = mod.accounted(call, {me}, {th.native_id})
+    finally:
+        stop.set()
+        th.join()
+    assert ph["windows_s"] == 0.2 and ph["wall_s"] >= 0.2
+    # both threads ran (the GIL hands the CPU between them), neither longer than the wall
+    for who in ("pool_cpu_s", "load_cpu_s"):
+        assert 0 < ph[who] <= ph["wall_s"] + 0.01
+    assert ph["pool_wait_s"] >= 0
+    assert mod._schedstat({-1}) == (0.0, 0.0)   # a thread that is not there counts nothing
+
+
 def test_the_steps_benchmark_marks_b_g2_after_each_calibration_step(tmp_path, capsys):
     mod = _script("bench_b_g2_after_steps.py")
     out = tmp_path / "steps.json"
