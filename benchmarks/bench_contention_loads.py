@@ -55,6 +55,8 @@ from cuzklab.native.bench import host  # noqa: E402
 
 PREP_CALLS = 21
 LOADS = ("synth", "chain", "stream")
+#: what :func:`accounted` adds to a call's phases
+ACCOUNTING = ("wall_s", "pool_cpu_s", "pool_wait_s", "load_cpu_s")
 
 
 def _ints(text: str) -> list[int]:
@@ -270,8 +272,7 @@ def table(res: dict) -> str:
         lines.append("# its phases, ms (median over the visits of each visit's median)")
         for kind, pts in phases.items():
             for s, visits in pts.items():
-                names = [k for k in visits[0] if k not in ("widths_s", "wall_s", "pool_cpu_s",
-                                                             "pool_wait_s", "load_cpu_s")]
+                names = [k for k in visits[0] if k != "widths_s" and k not in ACCOUNTING]
                 line = f"{kind:6s} {s:>3}  " + "  ".join(
                     f"{k[:-2]} {statistics.median(v[k] for v in visits) * 1e3:.1f}"
                     for k in names)
@@ -281,8 +282,7 @@ def table(res: dict) -> str:
                     tot = sum(w) or 1.0
                     line += "  widths% " + " ".join(f"{100 * x / tot:.0f}" for x in w)
                 if "pool_cpu_s" in visits[0]:  # cores each side held, and the pool's CPU-s
-                    med = {k: statistics.median(v[k] for v in visits)
-                           for k in ("wall_s", "pool_cpu_s", "pool_wait_s", "load_cpu_s")}
+                    med = {k: statistics.median(v[k] for v in visits) for k in ACCOUNTING}
                     wall = med["wall_s"] or 1.0
                     line += (f"  cores: pool {med['pool_cpu_s'] / wall:.1f}, load "
                              f"{med['load_cpu_s'] / wall:.1f}, pool waiting "

@@ -56,23 +56,25 @@ def _runs(row: dict) -> list[tuple[float, float | None]]:
             for x in reps if x.get("seconds_per_proof") and not x.get("failed")]
 
 
+def _job_and_pass(path) -> tuple[str, int]:
+    """Return the job a stored comparison belongs to and its pass: ``NAME-passN.json`` is
+    the N-th pass over the rows of ``NAME.json`` (pass 1) on its profile and host."""
+    m = re.fullmatch(r"(.*)-pass(\d+)", pathlib.Path(path).stem)
+    return (m.group(1), int(m.group(2))) if m else (pathlib.Path(path).stem, 1)
+
+
 def pass_job(path) -> str:
-    """Return the job a stored comparison belongs to: ``NAME-passN.json`` is the N-th pass
-    over the rows of ``NAME.json`` on its profile and host, so its runs are more runs of
+    """Return the job a stored comparison belongs to: its passes' runs are more runs of
     the same rows."""
-    return re.sub(r"-pass\d+$", "", pathlib.Path(path).stem) + ".json"
+    return _job_and_pass(path)[0] + ".json"
 
 
 def repeated_rows(paths) -> list[dict]:
     """Return every stored row run at least twice in one job (``compare --repeats N``, or
     a job's passes stored as ``-passN`` files beside it): its key, job, and each run's
     s/proof and host-tracked model s/proof (None where the run had no host checks)."""
-    def order(path):  # a job's own file first, then its passes in order
-        m = re.search(r"-pass(\d+)$", pathlib.Path(path).stem)
-        return pass_job(path), int(m.group(1)) if m else 1
-
     by: dict[tuple, list] = {}
-    for path in sorted(paths, key=order):
+    for path in sorted(paths, key=_job_and_pass):  # a job's own file first, then its passes
         d = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
         for r in d.get("rows", []):
             by.setdefault((pass_job(path), row_key(r)), []).extend(_runs(r))
