@@ -2,22 +2,27 @@
 """Judge every stored live job again with this version: the README's tables of jobs and curves.
 
     python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
+                                           [--png out.png]
 
 Each job's profile is made again from the measurements of its calibration
 (``derive_profile``, as ``cuzklab calibrate --measurements`` does), and the model is
 simulated again against the job's stored live rows (``remodel``, as ``cuzklab compare
 --measured`` does; nothing runs live). The jobs and their files are listed in ``JOBS``
 below, in the order they ran; the seventeenth to nineteenth ran on the sixteenth job's
-profile, the twenty-eighth on the twenty-seventh's and the thirty-ninth and fortieth on
-the thirty-eighth's, so they are judged on those. Prints, per job, the rows within 10 %
-(plain and, where the job timed host checks, host-tracked), the worst row with the stage
-whose live time closes most of its gap, the worst peak RSS error and the verdicts; then
-every row's error over all jobs (within 10 %, rms). The contention curves measured the
-present way (``CURVES``) are judged the same way (``remodel_curve``, on the profile made
-again from their job's calibration): each point's b_g2_msm slowdown, live and model, the
-worst point and whether every point is within 15 %. ``--markdown`` prints both tables as
-the README has them; ``--json`` writes it all. A change of the model's mechanisms or of
-how a profile is derived is judged by running this before and after it.
+profile, the twenty-eighth on the twenty-seventh's, the thirty-ninth and fortieth on the
+thirty-eighth's and the forty-second and forty-third on the forty-first's, so they are
+judged on those. Prints, per job, the rows within 10 % (plain and, where the job timed
+host checks, host-tracked), the worst row with the stage whose live time closes most of
+its gap, the worst peak RSS error and the verdicts; then every row's error over all jobs
+(within 10 %, rms). The contention curves measured the present way (``CURVES``) are judged
+the same way (``remodel_curve``, on the profile made again from their job's calibration):
+each point's b_g2_msm slowdown, live and model, the worst point and whether every point is
+within 15 %. For the jobs that timed host checks, each job also gets the median over its
+rows of the checks over the profile (``checks``) and the plain model's median error, and
+``pace_fit`` says how closely the second follows the first over those jobs. ``--markdown``
+prints both tables as the README has them; ``--json`` writes it all; ``--png`` draws the
+jobs' errors against their checks. A change of the model's mechanisms or of how a profile
+is derived is judged by running this before and after it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -87,11 +93,20 @@ JOBS = [
      "the thirty-eighth's profile on its host, all twelve rows again, one run"),
     (40, "2026-12-05", ["r31-samehost-tracked-pass3"], "r31",
      "the thirty-eighth's profile on its host, all twelve rows a third time, one run"),
+    (41, "2026-12-05", ["r32-samehost-tracked"], "r32",
+     "its own host's profile (an H100 machine's host), all twelve rows, one run, then the "
+     "contention curve"),
+    (42, "2026-12-05", ["r32-samehost-tracked-pass2"], "r32",
+     "the forty-first's profile on its host, eleven of the twelve rows again (split_async "
+     "gw=2 pw=12 did not start in the time left), one run"),
+    (43, "2026-12-05", ["r32-samehost-tracked-pass3"], "r32",
+     "the forty-first's profile on its host, all twelve rows a third time, one run"),
 ]
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
-KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100"}
+KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
+        43: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -99,6 +114,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             30: "thirtieth", 31: "thirty-first", 32: "thirty-second", 33: "thirty-third",
             34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth",
             37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth",
+            41: "forty-first", 42: "forty-second", 43: "forty-third",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -114,6 +130,7 @@ CURVES = [
     (34, "2026-12-05", "compare-live-h200-r27-samehost-tracked.json", "r27"),
     (35, "2026-12-05", "compare-live-h100-r28-samehost-tracked.json", "r28"),
     (38, "2026-12-05", "compare-live-h100-r31-samehost-tracked.json", "r31"),
+    (41, "2026-12-05", "compare-live-h100-r32-samehost-tracked.json", "r32"),
 ]
 
 
@@ -156,16 +173,45 @@ def judge(job, folder: Path) -> dict:
     attribution = max(worsts, key=lambda w: abs(w.get("seconds_per_proof_error", 0.0)))
     attribution = attribution.get("attribution")
     tracked = [r["error_tracked"]["seconds_per_proof"] for r in judged if r.get("error_tracked")]
+    ratios = [r["host_check"]["ratios"] for r in judged if r.get("host_check")]
+    checks = ({stage: round(statistics.median(x[stage] for x in ratios), 4)
+               for stage in ("synth", "b_g2_msm")} | {"rows": len(ratios)}) if ratios else None
     return {
         "job": number, "date": date, "files": compares, "calibration": cal, "how": how,
         "rows": len(judged), "within_10": sum(abs(e) <= 0.10 for e in err),
         "tracked_rows": len(tracked), "tracked_within_10": sum(abs(e) <= 0.10 for e in tracked),
-        "errors": [round(e, 4) for e in err],
+        "errors": [round(e, 4) for e in err], "median_error": round(statistics.median(err), 4),
+        "checks": checks,
         "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
                   "gap": _gap(attribution)},
         "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
         "same_verdict": sum(bool(r["error"]["same_verdict"]) for r in judged),
     }
+
+
+def pace_fit(jobs: list[dict]) -> dict | None:
+    """How closely the plain model's error follows the host's pace at the rows.
+
+    Over the jobs with host checks: the correlation between the log of a job's median
+    b_g2_msm check (the calls alone around its runs over the profile's figure: above 1, the
+    host slower at the rows than at its calibration) and the log of one plus the plain
+    model's median error, and the slope of the second on the first. A model whose only
+    error were the host's move would lie on slope -1 through the origin (error = 1 / pace
+    - 1) where every row were bound by b_g2_msm; synthesis-bound rows pull the slope
+    towards the synthesis checks'. None with fewer than three such jobs."""
+    pts = [(math.log(j["checks"]["b_g2_msm"]), math.log1p(j["median_error"]))
+           for j in jobs if j.get("checks")]
+    if len(pts) < 3:
+        return None
+    x, y = zip(*pts)
+    mx, my = statistics.fmean(x), statistics.fmean(y)
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    sxy = sum((a - mx) * (b - my) for a, b in pts)
+    r = sxy / math.sqrt(sxx * syy) if sxx and syy else 0.0
+    slope = sxy / sxx if sxx else 0.0
+    return {"jobs": len(pts), "r": round(r, 3), "slope": round(slope, 3),
+            "intercept": round(my - slope * mx, 4)}
 
 
 def _profile(number: int, cal: str, folder: Path) -> Path:
@@ -221,10 +267,17 @@ def markdown_curves(curves: list[dict]) -> str:
     return "\n".join(out)
 
 
+def _checks(checks) -> str:
+    if not checks:
+        return "—"
+    return f"x{checks['synth']:.2f} / x{checks['b_g2_msm']:.2f}"
+
+
 def markdown(jobs: list[dict]) -> str:
     """The README's table of jobs."""
-    out = ["| job (date) | s/proof within 10 % | worst row | peak RSS worst | verdict |",
-           "|---|---|---|---|---|"]
+    out = ["| job (date) | s/proof within 10 % | worst row | peak RSS worst | verdict | "
+           "host checks over the profile, synthesis / b_g2_msm (median) |",
+           "|---|---|---|---|---|---|"]
     for j in jobs:
         files = ", ".join(f"`-{f}`" for f in j["files"])
         within = f"{j['within_10']} of {j['rows']}"
@@ -235,7 +288,8 @@ def markdown(jobs: list[dict]) -> str:
         w = j["worst"]
         out.append(f"| {_ORDINAL[j['job']]} ({j['date']}, {files}, {j['how']}) | {within} | "
                    f"{w['row']}, {100 * w['error']:+.1f} % ({w['gap']}) | "
-                   f"{100 * j['peak_rss_worst']:+.1f} % | {j['same_verdict']} of {j['rows']} |")
+                   f"{100 * j['peak_rss_worst']:+.1f} % | {j['same_verdict']} of {j['rows']} | "
+                   f"{_checks(j.get('checks'))} |")
     return "\n".join(out)
 
 
@@ -247,6 +301,8 @@ def main(argv=None) -> int:
                          + ", ".join(map(str, numbers)) + ")")
     ap.add_argument("--markdown", action="store_true", help="print the README's tables")
     ap.add_argument("--json", default=None, metavar="FILE", help="write the results as JSON")
+    ap.add_argument("--png", default=None, metavar="FILE",
+                    help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
     jobs, curves = JOBS, CURVES
     if a.jobs:
@@ -273,7 +329,8 @@ def main(argv=None) -> int:
              "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,
              "tracked_rows": sum(j["tracked_rows"] for j in res),
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
-             "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves)}
+             "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
+             "pace": pace_fit(res)}
     if a.markdown:
         if res:
             print(markdown(res))
@@ -294,9 +351,26 @@ def main(argv=None) -> int:
         print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
               f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
               f"{total['tracked_rows']}")
+        if total["pace"]:
+            pf = total["pace"]
+            print(f"the host's pace: over the {pf['jobs']} jobs with host checks, a job's median "
+                  "plain-model error follows its median b_g2_msm check, r = "
+                  f"{pf['r']:+.2f}, log slope {pf['slope']:+.2f} (-1: the pace alone)")
     if judged_curves:
         print(f"contention curves: {total['curves_met']} of {total['curves']} within 15 % at "
               "every point not fitted")
+    if a.png:
+        if not total["pace"]:
+            print("--png: no figure, fewer than three of these jobs have host checks",
+                  file=sys.stderr)
+        else:
+            from cuzklab.plots.export import write_png
+            from cuzklab.plots.model_vs_live import pace_figure
+            labels = {j["job"]: _ORDINAL[j["job"]] for j in res}
+            write_png(pace_figure(res, total["pace"], labels=labels,
+                                  kinds={n: KIND.get(n, "h200") for n in labels}),
+                      a.png, width=900, height=600)
+            print(f"wrote {a.png}", file=sys.stderr)
     if a.json:
         write_text(a.json, json.dumps({"benchmark": "rejudge_live_jobs", "jobs": res,
                                        "curves": judged_curves, "total": total}, indent=1))

@@ -494,6 +494,36 @@ def test_the_rejudge_script_judges_stored_curves_on_their_jobs_profiles(tmp_path
     assert res["jobs"] == [] and len(res["curves"]) == 1 and "all jobs" not in text
 
 
+def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsys):
+    import math
+    mod = _script("rejudge_live_jobs.py")
+    # jobs whose only error is the host's pace lie on error = 1 / pace - 1: slope -1, r = -1
+    jobs = [{"job": n, "checks": {"synth": 1.0, "b_g2_msm": p, "rows": 12},
+             "median_error": 1 / p - 1, "within_10": 6, "rows": 12}
+            for n, p in ((1, 0.8), (2, 1.0), (3, 1.25), (4, 1.4))]
+    fit = mod.pace_fit(jobs + [{"job": 5, "checks": None, "median_error": 0.5}])
+    assert fit["jobs"] == 4 and fit["r"] == pytest.approx(-1.0) and fit["slope"] == pytest.approx(-1.0)
+    assert fit["intercept"] == pytest.approx(0.0, abs=1e-4)
+    assert mod.pace_fit(jobs[:2]) is None
+    # the figure: the target band, the pace-alone curve, one marker per job with checks,
+    # each labelled with its number
+    from cuzklab.plots.model_vs_live import pace_figure
+    fig = pace_figure(jobs + [{"job": 5, "checks": None, "median_error": 0.5}], fit,
+                      kinds={1: "h100"})
+    marks = [t for t in fig.data if t.mode == "markers+text"]
+    assert sorted(t for m in marks for t in m.text) == ["1", "2", "3", "4"]
+    curve = next(t for t in fig.data if "pace alone" in t.name)
+    assert all(math.isclose(y, 100 * (1 / x - 1)) for x, y in zip(curve.x, curve.y))
+    assert "r = -1.00" in fig.layout.title.text
+    # the stored rejudging: the thirty-eighth job's checks are its rows' medians
+    _, res, text = _rejudged("38", tmp_path, capsys)
+    (job,) = res["jobs"]
+    assert job["checks"]["rows"] == 12 and job["median_error"] == pytest.approx(
+        sorted(job["errors"])[5:7][0] / 2 + sorted(job["errors"])[5:7][1] / 2, abs=1e-4)
+    assert f"x{job['checks']['synth']:.2f} / x{job['checks']['b_g2_msm']:.2f} |" in text
+    assert res["total"]["pace"] is None  # one job: no fit
+
+
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
     import math
     mod = _script("row_noise.py")

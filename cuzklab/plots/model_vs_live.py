@@ -5,7 +5,8 @@ PROFILE)`` and ``live (BACKEND)`` or ``cuzk-log``. :func:`overlay` puts a
 measured trace and the model's prediction of the same configuration in one
 figure (the two timelines, then the per-stage bars of both);
 :func:`contention_figure` draws prep_msm's and b_g2_msm's slowdown against the
-number of concurrent syntheses, measured and modelled; :func:`compare_html`
+number of concurrent syntheses, measured and modelled; :func:`pace_figure` draws
+stored jobs' plain-model error against the host's pace at their rows; :func:`compare_html`
 writes ``cuzklab compare``'s page.
 """
 
@@ -128,6 +129,76 @@ def contention_figure(curve: dict) -> go.Figure:
         margin=dict(l=70, r=20, t=60 + 24 * len(notes), b=50), height=420 + 24 * len(notes)))
     fig.update_xaxes(title_text="concurrent syntheses", dtick=1 if max(x, default=0) <= 16 else None)
     fig.update_yaxes(title_text="slowdown (seconds over seconds beside none)", rangemode="tozero")
+    return fig
+
+
+def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
+                kinds: dict | None = None) -> go.Figure:
+    """Return each stored job's median plain-model error against the host's pace at its rows.
+
+    ``jobs``: rejudged jobs (``benchmarks/rejudge_live_jobs.py``), each with ``checks``
+    (the median over its rows of the b_g2_msm and synthesis checks timed alone around each
+    run, over the profile's figures) and ``median_error`` (model / live - 1, the plain
+    model); jobs without checks are left out. ``fit``: their ``pace_fit``. The curve is
+    what the pace alone would give, error = 1 / pace - 1 (the model right at the
+    calibration's pace, every row bound by b_g2_msm); the band is the 10 % target. A point
+    right of 1 ran its rows on a host slower than at its calibration."""
+    shown = [j for j in jobs if j.get("checks")]
+    labels = labels or {}
+    kinds = kinds or {}
+    fig = go.Figure()
+    xs = [j["checks"]["b_g2_msm"] for j in shown]
+    lo, hi = min(xs + [0.9]) * 0.95, max(xs + [1.1]) * 1.05
+    grid = [lo + (hi - lo) * k / 60 for k in range(61)]
+    fig.add_trace(go.Scatter(x=[lo, hi, hi, lo], y=[-10, -10, 10, 10], fill="toself",
+                             fillcolor="#59a14f", opacity=0.12, line=dict(width=0),
+                             mode="lines", hoverinfo="skip",
+                             name="±10 % (the target, for every row)"))
+    fig.add_trace(go.Scatter(x=grid, y=[100 * (1 / g - 1) for g in grid], mode="lines",
+                             line=dict(color="#7f7f7f", dash="dash", width=1.5),
+                             name="the host's pace alone: 1 / pace - 1", hoverinfo="skip"))
+    # a job's number above its point, else below or beside it where another label sits
+    dx = 0.05 * (hi - lo)
+    offsets = {"top center": (0.0, 3.0), "bottom center": (0.0, -3.0),
+               "middle right": (dx / 2, 0.0), "middle left": (-dx / 2, 0.0)}
+    place, taken = {}, []
+    for j in sorted(shown, key=lambda j: j["checks"]["b_g2_msm"]):
+        x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
+        for where, (ox, oy) in offsets.items():
+            at = (x + ox, y + oy)
+            if not any(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken):
+                break
+        place[j["job"]] = where
+        taken.append(at)
+    for kind, symbol, color in (("h200", "circle", "#4e79a7"), ("h100", "diamond", "#e15759")):
+        pts = [j for j in shown if kinds.get(j["job"], "h200") == kind]
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[j["checks"]["b_g2_msm"] for j in pts],
+            y=[100 * j["median_error"] for j in pts], mode="markers+text",
+            text=[str(j["job"]) for j in pts],
+            textposition=[place[j["job"]] for j in pts],
+            textfont=dict(size=10, color="#555"),
+            marker=dict(size=10, symbol=symbol, color=color, line=dict(width=1, color="#333")),
+            customdata=[[labels.get(j["job"], j["job"]), j["checks"]["synth"],
+                         j["within_10"], j["rows"]] for j in pts],
+            hovertemplate="%{customdata[0]} job: b_g2_msm checks x%{x:.2f}, synthesis "
+                          "x%{customdata[1]:.2f}; median error %{y:+.1f} %; "
+                          "%{customdata[2]} of %{customdata[3]} rows within 10 %<extra></extra>",
+            name=f"a job on an {kind.upper()} machine's host (its number)"))
+    sub = (f"{fit['jobs']} jobs with host checks; r = {fit['r']:+.2f} between the logs, "
+           f"log slope {fit['slope']:+.2f} (-1 would be the pace alone)")
+    fig.update_layout(**base_layout(
+        title=dict(text="The plain model's error follows the host's pace at the rows"
+                        f"<br><sup>{sub}</sup>", x=0.0, xanchor="left"),
+        margin=dict(l=70, r=20, t=80, b=130), height=600,
+        legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0)))
+    fig.update_xaxes(title_text="host checks at the rows over the profile (b_g2_msm calls "
+                                "alone, median row; above 1: slower than at calibration)",
+                     range=[lo, hi])
+    fig.update_yaxes(title_text="plain model's error, median row (model / live - 1, %)",
+                     zeroline=True, zerolinecolor="#999")
     return fig
 
 
