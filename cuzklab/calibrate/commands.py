@@ -8,6 +8,7 @@
     cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
                       [--out DIR] [--json FILE]
     cuzklab calibrate --measurements FILE.json --name NAME [--out DIR] [--json FILE]
+    cuzklab calibrate --repace PROFILE --name NAME [--checks N] [--out DIR] [--json FILE]
     cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
                     [--config cuzk.toml] [--set key=value]... [--grid FILE]
                     [--witness-work W] [--repeats N] [--track-host]
@@ -75,6 +76,11 @@ def register(sub) -> None:
     how.add_argument("--measurements", metavar="FILE.json",
                      help="make the profile again from the measurements of an earlier "
                           "calibrate --live --json (nothing is measured)")
+    how.add_argument("--repace", metavar="PROFILE",
+                     help="re-pace a profile of calibrate --live to this host's speed of the "
+                          "moment: time --checks host checks (a one-thread synthesis and "
+                          "b_g2_msm calls on the calibration's pool) and scale those stages' "
+                          "figures by the checks over the profile's (about 20 s at 2^20)")
     p.add_argument("--name", type=_name, required=True, help="the profile's name (NAME.toml)")
     p.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="--live: rows per partition circuit, 2^K")
@@ -96,6 +102,8 @@ def register(sub) -> None:
                    help="--logs: the profile whose other values the new one keeps")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                    help="--logs: a configuration key the logs do not show (repeatable)")
+    p.add_argument("--checks", type=int_at_least(1), default=None, metavar="N",
+                   help=f"--repace: host checks to time (default {_repace_checks()})")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="folder to write NAME.toml into (default: the profiles folder)")
     p.add_argument("--json", default=None, metavar="FILE",
@@ -155,6 +163,11 @@ def register(sub) -> None:
     c.set_defaults(func=run_compare)
 
 
+def _repace_checks() -> int:
+    from .hostcheck import REPACE_CHECKS
+    return REPACE_CHECKS
+
+
 def _rounds() -> int:
     from .measure import CONTENTION_ROUNDS
     return CONTENTION_ROUNDS
@@ -184,6 +197,10 @@ def run_calibrate(args) -> int:
     if args.json:
         output_file(args.json, "--json")
     cmd = _command(shlex.join(sys.argv[1:])) if sys.argv[1:2] == ["calibrate"] else ""
+    if args.checks is not None and not args.repace:
+        raise ConfigError("--checks", "only goes with --repace")
+    if args.repace:
+        return _repace(args, cmd)
     if args.measurements:
         from .live import derive_profile
         meas = _stored_measurements(input_file(args.measurements, "--measurements", text=True))
@@ -230,6 +247,64 @@ def run_calibrate(args) -> int:
                                          indent=1, default=str))
     print(format_calibration(res, path))
     return 0
+
+
+def _repace(args, cmd: str) -> int:
+    """``calibrate --repace``: time host checks, write the profile scaled to them."""
+    import datetime
+    from ..cliargs import profile_arg, require_backend
+    from ..errors import ConfigError
+    from ..model import Profile
+    from .hostcheck import REPACE_CHECKS, calibration_size, measure_checks, repaced_text
+    from .toml import write_profile
+    profile_arg(args.repace, "--repace")
+    prof = Profile.load(args.repace)
+    size = calibration_size(prof)
+    backend = size["backend"]
+    require_backend(backend, "--repace")
+    if not prof.source or not pathlib.Path(prof.source).is_file():
+        raise ConfigError("--repace", f"profile {prof.name!r}: its file is not readable")
+    text = pathlib.Path(prof.source).read_text(encoding="utf-8")
+    n = args.checks or REPACE_CHECKS
+    print(f"calibrate --repace {prof.name}: {n} host checks at 2^{size['log2_constraints']}, "
+          f"witness work {size['witness_work']:g}, {backend} backend, a pool of "
+          f"{size['gpu_threads'] or 'every'} threads", file=sys.stderr, flush=True)
+
+    def progress(i, total, seconds):
+        print(f"calibrate --repace [{i}/{total}] host check ({seconds:.0f} s so far)",
+              file=sys.stderr, flush=True)
+    checks = measure_checks(prof, n, progress=progress)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    new, res = repaced_text(text, prof, checks, name=args.name, command=cmd, date=date)
+    path = write_profile(new, args.name, args.out)
+    Profile.load(path)  # what was written loads
+    if args.json:
+        from ..atomic import write_text
+        write_text(args.json, json.dumps({"profile": str(path), "repaced_from": prof.name,
+                                          "date": date, **res}, indent=1, default=str))
+    print(format_repace(prof.name, res, path))
+    return 0
+
+
+def format_repace(source: str, res: dict, path) -> str:
+    """The lines ``calibrate --repace`` prints: the ratios and each figure it moved."""
+    r = res["ratios"]
+    lines = [f"profile {pathlib.Path(path).stem}: {path}",
+             f"  {source} re-paced: synthesis x{r['synth']:.3f}, b_g2_msm x{r['b_g2_msm']:.3f} "
+             f"(the geometric mean of {len(res['checks'])} host checks over the profile's "
+             "figures; above 1: this host is slower now than at the calibration)"]
+    for key, c in res["changed"].items():
+        lines.append(f"  {key}: {c['from']:.6g} -> {c['to']:.6g}")
+    spread = [c["synth_s"] for c in res["checks"]]
+    if len(spread) > 1:
+        lo, hi = min(spread), max(spread)
+        lines.append(f"  the checks' one-thread syntheses spread {100 * (hi / lo - 1):.0f} % "
+                     f"({lo:.4g}-{hi:.4g} s)")
+    far = [f"{stage} x{v:.3g}" for stage, v in r.items() if not 0.5 <= v <= 2.0]
+    if far:
+        lines.append(f"  note: {', '.join(far)} {'is' if len(far) == 1 else 'are'} more "
+                     "than a host's drift (the stored jobs' checks moved by x0.55-1.5): was the profile calibrated on this host?")
+    return "\n".join(lines)
 
 
 def run_compare(args) -> int:

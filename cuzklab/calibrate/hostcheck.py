@@ -29,6 +29,7 @@ import statistics
 import time
 
 from ..errors import ConfigError
+from .toml import toml_value
 
 #: b_g2_msm calls started together in a check (the calibration's largest count).
 CHECK_CALLS = 8
@@ -149,3 +150,106 @@ def tracked_profile(profile, ratios: dict):
                 tables.setdefault(table, {})[key] = float(profile[table][key]) * f
     return dataclasses.replace(profile.replace(**tables), name=profile.name) if tables \
         else profile
+
+
+#: Host checks a re-pacing times by default (their geometric mean sets each ratio).
+REPACE_CHECKS = 3
+
+
+def calibration_size(profile) -> dict:
+    """Return what a host check of ``profile`` runs at: its live calibration's size, witness
+    work and pool (``log2_constraints``, ``witness_work``, ``gpu_threads``, ``backend``).
+
+    A profile without a live calibration ([calibration] ``method = "live"`` with its size)
+    cannot be re-paced: its figures were not timed by the stages a check times."""
+    cal = profile.data.get("calibration") if isinstance(profile.data, dict) else None
+    if not isinstance(cal, dict) or cal.get("method") != "live" \
+            or not isinstance(cal.get("log2_constraints"), int):
+        raise ConfigError("--repace", f"profile {profile.name!r} has no live calibration "
+                          "([calibration] method = \"live\" with log2_constraints): only a "
+                          "profile of calibrate --live can be re-paced")
+    return {"log2_constraints": int(cal["log2_constraints"]),
+            "witness_work": float(cal.get("witness_work", 1.0)),
+            "gpu_threads": int(cal.get("gpu_threads") or 0),
+            "backend": str(cal.get("backend") or "cpu")}
+
+
+def measure_checks(profile, n: int = REPACE_CHECKS, *, backend: str | None = None,
+                   progress=None) -> list[dict]:
+    """Time ``n`` host checks of ``profile`` on this host, at its calibration's size.
+
+    ``backend``: where the keys are set up (default the calibration's); ``progress``:
+    called as ``progress(i, n, seconds)`` after each check."""
+    from ..live import workload
+    from .measure import host_cores
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError("--checks", f"must be an integer >= 1, got {n!r}")
+    size = calibration_size(profile)
+    t0 = time.perf_counter()
+    check = HostCheck(workload(size["log2_constraints"], 0, backend or size["backend"],
+                               size["witness_work"]),
+                      size["gpu_threads"] or host_cores())
+    out = []
+    for i in range(n):
+        out.append(check.measure())
+        if callable(progress):
+            progress(i + 1, n, time.perf_counter() - t0)
+    return out
+
+
+def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: str = "",
+                 date: str = "") -> tuple[str, dict]:
+    """Return ``profile``'s TOML ``text`` re-paced to the host ``checks``, and what changed.
+
+    Each key of :data:`SCALED` is multiplied by its stage's ratio (:func:`host_ratios`,
+    the checks' geometric mean over the profile's own prediction of them) and tagged
+    ``fit:`` with the ratio, the value it replaces and that value's provenance; every
+    other line is kept as it is, so the profile stays what its calibration measured but
+    for the host's pace of the checks' minutes. The name becomes ``name``, the header
+    says what was done, and ``[calibration]`` records the command (``repaced_by``) and the
+    ratios (``repaced_ratios``)."""
+    hr = host_ratios(profile, checks)
+    ratios = hr["ratios"]
+    scaled = {(table, key): stage for stage, keys in SCALED.items() for table, key in keys}
+    lines, table, changed = [], None, {}
+    for line in text.splitlines():
+        stripped = line.strip()
+        if table == "calibration" and stripped.startswith(("repaced_by", "repaced_ratios")):
+            continue  # a re-paced profile re-paced again: its ratios are over this one's
+        if stripped.startswith("[") and stripped.endswith("]"):
+            table = stripped[1:-1].strip()
+        elif table is None and stripped.startswith("name ="):
+            line = f"name = {toml_value(name)}"
+        elif table and "=" in stripped and not stripped.startswith("#"):
+            key = stripped.split("=", 1)[0].strip()
+            stage = scaled.get((table, key))
+            if stage is not None:
+                old = float(profile[table][key])
+                f = float(ratios.get(stage, 1.0))
+                new = old * f
+                was = line.split("#", 1)[1].strip() if "#" in line else "no provenance"
+                line = (f"{key} = {toml_value(new)}  # fit: x{f:.4f} of {old:.6g} s, the "
+                        f"{stage} host checks' pace ({len(checks)} checks{', ' + date if date else ''}) "
+                        f"over the calibration's; was {was}")
+                changed[f"{table}.{key}"] = {"from": old, "to": new, "ratio": f}
+        lines.append(line)
+    if table != "calibration":
+        raise ConfigError("--repace", f"profile {profile.name!r}: its text has no [calibration] "
+                          "table last, as calibrate --live writes it")
+    lines.append(f"repaced_by = {toml_value(command or 'cuzklab calibrate --repace')}"
+                 f"  # {CALIBRATION_NOTE_REPACED_BY}")
+    lines.append(f"repaced_ratios = {toml_value({k: float(v) for k, v in ratios.items()})}"
+                 f"  # {CALIBRATION_NOTE_REPACED_RATIOS}")
+    head = [f"# {name}: {profile.name} re-paced{' on ' + date if date else ''} to this host's "
+            f"speed of the moment: synthesis x{ratios['synth']:.4f}, b_g2_msm "
+            f"x{ratios['b_g2_msm']:.4f} the calibration's",
+            f"# ({len(checks)} host checks timed alone; every other number is the "
+            "calibration's)."]
+    return "\n".join(head + lines) + "\n", {"ratios": ratios, "predicted": hr["predicted"],
+                                            "changed": changed, "checks": checks}
+
+
+CALIBRATION_NOTE_REPACED_BY = ("the command that re-paced this profile: the keys tagged "
+                               "'fit: x...' are the calibration's times the host checks' ratios")
+CALIBRATION_NOTE_REPACED_RATIOS = ("each stage's host checks over the calibration's prediction "
+                                   "of them (the geometric mean of the checks)")

@@ -231,3 +231,122 @@ def test_a_long_synthesis_is_still_timed_twice(monkeypatch):
     assert hc.measure()["synth_samples"] == 2
     monkeypatch.setattr(H, "SYNTH_SAMPLES_MIN", 1)
     assert hc.measure()["synth_samples"] == 1
+
+
+def _stored_live_profile(tmp_path, name="r32"):
+    """The forty-first job's profile, made again from its stored calibration (2^20, live)."""
+    from cuzklab.calibrate.live import derive_profile
+    from cuzklab.calibrate.toml import write_profile
+    meas = json.loads(Path("benchmarks/results/calibrate-live-h100-r32.json").read_text())
+    return write_profile(derive_profile(meas["measurements"], name)["text"], name, tmp_path)
+
+
+def test_a_repaced_profile_is_the_calibration_at_the_checks_pace(tmp_path):
+    import re
+    import sys
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    from cuzklab.calibrate.hostcheck import calibration_size, repaced_text
+    from cuzklab.sim import simulate
+    path = _stored_live_profile(tmp_path)
+    prof = Profile.load(path)
+    assert calibration_size(prof) == {"log2_constraints": 20, "witness_work": 1.0,
+                                      "gpu_threads": 16, "backend": "gpu"}
+    # checks at 1.2x and 1.1x the profile's own prediction of them
+    want = predicted(prof, _check(1.0, 1.0))
+    checks = [_check(want["synth_s"] * 1.2, want["b_g2_k_s"] * 1.1) for _ in range(3)]
+    text, res = repaced_text(path.read_text(), prof, checks, name="r32-now",
+                             command="cuzklab calibrate --repace r32 --name r32-now",
+                             date="2026-12-05T18:00:00Z")
+    assert res["ratios"] == pytest.approx({"synth": 1.2, "b_g2_msm": 1.1})
+    new_path = tmp_path / "r32-now.toml"
+    new_path.write_text(text)
+    new = Profile.load(new_path)
+    assert new.name == "r32-now"
+    # the scaled keys move by their stage's ratio; every other number is the calibration's
+    scaled = {(t, k): s for s, keys in SCALED.items() for t, k in keys}
+    for table in ("node", "partition", "memory", "synth", "prep_msm", "b_g2_msm", "epilogue",
+                  "gpu"):
+        for key, v in prof[table].items():
+            f = {"synth": 1.2, "b_g2_msm": 1.1}.get(scaled.get((table, key)), 1.0)
+            if isinstance(v, float):
+                assert new[table][key] == pytest.approx(v * f, rel=1e-5), (table, key)
+            else:
+                assert new[table][key] == v, (table, key)
+    # each moved key says so, with the value and the provenance it replaces
+    for line in text.splitlines():
+        if line.startswith("work_core_s"):
+            assert "# fit: x1.2000 of" in line and "was measured:" in line
+    raw = tomllib.loads(text)
+    assert raw["calibration"]["repaced_by"].startswith("cuzklab calibrate --repace")
+    assert raw["calibration"]["repaced_ratios"] == pytest.approx({"synth": 1.2, "b_g2_msm": 1.1})
+    assert "re-paced on 2026-12-05T18:00:00Z" in text.splitlines()[0]
+    section = None
+    for line in text.splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif section not in (None, "calibration") and line and not line.startswith("#") \
+                and "=" in line:
+            assert re.search(r"#\s*(measured|cuzk|fit|assumed):", line), line
+    # the re-paced profile models a run as the host-tracked model at those checks does
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=4, partition_workers=8,
+                         gpu_threads=16)
+    a = simulate(cfg, new).summary()["seconds_per_proof"]
+    b = simulate(cfg, tracked_profile(prof, res["ratios"])).summary()["seconds_per_proof"]
+    assert a == pytest.approx(b, rel=1e-4)
+    # re-pacing again keeps one record of it (ratios over the profile it was given)
+    again, res2 = repaced_text(text, new, [_check(want["synth_s"] * 1.2, want["b_g2_k_s"] * 1.1)],
+                               name="r32-later")
+    raw2 = tomllib.loads(again)
+    assert res2["ratios"] == pytest.approx({"synth": 1.0, "b_g2_msm": 1.0})
+    assert again.count("repaced_by") == 1 and raw2["name"] == "r32-later"
+
+
+def test_only_a_live_calibration_can_be_repaced():
+    from cuzklab.calibrate.hostcheck import calibration_size, measure_checks
+    with pytest.raises(ConfigError, match="no live calibration"):
+        calibration_size(Profile.load("porep-32g"))
+    with pytest.raises(ConfigError, match="--checks"):
+        measure_checks(Profile.load("porep-live-h200"), 0)
+
+
+def test_calibrate_repace_times_checks_and_writes_the_profile(tmp_path, capsys):
+    # a live calibration at 2^4 on this machine's CPU, re-paced by two real checks
+    from cuzklab.calibrate.live import derive_profile
+    from cuzklab.calibrate.toml import write_profile
+    from cuzklab.cli import main
+    meas = json.loads(Path("benchmarks/results/calibrate-live-h100-r32.json").read_text())
+    m = meas["measurements"]
+    text = derive_profile(m, "tiny")["text"]
+    # the same profile, as if calibrated at 2^4 with the CPU stand-ins and a pool of 2
+    text = (text.replace("log2_constraints = 20", "log2_constraints = 4")
+            .replace('backend = "gpu"', 'backend = "cpu"')
+            .replace("gpu_threads = 16  # measured", "gpu_threads = 2  # measured"))
+    src = write_profile(text, "tiny", tmp_path)
+    rc = main(["calibrate", "--repace", str(src), "--name", "tiny-now", "--checks", "2",
+               "--out", str(tmp_path), "--json", str(tmp_path / "r.json")])
+    cap = capsys.readouterr()
+    assert rc == 0 and "tiny-now.toml" in cap.out and "re-paced: synthesis x" in cap.out
+    assert "calibrate --repace [2/2] host check" in cap.err and "2^4" in cap.err
+    new = Profile.load(tmp_path / "tiny-now.toml")
+    out = json.loads((tmp_path / "r.json").read_text())
+    assert len(out["checks"]) == 2 and out["repaced_from"] == "tiny"
+    r = out["ratios"]
+    old = Profile.load(src)
+    assert new["synth"]["work_core_s"] == pytest.approx(old["synth"]["work_core_s"] * r["synth"],
+                                                        rel=1e-5)
+    assert new["b_g2_msm"]["pool_core_s"] == pytest.approx(
+        old["b_g2_msm"]["pool_core_s"] * r["b_g2_msm"], rel=1e-5)
+
+
+@pytest.mark.parametrize("argv, parts", [
+    (["calibrate", "--repace", "porep-32g", "--name", "x"], ["--repace", "no live calibration"]),
+    (["calibrate", "--repace", "no-such-profile", "--name", "x"], ["--repace"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--checks", "2"],
+     ["--checks", "--repace"]),
+    (["calibrate", "--repace", "porep-live-h200", "--name", "x", "--checks", "0"], ["--checks"]),
+])
+def test_bad_repace_inputs_give_one_error_line(cli_error, argv, parts):
+    cli_error(argv, *parts)
