@@ -22,7 +22,10 @@
 #
 #   OUT=dir K=20 bash benchmarks/model_vs_live_suite.sh
 #   STEPS=calibrate,compare bash benchmarks/model_vs_live_suite.sh   # some of the steps
-#   (calibrate, compare, small, stages, tests; the default: all)
+#   (calibrate, repace, compare, small, stages, tests; the default: all but repace)
+#   STEPS=repace,compare ...   # re-pace NAME to the host's speed of the moment, then the
+#   rows on it (NAME-now): a stored job's plain-model error follows the host's move since
+#   its calibration (r = -0.97 over sixteen jobs), which a re-pacing right before takes out
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
@@ -41,8 +44,8 @@
 #   CONTENTION=0), each with its own SUITE_DIR; store the second and third passes' JSON as
 #   NAME-pass2.json and NAME-pass3.json beside the first's (row_noise.py reads them as more
 #   runs of its rows; cuzklab compare --measured NAME.json,NAME-pass2.json,NAME-pass3.json
-#   judges each row on its median pass). Keep the checks on a host that moves: on the 133
-#   stored rows that had them the host-tracked model put 105 within 10 %, the plain model 71
+#   judges each row on its median pass). Keep the checks on a host that moves: on the 168
+#   stored rows that had them the host-tracked model put 137 within 10 %, the plain model 77
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
@@ -86,6 +89,17 @@ want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab cal
     --json "$R/calibrate-$TAG.json"
 # the profile the rows below run on, into the archive (a calibrate-only run returns it)
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null && pack
+# re-pace it to the host's speed of the moment right before the rows (STEPS=repace,compare):
+# host checks timed alone, the profile's synthesis and b_g2_msm figures scaled to them, the
+# rows run on NAME-now (~20 s at 2^20; docs/calibrate.md, "calibrate --repace")
+CMP_PROFILE=$NAME
+if want repace; then
+    step "repace-$TAG" "${LIMIT_REPACE:-90}" "$PY" -m cuzklab calibrate --repace "$NAME" \
+        --name "$NAME-now" --checks "${REPACE_CHECKS:-3}" --json "$R/repace-$TAG.json"
+    # its JSON is written once the profile is: the rows run on it
+    if [ -f "$R/repace-$TAG.json" ]; then CMP_PROFILE=$NAME-now; fi
+    cp "data/profiles/$NAME-now.toml" "$R/" 2>/dev/null && pack
+fi
 # the rows stop starting in time for the contention curve after them (~180 s at 2^20 on an
 # H200 host; CURVE_S, none with CONTENTION=0)
 LIMIT_CMP=${LIMIT_CMP:-560}
@@ -99,7 +113,7 @@ if want compare && [ "$ROWS_S" -lt 30 ]; then
     echo "   compare: LIMIT_CMP=$LIMIT_CMP leaves $ROWS_S s for the rows after the curve's" \
         "CURVE_S=$CURVE_S s; raise LIMIT_CMP or set CONTENTION=0"
 fi
-want compare && step "compare-$TAG" "$LIMIT_CMP" "$PY" benchmarks/bench_compare.py --profile "$NAME" \
+want compare && step "compare-$TAG" "$LIMIT_CMP" "$PY" benchmarks/bench_compare.py --profile "$CMP_PROFILE" \
     --log2-constraints "$K" --backend "$BACKEND" --places "$PLACES" --gpu-threads "$POOL" \
     --repeat 3 ${VERIFY:-} --traces "$R/traces" --budget-s "$ROWS_S" \
     --row-repeats "${ROW_REPEATS:-1}" --locks "${LOCKS:-interlock,split_async}" --gw "${GW:-1,2}" \

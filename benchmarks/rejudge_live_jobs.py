@@ -2,7 +2,7 @@
 """Judge every stored live job again with this version: the README's tables of jobs and curves.
 
     python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
-                                           [--png out.png]
+                                           [--png out.png] [--repace N]
 
 Each job's profile is made again from the measurements of its calibration
 (``derive_profile``, as ``cuzklab calibrate --measurements`` does), and the model is
@@ -21,7 +21,9 @@ within 15 %. For the jobs that timed host checks, each job also gets the median 
 rows of the checks over the profile (``checks``) and the plain model's median error, and
 ``pace_fit`` says how closely the second follows the first over those jobs. ``--markdown``
 prints both tables as the README has them; ``--json`` writes it all; ``--png`` draws the
-jobs' errors against their checks. A change of the model's mechanisms or of how a profile
+jobs' errors against their checks; ``--repace N`` judges each job with checks also on its
+profile re-paced to its N earliest checks (``calibrate --repace`` right before the rows, as
+near as the stored job holds). A change of the model's mechanisms or of how a profile
 is derived is judged by running this before and after it.
 """
 
@@ -153,20 +155,52 @@ def _gap(attribution) -> str:
             f"model's, closes {100 * best['closes']:.0f} % of the gap")
 
 
-def judge(job, folder: Path) -> dict:
-    """Return one job's rows judged on the profile made again from its calibration."""
+def earliest_checks(stored: list[dict], n: int, witness_work: float = 1.0) -> list[dict]:
+    """Return the ``n`` earliest host checks of a job's stored comparisons, of its rows at
+    ``witness_work`` (a check's synthesis is timed at its row's witness work, and a
+    re-pacing sets it beside the profile's at the calibration's): what ``calibrate
+    --repace`` would have timed right before the rows, as near as the stored job holds."""
+    checks = []
+    for res in stored:
+        for row in res["rows"]:
+            if float(row.get("witness_work", 1.0)) != witness_work:
+                continue
+            for run in [row] + list((row.get("live") or {}).get("repeats") or []):
+                hc = run.get("host_check") or {}
+                checks += [c for c in (hc.get("before"), hc.get("after")) if c]
+    uniq = {c["at"]: c for c in checks}  # a row run once keeps its checks in both places
+    return [uniq[t] for t in sorted(uniq)][:n]
+
+
+def judge(job, folder: Path, repace: int = 0) -> dict:
+    """Return one job's rows judged on the profile made again from its calibration.
+
+    ``repace``: also judge them on that profile re-paced to the job's ``repace`` earliest
+    host checks (:func:`earliest_checks`), where it has them."""
     from cuzklab.calibrate.compare import remodel
     from cuzklab.model import Profile
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
     prof = Profile.load(_profile(number, cal, folder))
-    rows, worsts = [], []
+    rows, worsts, files = [], [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
+        files.append(stored)
         tr = RESULTS / f"traces-live-{kind}-{name}"
         res = remodel(stored, prof, live_traces=tr if tr.is_dir() else None)
         rows += res["rows"]
         worsts.append((res["verdict"].get("worst") or {}))
+    repaced = None
+    first = earliest_checks(files, repace) if repace else []
+    if first:
+        from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
+        ratios = host_ratios(prof, first)["ratios"]
+        now = tracked_profile(prof, ratios)
+        errs = [r["error"]["seconds_per_proof"] for f in files
+                for r in remodel(f, now)["rows"] if not r.get("fitted")]
+        repaced = {"checks": len(first), "ratios": ratios,
+                   "within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
+                   "errors": [round(e, 4) for e in errs]}
     judged = [r for r in rows if not r.get("fitted")]
     err = [r["error"]["seconds_per_proof"] for r in judged]
     worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"]))
@@ -181,7 +215,7 @@ def judge(job, folder: Path) -> dict:
         "rows": len(judged), "within_10": sum(abs(e) <= 0.10 for e in err),
         "tracked_rows": len(tracked), "tracked_within_10": sum(abs(e) <= 0.10 for e in tracked),
         "errors": [round(e, 4) for e in err], "median_error": round(statistics.median(err), 4),
-        "checks": checks,
+        "checks": checks, **({"repaced": repaced} if repaced else {}),
         "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
                   "gap": _gap(attribution)},
         "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
@@ -301,10 +335,16 @@ def main(argv=None) -> int:
                          + ", ".join(map(str, numbers)) + ")")
     ap.add_argument("--markdown", action="store_true", help="print the README's tables")
     ap.add_argument("--json", default=None, metavar="FILE", help="write the results as JSON")
+    ap.add_argument("--repace", type=int, default=0, metavar="N",
+                    help="also judge each job with host checks on its profile re-paced to its "
+                         "N earliest checks, as calibrate --repace right before the rows would "
+                         "have made it (default 0: not)")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
     jobs, curves = JOBS, CURVES
+    if a.repace < 0:
+        ap.error(f"--repace: expected a number of checks >= 0, got {a.repace}")
     if a.jobs:
         try:
             wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
@@ -320,7 +360,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
-            res.append(judge(job, Path(tmp)))
+            res.append(judge(job, Path(tmp), a.repace))
         for k, c in enumerate(curves, 1):
             print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
             judged_curves.append(judge_curve(c, Path(tmp)))
@@ -331,6 +371,14 @@ def main(argv=None) -> int:
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
              "pace": pace_fit(res)}
+    if a.repace:
+        rep = [j for j in res if j.get("repaced")]
+        total["repaced"] = {"checks": a.repace, "jobs": len(rep),
+                            "rows": sum(j["repaced"]["rows"] for j in rep),
+                            "within_10": sum(j["repaced"]["within_10"] for j in rep),
+                            "plain_within_10": sum(j["within_10"] for j in rep),
+                            "tracked_rows": sum(j["tracked_rows"] for j in rep),
+                            "tracked_within_10": sum(j["tracked_within_10"] for j in rep)}
     if a.markdown:
         if res:
             print(markdown(res))
@@ -356,6 +404,19 @@ def main(argv=None) -> int:
             print(f"the host's pace: over the {pf['jobs']} jobs with host checks, a job's median "
                   "plain-model error follows its median b_g2_msm check, r = "
                   f"{pf['r']:+.2f}, log slope {pf['slope']:+.2f} (-1: the pace alone)")
+        if total.get("repaced"):
+            rp = total["repaced"]
+            print(f"re-paced to each job's {rp['checks']} earliest host checks: "
+                  f"{rp['within_10']} of {rp['rows']} rows within 10 % over {rp['jobs']} jobs "
+                  f"(the plain model {rp['plain_within_10']}; the host-tracked model, every run "
+                  f"on its own checks, {rp['tracked_within_10']} of {rp['tracked_rows']})")
+            if not a.markdown:
+                for j in res:
+                    if j.get("repaced"):
+                        r = j["repaced"]
+                        print(f"{_ORDINAL[j['job']]:>15}: re-paced x{r['ratios']['synth']:.2f} / "
+                              f"x{r['ratios']['b_g2_msm']:.2f}, {r['within_10']} of {r['rows']} "
+                              f"within 10 % (plain {j['within_10']})")
     if judged_curves:
         print(f"contention curves: {total['curves_met']} of {total['curves']} within 15 % at "
               "every point not fitted")

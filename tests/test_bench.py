@@ -524,6 +524,32 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     assert res["total"]["pace"] is None  # one job: no fit
 
 
+def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path, capsys):
+    mod = _script("rejudge_live_jobs.py")
+    # the earliest checks of the rows at the calibration's witness work, once each
+    def row(w, *ats, repeats=()):
+        hc = {"before": {"at": ats[0]}, "after": {"at": ats[1]}}
+        return {"witness_work": w, "host_check": hc,
+                "live": {"repeats": [{"host_check": {"before": {"at": a}, "after": {"at": b}}}
+                                     for a, b in repeats]}}
+    stored = [{"rows": [row(0.25, 1, 2), row(1.0, 30, 40), row(1.0, 10, 20, repeats=[(10, 20), (5, 6)])]}]
+    assert [c["at"] for c in mod.earliest_checks(stored, 3)] == [5, 6, 10]
+    assert [c["at"] for c in mod.earliest_checks(stored, 9, 0.25)] == [1, 2]
+    # the forty-second job (the forty-first's profile, its second pass, the host a fifth
+    # slower than at the calibration): re-paced to its first three checks, every row within
+    # 10 %, where the plain model had one
+    assert mod.main(["--jobs", "42", "--repace", "3", "--json", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    (job,) = json.loads((tmp_path / "r.json").read_text())["jobs"]
+    assert job["within_10"] == 1 and job["repaced"]["checks"] == 3
+    assert job["repaced"]["within_10"] == job["repaced"]["rows"] == 11
+    assert job["repaced"]["ratios"]["b_g2_msm"] > 1.1
+    assert "re-paced to each job's 3 earliest host checks: 11 of 11 rows" in out
+    with pytest.raises(SystemExit):
+        mod.main(["--repace", "-1"])
+    assert "--repace" in capsys.readouterr().err
+
+
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
     import math
     mod = _script("row_noise.py")
