@@ -251,46 +251,33 @@ def run_calibrate(args) -> int:
 
 def _repace(args, cmd: str) -> int:
     """``calibrate --repace``: time host checks, write the profile scaled to them."""
-    import datetime
     from ..cliargs import profile_arg, require_backend
-    from ..errors import ConfigError
-    from ..model import Profile
-    from .hostcheck import REPACE_CHECKS, calibration_size, measure_checks, repaced_text
-    from .toml import write_profile
-    profile_arg(args.repace, "--repace")
-    prof = Profile.load(args.repace)
+    from .hostcheck import REPACE_CHECKS, calibration_size, repace
+    prof = profile_arg(args.repace, "--repace")
     size = calibration_size(prof)
-    backend = size["backend"]
-    require_backend(backend, "--repace")
-    if not prof.source or not pathlib.Path(prof.source).is_file():
-        raise ConfigError("--repace", f"profile {prof.name!r}: its file is not readable")
-    text = pathlib.Path(prof.source).read_text(encoding="utf-8")
+    require_backend(size["backend"], "--repace")
     n = args.checks or REPACE_CHECKS
     print(f"calibrate --repace {prof.name}: {n} host checks at 2^{size['log2_constraints']}, "
-          f"witness work {size['witness_work']:g}, {backend} backend, a pool of "
+          f"witness work {size['witness_work']:g}, {size['backend']} backend, a pool of "
           f"{size['gpu_threads'] or 'every'} threads", file=sys.stderr, flush=True)
 
     def progress(i, total, seconds):
         print(f"calibrate --repace [{i}/{total}] host check ({seconds:.0f} s so far)",
               file=sys.stderr, flush=True)
-    checks = measure_checks(prof, n, progress=progress)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    new, res = repaced_text(text, prof, checks, name=args.name, command=cmd, date=date)
-    path = write_profile(new, args.name, args.out)
-    Profile.load(path)  # what was written loads
+    path, res = repace(prof, args.name, checks=n, directory=args.out, command=cmd,
+                       progress=progress)
     if args.json:
         from ..atomic import write_text
-        write_text(args.json, json.dumps({"profile": str(path), "repaced_from": prof.name,
-                                          "date": date, **res}, indent=1, default=str))
-    print(format_repace(prof.name, res, path))
+        write_text(args.json, json.dumps({"profile": str(path), **res}, indent=1, default=str))
+    print(format_repace(res, path))
     return 0
 
 
-def format_repace(source: str, res: dict, path) -> str:
+def format_repace(res: dict, path) -> str:
     """The lines ``calibrate --repace`` prints: the ratios and each figure it moved."""
     r = res["ratios"]
     lines = [f"profile {pathlib.Path(path).stem}: {path}",
-             f"  {source} re-paced: synthesis x{r['synth']:.3f}, b_g2_msm x{r['b_g2_msm']:.3f} "
+             f"  {res['repaced_from']} re-paced: synthesis x{r['synth']:.3f}, b_g2_msm x{r['b_g2_msm']:.3f} "
              f"(the geometric mean of {len(res['checks'])} host checks over the profile's "
              "figures; above 1: this host is slower now than at the calibration)"]
     for key, c in res["changed"].items():
@@ -302,8 +289,10 @@ def format_repace(source: str, res: dict, path) -> str:
                      f"({lo:.4g}-{hi:.4g} s)")
     far = [f"{stage} x{v:.3g}" for stage, v in r.items() if not 0.5 <= v <= 2.0]
     if far:
-        lines.append(f"  note: {', '.join(far)} {'is' if len(far) == 1 else 'are'} more "
-                     "than a host's drift (the stored jobs' checks moved by x0.55-1.5): was the profile calibrated on this host?")
+        lines.append(f"  note: {', '.join(far)} {'is' if len(far) == 1 else 'are'} beyond what "
+                     "the stored jobs' hosts moved at 2^20 (x0.55-1.5): at a small size a check "
+                     "times microseconds of work, which overheads and other processes swing; at "
+                     "2^20, was the profile calibrated on this host?")
     return "\n".join(lines)
 
 

@@ -1043,8 +1043,8 @@ def host_moved_text(tv: dict | None) -> str:
     from the profile's speed, the same way ('' otherwise).
 
     Then the plain model's errors are mostly the host's move since the calibration, and
-    no change of the model closes them: the tracked figures, or a calibration taken
-    again right before the rows, are the ones to read.
+    no change of the model closes them: the tracked figures, or the profile re-paced right
+    before the rows (``calibrate --repace``), are the ones to read.
     """
     if not tv or not tv.get("ratios"):
         return ""
@@ -1059,8 +1059,8 @@ def host_moved_text(tv: dict | None) -> str:
            "away from the profile's speed")
     return (f"the host moved since the calibration: every check around the rows ran {way} "
             f"by more than {100 * tol:.0f} % ({each}); the plain model's "
-            f"s/proof errors are mostly that move: read the host-tracked model, or calibrate "
-            f"again right before the rows")
+            f"s/proof errors are mostly that move: read the host-tracked model, or re-pace "
+            f"the profile right before the rows (cuzklab calibrate --repace)")
 
 
 def tracked_text(tv: dict | None) -> str:

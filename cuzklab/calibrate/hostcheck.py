@@ -249,6 +249,30 @@ def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: 
                                             "changed": changed, "checks": checks}
 
 
+def repace(profile, name: str, *, checks: int = REPACE_CHECKS, directory=None,
+           command: str = "", progress=None) -> tuple:
+    """Re-pace ``profile`` (a name or path of a profile of ``calibrate --live``) to this
+    host's speed of the moment and write it as ``NAME.toml`` in ``directory`` (default the
+    profiles folder): ``checks`` host checks (:func:`measure_checks`), then
+    :func:`repaced_text`. Return the path written and what :func:`repaced_text` returns
+    beside the text (the ratios, each moved key, the checks), with the date."""
+    import datetime
+    from pathlib import Path
+    from ..model import Profile
+    from .toml import write_profile
+    prof = Profile.load(profile)
+    calibration_size(prof)
+    if not prof.source or not Path(prof.source).is_file():
+        raise ConfigError("--repace", f"profile {prof.name!r}: its file is not readable")
+    text = Path(prof.source).read_text(encoding="utf-8")
+    measured = measure_checks(prof, checks, progress=progress)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    new, res = repaced_text(text, prof, measured, name=name, command=command, date=date)
+    path = write_profile(new, name, directory)
+    Profile.load(path)  # what was written loads
+    return path, {"repaced_from": prof.name, "date": date, **res}
+
+
 CALIBRATION_NOTE_REPACED_BY = ("the command that re-paced this profile: the keys tagged "
                                "'fit: x...' are the calibration's times the host checks' ratios")
 CALIBRATION_NOTE_REPACED_RATIOS = ("each stage's host checks over the calibration's prediction "

@@ -284,6 +284,10 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert len(figs) == 2
     assert (tmp_path / "runs" / "compare.html").is_file()
     assert (tmp_path / "runs" / "this-machine.toml").is_file()
+    # re-paced before the grid (on by default): the grid ran on this-machine-now
+    assert "this-machine re-paced: synthesis x" in text
+    assert "model (this-machine-now)" in text
+    assert (tmp_path / "runs" / "this-machine-now.toml").is_file()
     # the last part: a profile fitted to one sample daemon run, judged on the three
     assert "against cuzk daemon logs (3 runs)" in text
     assert (tmp_path / "runs" / "compare-logs.html").is_file()
