@@ -47,8 +47,9 @@
 #   judges each row on its median pass). Keep the checks on a host that moves: on the 168
 #   stored rows that had them the host-tracked model put 137 within 10 %, the plain model 77.
 #   Re-paced: STEPS=repace,compare for each pass (~20 s more a pass) runs it on NAME-now,
-#   re-paced right before it; compare --measured then takes that pass's NAME-now profile
-#   (the stored jobs re-paced to their first checks: 128 of 164 rows within 10 %)
+#   re-paced right before it, and packs that NAME-now.toml: judge each pass again on its own
+#   (compare --profile PASS/NAME-now.toml --measured PASS.json), since every pass re-paces
+#   anew (the stored jobs re-paced to their first checks: 128 of 164 rows within 10 %)
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
