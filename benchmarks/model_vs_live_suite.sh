@@ -46,7 +46,7 @@
 #   runs of its rows; cuzklab compare --measured NAME.json,NAME-pass2.json,NAME-pass3.json
 #   judges each row on its median pass). Keep the checks on a host that moves: on the 168
 #   stored rows that had them the host-tracked model put 137 within 10 %, the plain model 77.
-#   Re-paced: STEPS=repace,compare for each pass (~20 s more a pass) runs it on NAME-now,
+#   Re-paced: STEPS=repace,compare for each pass (under a minute more) runs it on NAME-now,
 #   re-paced right before it, and packs that NAME-now.toml: judge each pass again on its own
 #   (compare --profile PASS/NAME-now.toml --measured PASS.json), since every pass re-paces
 #   anew (the stored jobs re-paced to their first checks: 128 of 164 rows within 10 %)
@@ -95,7 +95,7 @@ want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab cal
 cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null && pack
 # re-pace it to the host's speed of the moment right before the rows (STEPS=repace,compare):
 # host checks timed alone, the profile's synthesis and b_g2_msm figures scaled to them, the
-# rows run on NAME-now (~20 s at 2^20; docs/calibrate.md, "calibrate --repace")
+# rows run on NAME-now (under a minute at 2^20; docs/calibrate.md, "calibrate --repace")
 CMP_PROFILE=$NAME
 if want repace; then
     step "repace-$TAG" "${LIMIT_REPACE:-90}" "$PY" -m cuzklab calibrate --repace "$NAME" \

@@ -21,9 +21,9 @@ within 15 %. For the jobs that timed host checks, each job also gets the median 
 rows of the checks over the profile (``checks``) and the plain model's median error, and
 ``pace_fit`` says how closely the second follows the first over those jobs. ``--markdown``
 prints both tables as the README has them; ``--json`` writes it all; ``--png`` draws the
-jobs' errors against their checks; ``--repace N`` judges each job with checks also on its
-profile re-paced to its N earliest checks (``calibrate --repace`` right before the rows, as
-near as the stored job holds). A change of the model's mechanisms or of how a profile
+jobs' errors against their checks; each job with checks is also judged on its profile
+re-paced to its ``--repace N`` (default 3) earliest checks (``calibrate --repace`` right
+before the rows, as near as the stored job holds; 0: not). A change of the model's mechanisms or of how a profile
 is derived is judged by running this before and after it.
 """
 
@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cuzklab.atomic import write_text  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: host checks a re-pacing times (``calibrate --repace``'s default)
+REPACE_CHECKS = 3
 
 #: (job number, date, its compare files, the calibration its profile is made from, what
 #: the README says of its rows); a compare file's live traces, where the job kept them,
@@ -200,6 +202,7 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
                 for r in remodel(f, now)["rows"] if not r.get("fitted")]
         repaced = {"checks": len(first), "ratios": ratios,
                    "within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
+                   "median_error": round(statistics.median(errs), 4),
                    "errors": [round(e, 4) for e in errs]}
     judged = [r for r in rows if not r.get("fitted")]
     err = [r["error"]["seconds_per_proof"] for r in judged]
@@ -335,10 +338,10 @@ def main(argv=None) -> int:
                          + ", ".join(map(str, numbers)) + ")")
     ap.add_argument("--markdown", action="store_true", help="print the README's tables")
     ap.add_argument("--json", default=None, metavar="FILE", help="write the results as JSON")
-    ap.add_argument("--repace", type=int, default=0, metavar="N",
+    ap.add_argument("--repace", type=int, default=REPACE_CHECKS, metavar="N",
                     help="also judge each job with host checks on its profile re-paced to its "
                          "N earliest checks, as calibrate --repace right before the rows would "
-                         "have made it (default 0: not)")
+                         f"have made it (default {REPACE_CHECKS}, as the command; 0: not)")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
@@ -429,8 +432,9 @@ def main(argv=None) -> int:
             from cuzklab.plots.model_vs_live import pace_figure
             labels = {j["job"]: _ORDINAL[j["job"]] for j in res}
             write_png(pace_figure(res, total["pace"], labels=labels,
-                                  kinds={n: KIND.get(n, "h200") for n in labels}),
-                      a.png, width=900, height=600)
+                                  kinds={n: KIND.get(n, "h200") for n in labels},
+                                  repaced_total=total.get("repaced")),
+                      a.png, width=900, height=620)
             print(f"wrote {a.png}", file=sys.stderr)
     if a.json:
         write_text(a.json, json.dumps({"benchmark": "rejudge_live_jobs", "jobs": res,

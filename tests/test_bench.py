@@ -515,6 +515,14 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     curve = next(t for t in fig.data if "pace alone" in t.name)
     assert all(math.isclose(y, 100 * (1 / x - 1)) for x, y in zip(curve.x, curve.y))
     assert "r = -1.00" in fig.layout.title.text
+    assert not any("re-paced" in (t.name or "") for t in fig.data)
+    # a job re-paced to its first checks: an open marker at its pace, joined to its plain one
+    jobs[3]["repaced"] = {"checks": 3, "median_error": 0.02, "within_10": 12, "rows": 12}
+    fig = pace_figure(jobs, fit, repaced_total={"checks": 3, "within_10": 12, "rows": 12,
+                                                "plain_within_10": 6})
+    (paced,) = [t for t in fig.data if "re-paced" in (t.name or "")]
+    assert list(paced.x) == [1.4] and list(paced.y) == pytest.approx([2.0])
+    assert "12 of 12 rows within 10 % (the plain profile 6)" in fig.layout.title.text
     # the stored rejudging: the thirty-eighth job's checks are its rows' medians
     _, res, text = _rejudged("38", tmp_path, capsys)
     (job,) = res["jobs"]
@@ -522,6 +530,8 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
         sorted(job["errors"])[5:7][0] / 2 + sorted(job["errors"])[5:7][1] / 2, abs=1e-4)
     assert f"x{job['checks']['synth']:.2f} / x{job['checks']['b_g2_msm']:.2f} |" in text
     assert res["total"]["pace"] is None  # one job: no fit
+    # re-paced by default to its three earliest checks
+    assert job["repaced"]["checks"] == 3 and res["total"]["repaced"]["jobs"] == 1
 
 
 def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path, capsys):

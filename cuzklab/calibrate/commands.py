@@ -80,7 +80,7 @@ def register(sub) -> None:
                      help="re-pace a profile of calibrate --live to this host's speed of the "
                           "moment: time --checks host checks (a one-thread synthesis and "
                           "b_g2_msm calls on the calibration's pool) and scale those stages' "
-                          "figures by the checks over the profile's (about 20 s at 2^20)")
+                          "figures by the checks over the profile's (under a minute at 2^20)")
     p.add_argument("--name", type=_name, required=True, help="the profile's name (NAME.toml)")
     p.add_argument("--log2-constraints", type=log2_constraints_arg, default=None, metavar="K",
                    help="--live: rows per partition circuit, 2^K")

@@ -133,16 +133,19 @@ def contention_figure(curve: dict) -> go.Figure:
 
 
 def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
-                kinds: dict | None = None) -> go.Figure:
+                kinds: dict | None = None, repaced_total: dict | None = None) -> go.Figure:
     """Return each stored job's median plain-model error against the host's pace at its rows.
 
     ``jobs``: rejudged jobs (``benchmarks/rejudge_live_jobs.py``), each with ``checks``
     (the median over its rows of the b_g2_msm and synthesis checks timed alone around each
     run, over the profile's figures) and ``median_error`` (model / live - 1, the plain
-    model); jobs without checks are left out. ``fit``: their ``pace_fit``. The curve is
-    what the pace alone would give, error = 1 / pace - 1 (the model right at the
-    calibration's pace, every row bound by b_g2_msm); the band is the 10 % target. A point
-    right of 1 ran its rows on a host slower than at its calibration."""
+    model); jobs without checks are left out. Where a job has ``repaced`` (its profile
+    re-paced to its first checks, with their ``median_error``), an open marker at the same
+    pace shows that error, joined to the plain one (``repaced_total``: their sums, in the
+    subtitle). ``fit``: their ``pace_fit``. The curve is what the pace alone would give,
+    error = 1 / pace - 1 (the model right at the calibration's pace, every row bound by
+    b_g2_msm); the band is the 10 % target. A point right of 1 ran its rows on a host
+    slower than at its calibration."""
     shown = [j for j in jobs if j.get("checks")]
     labels = labels or {}
     kinds = kinds or {}
@@ -170,6 +173,14 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                 break
         place[j["job"]] = where
         taken.append(at)
+    paced = [j for j in shown if j.get("repaced")]
+    if paced:  # each job re-paced to its first checks: a thin line from its plain point
+        xs_, ys_ = [], []
+        for j in paced:
+            xs_ += [j["checks"]["b_g2_msm"]] * 2 + [None]
+            ys_ += [100 * j["median_error"], 100 * j["repaced"]["median_error"], None]
+        fig.add_trace(go.Scatter(x=xs_, y=ys_, mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color="#bbbbbb", width=1)))
     for kind, symbol, color in (("h200", "circle", "#4e79a7"), ("h100", "diamond", "#e15759")):
         pts = [j for j in shown if kinds.get(j["job"], "h200") == kind]
         if not pts:
@@ -187,17 +198,33 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                           "x%{customdata[1]:.2f}; median error %{y:+.1f} %; "
                           "%{customdata[2]} of %{customdata[3]} rows within 10 %<extra></extra>",
             name=f"a job on an {kind.upper()} machine's host (its number)"))
+    if paced:
+        fig.add_trace(go.Scatter(
+            x=[j["checks"]["b_g2_msm"] for j in paced],
+            y=[100 * j["repaced"]["median_error"] for j in paced], mode="markers",
+            marker=dict(size=9, symbol="circle-open", color="#333", line=dict(width=1.5)),
+            customdata=[[labels.get(j["job"], j["job"]), j["repaced"]["checks"],
+                         j["repaced"]["within_10"], j["repaced"]["rows"]] for j in paced],
+            hovertemplate="%{customdata[0]} job re-paced to its first %{customdata[1]} checks: "
+                          "median error %{y:+.1f} %; %{customdata[2]} of %{customdata[3]} rows "
+                          "within 10 %<extra></extra>",
+            name="the same job, its profile re-paced to its first checks"))
     sub = (f"{fit['jobs']} jobs with host checks; r = {fit['r']:+.2f} between the logs, "
            f"log slope {fit['slope']:+.2f} (-1 would be the pace alone)")
+    if repaced_total:
+        rp = repaced_total
+        sub += (f"<br>re-paced to each job's first {rp['checks']} checks: {rp['within_10']} of "
+                f"{rp['rows']} rows within 10 % (the plain profile {rp['plain_within_10']})")
     fig.update_layout(**base_layout(
         title=dict(text="The plain model's error follows the host's pace at the rows"
-                        f"<br><sup>{sub}</sup>", x=0.0, xanchor="left"),
-        margin=dict(l=70, r=20, t=80, b=130), height=600,
+                        + "".join(f"<br><sup>{line}</sup>" for line in sub.split("<br>")),
+                   x=0.0, xanchor="left"),
+        margin=dict(l=70, r=20, t=100, b=130), height=620,
         legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0)))
     fig.update_xaxes(title_text="host checks at the rows over the profile (b_g2_msm calls "
                                 "alone, median row; above 1: slower than at calibration)",
                      range=[lo, hi])
-    fig.update_yaxes(title_text="plain model's error, median row (model / live - 1, %)",
+    fig.update_yaxes(title_text="the model's error, median row (model / live - 1, %)",
                      zeroline=True, zerolinecolor="#999")
     return fig
 
