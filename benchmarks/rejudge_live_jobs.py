@@ -218,12 +218,40 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
         "rows": len(judged), "within_10": sum(abs(e) <= 0.10 for e in err),
         "tracked_rows": len(tracked), "tracked_within_10": sum(abs(e) <= 0.10 for e in tracked),
         "errors": [round(e, 4) for e in err], "median_error": round(statistics.median(err), 4),
+        "row_errors": [{"row": _row_name(r), "error": round(r["error"]["seconds_per_proof"], 4),
+                        "tracked": (round(r["error_tracked"]["seconds_per_proof"], 4)
+                                    if r.get("error_tracked") else None)} for r in judged],
         "checks": checks, **({"repaced": repaced} if repaced else {}),
         "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
                   "gap": _gap(attribution)},
         "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
         "same_verdict": sum(bool(r["error"]["same_verdict"]) for r in judged),
     }
+
+
+def by_row(jobs: list[dict]) -> list[dict]:
+    """Return each row of the table over every job: its runs, the plain and the host-tracked
+    model's mean error and how many within 10 %, in the order the rows first appear. A row
+    whose host-tracked mean sits away from zero is a gap of the model the host's pace does
+    not explain."""
+    rows: dict[str, dict] = {}
+    for j in jobs:
+        for r in j.get("row_errors") or ():
+            rows.setdefault(r["row"], {"plain": [], "tracked": []})
+            rows[r["row"]]["plain"].append(r["error"])
+            if r["tracked"] is not None:
+                rows[r["row"]]["tracked"].append(r["tracked"])
+    out = []
+    for name, e in rows.items():
+        item = {"row": name, "jobs": len(e["plain"]),
+                "plain_mean": round(statistics.fmean(e["plain"]), 4),
+                "plain_within_10": sum(abs(x) <= 0.10 for x in e["plain"]),
+                "tracked_jobs": len(e["tracked"])}
+        if e["tracked"]:
+            item.update(tracked_mean=round(statistics.fmean(e["tracked"]), 4),
+                        tracked_within_10=sum(abs(x) <= 0.10 for x in e["tracked"]))
+        out.append(item)
+    return out
 
 
 def pace_fit(jobs: list[dict]) -> dict | None:
@@ -373,7 +401,7 @@ def main(argv=None) -> int:
              "tracked_rows": sum(j["tracked_rows"] for j in res),
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
-             "pace": pace_fit(res)}
+             "pace": pace_fit(res), "by_row": by_row(res)}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
         total["repaced"] = {"checks": a.repace, "jobs": len(rep),
@@ -407,6 +435,15 @@ def main(argv=None) -> int:
             print(f"the host's pace: over the {pf['jobs']} jobs with host checks, a job's median "
                   "plain-model error follows its median b_g2_msm check, r = "
                   f"{pf['r']:+.2f}, log slope {pf['slope']:+.2f} (-1: the pace alone)")
+        if not a.markdown:
+            print("each row over the jobs (the host-tracked model's mean error away from zero "
+                  "is a gap the host's pace does not explain):")
+            for r in total["by_row"]:
+                print(f"{r['row']:>28}: plain mean {100 * r['plain_mean']:+.1f} %, "
+                      f"{r['plain_within_10']} of {r['jobs']} within 10 %"
+                      + (f"; host-tracked mean {100 * r['tracked_mean']:+.1f} %, "
+                         f"{r['tracked_within_10']} of {r['tracked_jobs']}"
+                         if r["tracked_jobs"] else ""))
         if total.get("repaced"):
             rp = total["repaced"]
             print(f"re-paced to each job's {rp['checks']} earliest host checks: "

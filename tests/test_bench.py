@@ -505,6 +505,14 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     assert fit["jobs"] == 4 and fit["r"] == pytest.approx(-1.0) and fit["slope"] == pytest.approx(-1.0)
     assert fit["intercept"] == pytest.approx(0.0, abs=1e-4)
     assert mod.pace_fit(jobs[:2]) is None
+    # each row over the jobs: the plain and the host-tracked means, in first-seen order
+    rows = mod.by_row([{"row_errors": [{"row": "a", "error": 0.2, "tracked": 0.02},
+                                       {"row": "b", "error": -0.1, "tracked": None}]},
+                       {"row_errors": [{"row": "a", "error": -0.04, "tracked": -0.12}]}])
+    assert [r["row"] for r in rows] == ["a", "b"]
+    assert rows[0]["plain_mean"] == pytest.approx(0.08) and rows[0]["plain_within_10"] == 1
+    assert rows[0]["tracked_mean"] == pytest.approx(-0.05) and rows[0]["tracked_within_10"] == 1
+    assert rows[1]["tracked_jobs"] == 0 and "tracked_mean" not in rows[1]
     # the figure: the target band, the pace-alone curve, one marker per job with checks,
     # each labelled with its number
     from cuzklab.plots.model_vs_live import pace_figure
