@@ -107,6 +107,11 @@ JOBS = [
      "the forty-first's profile on its host, all twelve rows a third time, one run"),
 ]
 
+#: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
+#: --repace``, the suite's repace step): the file that step wrote (its checks), under
+#: ``RESULTS``; the job is judged on its calibration re-paced to those checks
+REPACED: dict[int, str] = {}
+
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
@@ -280,14 +285,24 @@ def pace_fit(jobs: list[dict]) -> dict | None:
 
 
 def _profile(number: int, cal: str, folder: Path) -> Path:
-    """Return the profile made again from calibration ``cal`` (job ``number``'s host kind)."""
+    """Return the profile made again from calibration ``cal`` (job ``number``'s host kind),
+    re-paced to the job's stored checks where it ran on a re-paced profile (``REPACED``)."""
     from cuzklab.calibrate.live import derive_profile
     kind = KIND.get(number, "h200")
     path = folder / f"{cal}.toml"
     if not path.exists():
         meas = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())
         path.write_text(derive_profile(meas["measurements"], cal)["text"])
-    return path
+    if number not in REPACED:
+        return path
+    from cuzklab.calibrate.hostcheck import repaced_text
+    from cuzklab.model import Profile
+    stored = json.loads((RESULTS / REPACED[number]).read_text())
+    now = folder / f"{cal}-now-{number}.toml"
+    text, _ = repaced_text(path.read_text(), Profile.load(path), stored["checks"],
+                           name=f"{cal}-now", date=stored.get("date", ""))
+    now.write_text(text)
+    return now
 
 
 def judge_curve(curve_job, folder: Path) -> dict:

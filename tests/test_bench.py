@@ -568,6 +568,32 @@ def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path
     assert "--repace" in capsys.readouterr().err
 
 
+def test_the_rejudge_script_judges_a_repaced_job_on_its_repaced_profile(tmp_path, capsys,
+                                                                         monkeypatch):
+    # the forty-second job as if it had run on its calibration re-paced to its first three
+    # checks: judged on that profile, its rows come out as --repace 3 judges them
+    import shutil
+    mod = _script("rejudge_live_jobs.py")
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in ("calibrate-live-h100-r32.json",
+                 "compare-live-h100-r32-samehost-tracked-pass2.json"):
+        shutil.copy(mod.RESULTS / name, results / name)
+    stored = [json.loads((results / "compare-live-h100-r32-samehost-tracked-pass2.json")
+                         .read_text())]
+    (results / "repace-r32.json").write_text(json.dumps(
+        {"checks": mod.earliest_checks(stored, 3), "date": "2026-12-05T17:00:00Z"}))
+    monkeypatch.setattr(mod, "RESULTS", results)
+    assert mod.main(["--jobs", "42", "--json", str(tmp_path / "a.json")]) == 0
+    (before,) = json.loads((tmp_path / "a.json").read_text())["jobs"]
+    monkeypatch.setattr(mod, "REPACED", {42: "repace-r32.json"})
+    assert mod.main(["--jobs", "42", "--repace", "0", "--json", str(tmp_path / "b.json")]) == 0
+    capsys.readouterr()
+    (after,) = json.loads((tmp_path / "b.json").read_text())["jobs"]
+    assert after["errors"] == pytest.approx(before["repaced"]["errors"], abs=2e-4)
+    assert after["within_10"] == 11 and before["within_10"] == 1
+
+
 def test_row_noise_pools_the_spread_within_each_row_and_judges_as_compare_does(tmp_path, capsys):
     import math
     mod = _script("row_noise.py")
