@@ -21,10 +21,10 @@ within 15 %. For the jobs that timed host checks, each job also gets the median 
 rows of the checks over the profile (``checks``) and the plain model's median error, and
 ``pace_fit`` says how closely the second follows the first over those jobs. ``--markdown``
 prints both tables as the README has them; ``--json`` writes it all; ``--png`` draws the
-jobs' errors against their checks; each job with checks is also judged on its profile
-re-paced to its ``--repace N`` (default 3) earliest checks (``calibrate --repace`` right
-before the rows, as near as the stored job holds; 0: not). A change of the model's mechanisms or of how a profile
-is derived is judged by running this before and after it.
+jobs' errors against their checks; each job with checks is also judged on its profile re-
+paced to its ``--repace N`` (default 3) earliest checks (``calibrate --repace`` right
+before the rows, as near as the stored job holds; 0: not). A change of the model's
+mechanisms or of how a profile is derived is judged by running this before and after it.
 """
 
 from __future__ import annotations
@@ -40,10 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cuzklab.atomic import write_text  # noqa: E402
+from cuzklab.calibrate.hostcheck import REPACE_CHECKS  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-#: host checks a re-pacing times (``calibrate --repace``'s default)
-REPACE_CHECKS = 3
 
 #: (job number, date, its compare files, the calibration its profile is made from, what
 #: the README says of its rows); a compare file's live traces, where the job kept them,

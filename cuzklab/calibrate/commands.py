@@ -277,8 +277,8 @@ def format_repace(res: dict, path) -> str:
     """The lines ``calibrate --repace`` prints: the ratios and each figure it moved."""
     r = res["ratios"]
     lines = [f"profile {pathlib.Path(path).stem}: {path}",
-             f"  {res['repaced_from']} re-paced: synthesis x{r['synth']:.3f}, b_g2_msm x{r['b_g2_msm']:.3f} "
-             f"(the geometric mean of {len(res['checks'])} host checks over the profile's "
+             f"  {res['repaced_from']} re-paced: synthesis x{r['synth']:.3f}, b_g2_msm "
+             f"x{r['b_g2_msm']:.3f} (the geometric mean of {len(res['checks'])} host checks over the profile's "
              "figures; above 1: this host is slower now than at the calibration)"]
     for key, c in res["changed"].items():
         lines.append(f"  {key}: {c['from']:.6g} -> {c['to']:.6g}")

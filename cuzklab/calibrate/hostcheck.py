@@ -29,7 +29,7 @@ import statistics
 import time
 
 from ..errors import ConfigError
-from .toml import toml_value
+from .toml import CALIBRATION_NOTES, toml_value
 
 #: b_g2_msm calls started together in a check (the calibration's largest count).
 CHECK_CALLS = 8
@@ -174,19 +174,16 @@ def calibration_size(profile) -> dict:
             "backend": str(cal.get("backend") or "cpu")}
 
 
-def measure_checks(profile, n: int = REPACE_CHECKS, *, backend: str | None = None,
-                   progress=None) -> list[dict]:
-    """Time ``n`` host checks of ``profile`` on this host, at its calibration's size.
-
-    ``backend``: where the keys are set up (default the calibration's); ``progress``:
-    called as ``progress(i, n, seconds)`` after each check."""
+def measure_checks(profile, n: int = REPACE_CHECKS, *, progress=None) -> list[dict]:
+    """Time ``n`` host checks of ``profile`` on this host, at its calibration's size and
+    with its backend; ``progress`` is called as ``progress(i, n, seconds)`` after each."""
     from ..live import workload
     from .measure import host_cores
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ConfigError("--checks", f"must be an integer >= 1, got {n!r}")
     size = calibration_size(profile)
     t0 = time.perf_counter()
-    check = HostCheck(workload(size["log2_constraints"], 0, backend or size["backend"],
+    check = HostCheck(workload(size["log2_constraints"], 0, size["backend"],
                                size["witness_work"]),
                       size["gpu_threads"] or host_cores())
     out = []
@@ -210,6 +207,7 @@ def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: 
     ratios (``repaced_ratios``)."""
     hr = host_ratios(profile, checks)
     ratios = hr["ratios"]
+    paced = tracked_profile(profile, ratios)
     scaled = {(table, key): stage for stage, keys in SCALED.items() for table, key in keys}
     lines, table, changed = [], None, {}
     for line in text.splitlines():
@@ -224,22 +222,22 @@ def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: 
             key = stripped.split("=", 1)[0].strip()
             stage = scaled.get((table, key))
             if stage is not None:
-                old = float(profile[table][key])
+                old, new = float(profile[table][key]), float(paced[table][key])
                 f = float(ratios.get(stage, 1.0))
-                new = old * f
                 was = line.split("#", 1)[1].strip() if "#" in line else "no provenance"
+                when = f", {date}" if date else ""
                 line = (f"{key} = {toml_value(new)}  # fit: x{f:.4f} of {old:.6g} s, the "
-                        f"{stage} host checks' pace ({len(checks)} checks{', ' + date if date else ''}) "
-                        f"over the calibration's; was {was}")
+                        f"{stage} host checks' pace ({len(checks)} checks{when}) over the "
+                        f"calibration's; was {was}")
                 changed[f"{table}.{key}"] = {"from": old, "to": new, "ratio": f}
         lines.append(line)
     if table != "calibration":
         raise ConfigError("--repace", f"profile {profile.name!r}: its text has no [calibration] "
                           "table last, as calibrate --live writes it")
     lines.append(f"repaced_by = {toml_value(command or 'cuzklab calibrate --repace')}"
-                 f"  # {CALIBRATION_NOTE_REPACED_BY}")
+                 f"  # {CALIBRATION_NOTES['repaced_by']}")
     lines.append(f"repaced_ratios = {toml_value({k: float(v) for k, v in ratios.items()})}"
-                 f"  # {CALIBRATION_NOTE_REPACED_RATIOS}")
+                 f"  # {CALIBRATION_NOTES['repaced_ratios']}")
     head = [f"# {name}: {profile.name} re-paced{' on ' + date if date else ''} to this host's "
             f"speed of the moment: synthesis x{ratios['synth']:.4f}, b_g2_msm "
             f"x{ratios['b_g2_msm']:.4f} the calibration's",
@@ -272,8 +270,3 @@ def repace(profile, name: str, *, checks: int = REPACE_CHECKS, directory=None,
     Profile.load(path)  # what was written loads
     return path, {"repaced_from": prof.name, "date": date, **res}
 
-
-CALIBRATION_NOTE_REPACED_BY = ("the command that re-paced this profile: the keys tagged "
-                               "'fit: x...' are the calibration's times the host checks' ratios")
-CALIBRATION_NOTE_REPACED_RATIOS = ("each stage's host checks over the calibration's prediction "
-                                   "of them (the geometric mean of the checks)")

@@ -20,7 +20,7 @@ from pathlib import Path
 TAGS = ("measured", "cuzk", "fit", "assumed")
 
 #: [calibration] keys that record how the profile was made, not a measurement.
-UNMEASURED = ("derived_by",)
+UNMEASURED = ("derived_by", "repaced_by", "repaced_ratios")
 
 #: What each number of the [calibration] table records.
 CALIBRATION_NOTES = {
@@ -33,6 +33,10 @@ CALIBRATION_NOTES = {
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "fitted_on": "the configurations the profile was fitted on",
     "derived_by": "the command that made this profile again from the stored measurements",
+    "repaced_by": "the command that re-paced this profile: the keys tagged 'fit: x...' are "
+                  "the calibration's times the host checks' ratios",
+    "repaced_ratios": "each stage's host checks over the calibration's prediction of them "
+                      "(the geometric mean of the checks)",
 }
 
 
