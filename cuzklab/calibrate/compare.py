@@ -220,17 +220,31 @@ def profile_at_witness_work(profile, witness_work: float):
                               "([calibration] witness_work): it can only model runs at the "
                               f"default witness work 1, got {w:g}")
         return prof
+    s = prof["synth"]
+    work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
+    ratio = prof.get("calibration", "synth_ratio_at_other")
+    if ratio is not None and prof.get("calibration", "other_work") is not None \
+            and float(prof.get("calibration", "other_work")) != float(w_cal):
+        # two whole one-thread syntheses timed in the same minutes: the line through them
+        w_o = float(prof.get("calibration", "other_work"))
+        f = float(ratio) + (1.0 - float(ratio)) * (w - w_o) / (float(w_cal) - w_o)
+        new_work = max(1e-6, work * f)
+        witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move with w
+        return _at_work(prof, w, new_work, witness)
     slope = prof.get("calibration", "witness_s_per_work")
     if slope is None:
         raise ConfigError("witness_work", f"profile {prof.name} was calibrated at witness work "
                           f"{float(w_cal):g} and records no witness_s_per_work: calibrate it "
                           f"again to model witness work {w:g}")
-    s = prof["synth"]
-    work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
     at_cal = float(prof.get("calibration", "witness_s") or 0.0)
     scale = frac * work / at_cal if at_cal > 0 else 1.0  # relative to the step's own witness
     witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope) * scale)
-    new_work = max(1e-6, (1 - frac) * work + witness)
+    return _at_work(prof, w, max(1e-6, (1 - frac) * work + witness), witness)
+
+
+def _at_work(prof, w: float, new_work: float, witness: float):
+    """Return ``prof`` with a one-thread synthesis of ``new_work`` seconds, ``witness`` of
+    them serial (the witness step), named for witness work ``w``."""
     new_frac = min(0.99, witness / new_work)
     cores = max(1, int(prof["node"]["cores"]))
     speedup = min(float(cores), 1.0 / (new_frac + (1 - new_frac) / cores))

@@ -29,6 +29,10 @@ CALIBRATION_NOTES = {
     "witness_work": "the witness program's work per constraint of every run above",
     "witness_s_per_work": "seconds one unit of witness work adds to a one-thread synthesis",
     "witness_s": "the one-thread witness step at witness_work, timed in the step that gave the slope",
+    "other_work": "the second witness work of synth_ratio_at_other",
+    "synth_ratio_at_other": "a whole one-thread synthesis at other_work over one at "
+                            "witness_work, timed in the same minutes: where given, a run at "
+                            "another witness work is on the line through the two",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "fitted_on": "the configurations the profile was fitted on",

@@ -490,6 +490,32 @@ def test_the_model_follows_the_witness_work_of_each_row(live_profile, tmp_path):
     assert a["live"]["overhead_fraction"] is not None
 
 
+def test_two_syntheses_at_two_witness_works_set_the_line_between_them():
+    # [calibration] synth_ratio_at_other: a whole one-thread synthesis at other_work over
+    # one at the calibration's witness work; the model of another work is on their line,
+    # the MatVec kept, the witness step the rest
+    from cuzklab.calibrate.compare import profile_at_witness_work
+    prof = Profile.load("porep-live-h200")
+    work, frac = prof["synth"]["work_core_s"], prof["synth"]["witness_fraction"]
+    two = prof.replace(calibration={"synth_ratio_at_other": 0.2, "other_work": 0.0})
+    at0, half = profile_at_witness_work(two, 0.0), profile_at_witness_work(two, 0.5)
+    assert at0["synth"]["work_core_s"] == pytest.approx(0.2 * work)
+    assert half["synth"]["work_core_s"] == pytest.approx(0.6 * work)
+    for p in (at0, half):
+        s = p["synth"]
+        assert (1 - s["witness_fraction"]) * s["work_core_s"] == pytest.approx(
+            (1 - frac) * work, rel=1e-3)
+    assert profile_at_witness_work(two, 1.0)["synth"] == prof["synth"]
+    # the slope's composition gives another W=0 synthesis: the ratio replaces it
+    assert profile_at_witness_work(prof, 0.0)["synth"]["work_core_s"] != pytest.approx(
+        0.2 * work, rel=0.01)
+    # below the MatVec alone: the synthesis is all MatVec, no witness step
+    low = profile_at_witness_work(prof.replace(calibration={"synth_ratio_at_other": 0.01,
+                                                            "other_work": 0.0}), 0.0)
+    assert low["synth"]["work_core_s"] == pytest.approx(0.01 * work)
+    assert low["synth"]["witness_fraction"] == 0.0
+
+
 def test_witness_work_needs_a_slope_or_one_per_row(live_profile):
     from cuzklab.calibrate.compare import profile_at_witness_work
     from cuzklab.errors import ConfigError
