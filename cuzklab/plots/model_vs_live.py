@@ -133,7 +133,8 @@ def contention_figure(curve: dict) -> go.Figure:
 
 
 def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
-                kinds: dict | None = None, repaced_total: dict | None = None) -> go.Figure:
+                kinds: dict | None = None, repaced_total: dict | None = None,
+                repaced_before=()) -> go.Figure:
     """Return each stored job's median plain-model error against the host's pace at its rows.
 
     ``jobs``: rejudged jobs (``benchmarks/rejudge_live_jobs.py``), each with ``checks``
@@ -145,7 +146,9 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
     subtitle). ``fit``: their ``pace_fit``. The curve is what the pace alone would give,
     error = 1 / pace - 1 (the model right at the calibration's pace, every row bound by
     b_g2_msm); the band is the 10 % target. A point right of 1 ran its rows on a host
-    slower than at its calibration."""
+    slower than at its calibration. ``repaced_before``: the jobs whose rows ran on their
+    profile re-paced right before them (``calibrate --repace``), drawn with a dot inside:
+    their checks and errors are over that re-paced profile."""
     shown = [j for j in jobs if j.get("checks")]
     labels = labels or {}
     kinds = kinds or {}
@@ -160,19 +163,31 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
     fig.add_trace(go.Scatter(x=grid, y=[100 * (1 / g - 1) for g in grid], mode="lines",
                              line=dict(color="#7f7f7f", dash="dash", width=1.5),
                              name="the host's pace alone: 1 / pace - 1", hoverinfo="skip"))
-    # a job's number above its point, else below or beside it where another label sits
+    # a job's number above its point, else below or beside it: the first place that keeps
+    # clear of every label placed before and of every marker, filled or open
     dx = 0.05 * (hi - lo)
     offsets = {"top center": (0.0, 3.0), "bottom center": (0.0, -3.0),
-               "middle right": (dx / 2, 0.0), "middle left": (-dx / 2, 0.0)}
+               "middle right": (dx / 2, 0.0), "middle left": (-dx / 2, 0.0),
+               "top right": (dx / 3, 2.5), "bottom right": (dx / 3, -2.5),
+               "top left": (-dx / 3, 2.5), "bottom left": (-dx / 3, -2.5)}
+    markers = [(j["checks"]["b_g2_msm"], 100 * j["median_error"]) for j in shown]
+    markers += [(j["checks"]["b_g2_msm"], 100 * j["repaced"]["median_error"])
+                for j in shown if j.get("repaced")]
+    mx, my = 0.35 * dx, 2.2  # a label's half size plus a marker's, in axis units
+
+    def clear(at, taken):
+        return (not any(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken)
+                and not any(abs(at[0] - a) < mx and abs(at[1] - b) < my for a, b in markers))
     place, taken = {}, []
     for j in sorted(shown, key=lambda j: j["checks"]["b_g2_msm"]):
         x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
-        for where, (ox, oy) in offsets.items():
-            at = (x + ox, y + oy)
-            if not any(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken):
-                break
+        up = bool(j.get("repaced")) and 100 * j["repaced"]["median_error"] > y
+        order = sorted(offsets, key=lambda w: up and w.startswith("top"))  # off its line
+        where = next((w for w in order if clear((x + offsets[w][0], y + offsets[w][1]), taken)),
+                     order[0])
+        ox, oy = offsets[where]
         place[j["job"]] = where
-        taken.append(at)
+        taken.append((x + ox, y + oy))
     paced = [j for j in shown if j.get("repaced")]
     if paced:  # each job re-paced to its first checks: a thin line from its plain point
         xs_, ys_ = [], []
@@ -181,23 +196,33 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
             ys_ += [100 * j["median_error"], 100 * j["repaced"]["median_error"], None]
         fig.add_trace(go.Scatter(x=xs_, y=ys_, mode="lines", hoverinfo="skip", showlegend=False,
                                  line=dict(color="#bbbbbb", width=1)))
-    for kind, symbol, color in (("h200", "circle", "#4e79a7"), ("h100", "diamond", "#e15759")):
-        pts = [j for j in shown if kinds.get(j["job"], "h200") == kind]
+    before = set(repaced_before or ())
+    for kind, symbol, color, ran in (("h200", "circle", "#4e79a7", False),
+                                     ("h100", "diamond", "#e15759", False),
+                                     ("h200", "circle-dot", "#4e79a7", True),
+                                     ("h100", "diamond-dot", "#e15759", True)):
+        pts = [j for j in shown if kinds.get(j["job"], "h200") == kind
+               and (j["job"] in before) == ran]
         if not pts:
             continue
+        name = f"a job on an {kind.upper()} machine's host (its number)"
+        if ran:
+            name = (f"a job on an {kind.upper()} machine's host whose rows ran on its profile "
+                    "re-paced right before them (error and checks over that)")
         fig.add_trace(go.Scatter(
             x=[j["checks"]["b_g2_msm"] for j in pts],
             y=[100 * j["median_error"] for j in pts], mode="markers+text",
             text=[str(j["job"]) for j in pts],
             textposition=[place[j["job"]] for j in pts],
             textfont=dict(size=10, color="#555"),
-            marker=dict(size=10, symbol=symbol, color=color, line=dict(width=1, color="#333")),
+            marker=dict(size=11 if ran else 10, symbol=symbol, color=color,
+                        line=dict(width=1.5 if ran else 1, color="#333")),
             customdata=[[labels.get(j["job"], j["job"]), j["checks"]["synth"],
                          j["within_10"], j["rows"]] for j in pts],
             hovertemplate="%{customdata[0]} job: b_g2_msm checks x%{x:.2f}, synthesis "
                           "x%{customdata[1]:.2f}; median error %{y:+.1f} %; "
                           "%{customdata[2]} of %{customdata[3]} rows within 10 %<extra></extra>",
-            name=f"a job on an {kind.upper()} machine's host (its number)"))
+            name=name))
     if paced:
         fig.add_trace(go.Scatter(
             x=[j["checks"]["b_g2_msm"] for j in paced],
