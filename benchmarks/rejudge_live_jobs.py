@@ -10,11 +10,13 @@ simulated again against the job's stored live rows (``remodel``, as ``cuzklab co
 --measured`` does; nothing runs live). The jobs and their files are listed in ``JOBS``
 below, in the order they ran; the seventeenth to nineteenth ran on the sixteenth job's
 profile, the twenty-eighth on the twenty-seventh's, the thirty-ninth and fortieth on the
-thirty-eighth's and the forty-second and forty-third on the forty-first's, so they are
-judged on those. Prints, per job, the rows within 10 % (plain and, where the job timed
-host checks, host-tracked), the worst row with the stage whose live time closes most of
-its gap, the worst peak RSS error and the verdicts; then every row's error over all jobs
-(within 10 %, rms). The contention curves measured the present way (``CURVES``) are judged
+thirty-eighth's, the forty-second and forty-third on the forty-first's and the forty-fifth
+and forty-sixth on the forty-fourth's, so they are judged on those (the forty-fourth to
+forty-sixth each on that calibration re-paced anew right before its rows, ``REPACED``).
+Prints, per job, the rows within 10 % (plain and, where the job timed host checks,
+host-tracked), the worst row with the stage whose live time closes most of its gap,
+the worst peak RSS error and the verdicts; then every row's error over all jobs (within
+10 %, rms). The contention curves measured the present way (``CURVES``) are judged
 the same way (``remodel_curve``, on the profile made again from their job's calibration):
 each point's b_g2_msm slowdown, live and model, the worst point and whether every point is
 within 15 %. For the jobs that timed host checks, each job also gets the median over its
@@ -104,17 +106,28 @@ JOBS = [
      "gw=2 pw=12 did not start in the time left), one run"),
     (43, "2026-12-05", ["r32-samehost-tracked-pass3"], "r32",
      "the forty-first's profile on its host, all twelve rows a third time, one run"),
+    (44, "2026-12-05", ["r33-samehost-repaced"], "r33",
+     "its own host's profile (an H100 machine's host) re-paced right before the rows, all "
+     "twelve rows, one run"),
+    (45, "2026-12-05", ["r33-samehost-repaced-pass2"], "r33",
+     "the forty-fourth's profile on its host, re-paced anew right before, all twelve rows "
+     "again, one run"),
+    (46, "2026-12-05", ["r33-samehost-repaced-pass3"], "r33",
+     "the forty-fourth's profile on its host, re-paced anew right before, all twelve rows "
+     "a third time, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
 #: --repace``, the suite's repace step): the file that step wrote (its checks), under
 #: ``RESULTS``; the job is judged on its calibration re-paced to those checks
-REPACED: dict[int, str] = {}
+REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
+                           45: "repace-live-h100-r33-pass2.json",
+                           46: "repace-live-h100-r33-pass3.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
-        43: "h100"}
+        43: "h100", 44: "h100", 45: "h100", 46: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -123,6 +136,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             34: "thirty-fourth", 35: "thirty-fifth", 36: "thirty-sixth",
             37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth",
             41: "forty-first", 42: "forty-second", 43: "forty-third",
+            44: "forty-fourth", 45: "forty-fifth", 46: "forty-sixth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -178,6 +192,11 @@ def earliest_checks(stored: list[dict], n: int, witness_work: float = 1.0) -> li
     return [uniq[t] for t in sorted(uniq)][:n]
 
 
+def _gmean(xs) -> float:
+    logs = [math.log(x) for x in xs]
+    return math.exp(statistics.fmean(logs))
+
+
 def judge(job, folder: Path, repace: int = 0) -> dict:
     """Return one job's rows judged on the profile made again from its calibration.
 
@@ -208,6 +227,17 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
                    "within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
                    "median_error": round(statistics.median(errs), 4),
                    "errors": [round(e, 4) for e in errs]}
+        zero = earliest_checks(files, repace, 0.0)
+        if zero and float(prof.get("calibration", "witness_work") or 1.0) == 1.0:
+            # and at both witness works: the W=0 synthesis from the checks' own ratio
+            ratio = _gmean(c["synth_s"] for c in zero) / _gmean(c["synth_s"] for c in first)
+            both = now.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
+            errs = [r["error"]["seconds_per_proof"] for f in files
+                    for r in remodel(f, both)["rows"] if not r.get("fitted")]
+            repaced["both_works"] = {"checks_at_0": len(zero), "synth_ratio_at_0": round(ratio, 4),
+                                     "within_10": sum(abs(e) <= 0.10 for e in errs),
+                                     "rows": len(errs),
+                                     "median_error": round(statistics.median(errs), 4)}
     judged = [r for r in rows if not r.get("fitted")]
     err = [r["error"]["seconds_per_proof"] for r in judged]
     worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"]))
@@ -424,6 +454,11 @@ def main(argv=None) -> int:
                             "plain_within_10": sum(j["within_10"] for j in rep),
                             "tracked_rows": sum(j["tracked_rows"] for j in rep),
                             "tracked_within_10": sum(j["tracked_within_10"] for j in rep)}
+        two = [j for j in rep if j["repaced"].get("both_works")]
+        total["repaced_both_works"] = {
+            "jobs": len(two), "rows": sum(j["repaced"]["both_works"]["rows"] for j in two),
+            "within_10": sum(j["repaced"]["both_works"]["within_10"] for j in two),
+            "repaced_within_10": sum(j["repaced"]["within_10"] for j in two)}
     if a.markdown:
         if res:
             print(markdown(res))
@@ -464,13 +499,22 @@ def main(argv=None) -> int:
                   f"{rp['within_10']} of {rp['rows']} rows within 10 % over {rp['jobs']} jobs "
                   f"(the plain model {rp['plain_within_10']}; the host-tracked model, every run "
                   f"on its own checks, {rp['tracked_within_10']} of {rp['tracked_rows']})")
+            bw = total["repaced_both_works"]
+            if bw["jobs"]:
+                print(f"and at both witness works (the W=0 synthesis at the {rp['checks']} "
+                      f"earliest W=0 checks over the W=1 ones): {bw['within_10']} of "
+                      f"{bw['rows']} rows within 10 % over {bw['jobs']} jobs (at W=1 alone "
+                      f"{bw['repaced_within_10']})")
             if not a.markdown:
                 for j in res:
                     if j.get("repaced"):
                         r = j["repaced"]
+                        b = r.get("both_works")
                         print(f"{_ORDINAL[j['job']]:>15}: re-paced x{r['ratios']['synth']:.2f} / "
                               f"x{r['ratios']['b_g2_msm']:.2f}, {r['within_10']} of {r['rows']} "
-                              f"within 10 % (plain {j['within_10']})")
+                              f"within 10 % (plain {j['within_10']})"
+                              + (f"; at both works (W=0 synthesis x{b['synth_ratio_at_0']:.3f} "
+                                 f"the W=1 one) {b['within_10']}" if b else ""))
     if judged_curves:
         print(f"contention curves: {total['curves_met']} of {total['curves']} within 15 % at "
               "every point not fitted")
@@ -484,6 +528,7 @@ def main(argv=None) -> int:
             labels = {j["job"]: _ORDINAL[j["job"]] for j in res}
             write_png(pace_figure(res, total["pace"], labels=labels,
                                   kinds={n: KIND.get(n, "h200") for n in labels},
+                                  repaced_before=set(REPACED),
                                   repaced_total=total.get("repaced")),
                       a.png, width=900, height=620)
             print(f"wrote {a.png}", file=sys.stderr)

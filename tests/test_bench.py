@@ -531,6 +531,18 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     (paced,) = [t for t in fig.data if "re-paced" in (t.name or "")]
     assert list(paced.x) == [1.4] and list(paced.y) == pytest.approx([2.0])
     assert "12 of 12 rows within 10 % (the plain profile 6)" in fig.layout.title.text
+    # a job whose rows ran on its profile re-paced right before them: a marker of its own
+    fig = pace_figure(jobs, fit, kinds={1: "h100"}, repaced_before={4})
+    (ran,) = [t for t in fig.data if "re-paced right before" in (t.name or "")]
+    assert list(ran.text) == ["4"] and ran.marker.symbol == "circle-dot"
+    marks = [t for t in fig.data if t.mode == "markers+text"]
+    assert sorted(t for m in marks for t in m.text) == ["1", "2", "3", "4"]
+    # labels keep clear of one another and of the markers: two jobs at one pace and error
+    twins = [{"job": n, "checks": {"synth": 1.0, "b_g2_msm": 1.0, "rows": 12},
+              "median_error": 0.0, "within_10": 6, "rows": 12} for n in (7, 8)]
+    places = [p for t in pace_figure(twins + jobs[:2], fit).data
+              if t.mode == "markers+text" for p in t.textposition]
+    assert places[0] != places[1]
     # the stored rejudging: the thirty-eighth job's checks are its rows' medians
     _, res, text = _rejudged("38", tmp_path, capsys)
     (job,) = res["jobs"]
@@ -563,6 +575,10 @@ def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path
     assert job["repaced"]["within_10"] == job["repaced"]["rows"] == 11
     assert job["repaced"]["ratios"]["b_g2_msm"] > 1.1
     assert "re-paced to each job's 3 earliest host checks: 11 of 11 rows" in out
+    # and at both witness works: its W=0 checks over its W=1 ones set the W=0 synthesis
+    both = job["repaced"]["both_works"]
+    assert both["checks_at_0"] == 3 and both["rows"] == 11 and 0.1 < both["synth_ratio_at_0"] < 0.4
+    assert "and at both witness works" in out
     with pytest.raises(SystemExit):
         mod.main(["--repace", "-1"])
     assert "--repace" in capsys.readouterr().err
