@@ -101,8 +101,13 @@ cp "data/profiles/$NAME.toml" "$R/" 2>/dev/null && pack
 # rows run on NAME-now (under a minute at 2^20; docs/calibrate.md, "calibrate --repace")
 CMP_PROFILE=$NAME
 if want repace; then
+    # REPACE_OTHER (default 0; empty: none): each check also times a one-thread synthesis at
+    # that witness work, and NAME-now models the W=0 rows on the line through the two
+    other=()
+    if [ -n "${REPACE_OTHER-0}" ]; then other=(--other-work "${REPACE_OTHER-0}"); fi
     step "repace-$TAG" "${LIMIT_REPACE:-90}" "$PY" -m cuzklab calibrate --repace "$NAME" \
-        --name "$NAME-now" --checks "${REPACE_CHECKS:-3}" --json "$R/repace-$TAG.json"
+        --name "$NAME-now" --checks "${REPACE_CHECKS:-3}" ${other[@]+"${other[@]}"} \
+        --json "$R/repace-$TAG.json"
     # its JSON is written once the profile is: the rows run on it
     if [ -f "$R/repace-$TAG.json" ]; then CMP_PROFILE=$NAME-now; fi
     cp "data/profiles/$NAME-now.toml" "$R/" 2>/dev/null && pack

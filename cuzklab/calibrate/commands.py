@@ -8,7 +8,8 @@
     cuzklab calibrate --logs FILE... --name NAME [--base PROFILE] [--set key=value]...
                       [--out DIR] [--json FILE]
     cuzklab calibrate --measurements FILE.json --name NAME [--out DIR] [--json FILE]
-    cuzklab calibrate --repace PROFILE --name NAME [--checks N] [--out DIR] [--json FILE]
+    cuzklab calibrate --repace PROFILE --name NAME [--checks N] [--other-work W]
+                      [--out DIR] [--json FILE]
     cuzklab compare --profile NAME|PATH --log2-constraints K [--backend cpu|gpu]
                     [--config cuzk.toml] [--set key=value]... [--grid FILE]
                     [--witness-work W] [--repeats N] [--track-host]
@@ -104,6 +105,10 @@ def register(sub) -> None:
                    help="--logs: a configuration key the logs do not show (repeatable)")
     p.add_argument("--checks", type=int_at_least(1), default=None, metavar="N",
                    help=f"--repace: host checks to time (default {_repace_checks()})")
+    p.add_argument("--other-work", type=witness_work_arg, default=None, metavar="W",
+                   help="--repace: also time each check's one-thread synthesis at witness "
+                        "work W (e.g. 0) and record its ratio to the calibration's, so that "
+                        "runs at other witness works are modelled on the line through the two")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="folder to write NAME.toml into (default: the profiles folder)")
     p.add_argument("--json", default=None, metavar="FILE",
@@ -197,8 +202,9 @@ def run_calibrate(args) -> int:
     if args.json:
         output_file(args.json, "--json")
     cmd = _command(shlex.join(sys.argv[1:])) if sys.argv[1:2] == ["calibrate"] else ""
-    if args.checks is not None and not args.repace:
-        raise ConfigError("--checks", "only goes with --repace")
+    for flag, value in (("--checks", args.checks), ("--other-work", args.other_work)):
+        if value is not None and not args.repace:
+            raise ConfigError(flag, "only goes with --repace")
     if args.repace:
         return _repace(args, cmd)
     if args.measurements:
@@ -252,20 +258,22 @@ def run_calibrate(args) -> int:
 def _repace(args, cmd: str) -> int:
     """``calibrate --repace``: time host checks, write the profile scaled to them."""
     from ..cliargs import profile_arg, require_backend
-    from .hostcheck import REPACE_CHECKS, calibration_size, repace
+    from .hostcheck import REPACE_CHECKS, calibration_size, check_other_work, repace
     prof = profile_arg(args.repace, "--repace")
     size = calibration_size(prof)
+    other = check_other_work(prof, args.other_work)
     require_backend(size["backend"], "--repace")
     n = args.checks or REPACE_CHECKS
+    also = "" if other is None else f" (the synthesis also at {other:g})"
     print(f"calibrate --repace {prof.name}: {n} host checks at 2^{size['log2_constraints']}, "
-          f"witness work {size['witness_work']:g}, {size['backend']} backend, a pool of "
+          f"witness work {size['witness_work']:g}{also}, {size['backend']} backend, a pool of "
           f"{size['gpu_threads'] or 'every'} threads", file=sys.stderr, flush=True)
 
     def progress(i, total, seconds):
         print(f"calibrate --repace [{i}/{total}] host check ({seconds:.0f} s so far)",
               file=sys.stderr, flush=True)
     path, res = repace(prof, args.name, checks=n, directory=args.out, command=cmd,
-                       progress=progress)
+                       other_work=other, progress=progress)
     if args.json:
         from ..atomic import write_text
         write_text(args.json, json.dumps({"profile": str(path), **res}, indent=1, default=str))
@@ -282,6 +290,10 @@ def format_repace(res: dict, path) -> str:
              "figures; above 1: this host is slower now than at the calibration)"]
     for key, c in res["changed"].items():
         lines.append(f"  {key}: {c['from']:.6g} -> {c['to']:.6g}")
+    if res.get("synth_ratio_at_other") is not None:
+        lines.append(f"  a one-thread synthesis at witness work {res['other_work']:g}: "
+                     f"x{res['synth_ratio_at_other']:.4f} one at the calibration's "
+                     "([calibration] synth_ratio_at_other; other witness works on their line)")
     spread = [c["synth_s"] for c in res["checks"]]
     if len(spread) > 1:
         lo, hi = min(spread), max(spread)

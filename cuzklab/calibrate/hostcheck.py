@@ -80,25 +80,41 @@ class HostCheck:
         from .measure import b_g2_at_once
         return b_g2_at_once(self.preps, self.work, self.pool, k)
 
-    def measure(self) -> dict:
+    def measure(self, other=None) -> dict:
         """Return one check: ``synth_s`` (one partition on one thread: the median of
         ``synth_samples`` syntheses, as many as fill :data:`SYNTH_CHECK_S`, at least
         :data:`SYNTH_SAMPLES_MIN` and at most :data:`SYNTH_SAMPLES_MAX`), ``b_g2_1_s``
-        (one call alone) and ``b_g2_k_s`` (``calls`` calls started together), and when."""
-        from ..live import work as W
-        from ..stages import StageClock
+        (one call alone) and ``b_g2_k_s`` (``calls`` calls started together), and when.
+        ``other``: a Workload at another witness work, whose one-thread synthesis is
+        timed the same way right after (``synth_s_other`` at ``other_work``)."""
         t0 = time.time()
-        xs: list[float] = []
-        while len(xs) < SYNTH_SAMPLES_MIN or (len(xs) < SYNTH_SAMPLES_MAX
-                                               and sum(xs) < SYNTH_CHECK_S):
-            t = time.perf_counter()
-            W.synthesize(self.work, 0, 0, StageClock(), 1)
-            xs.append(time.perf_counter() - t)
+        xs = _synth_samples(self.work)
+        out = {"at": round(t0, 3), "synth_s": round(statistics.median(xs), 6),
+               "synth_samples": len(xs)}
+        if other is not None:
+            ys = _synth_samples(other)
+            out |= {"other_work": float(other.program.witness_work),
+                    "synth_s_other": round(statistics.median(ys), 6),
+                    "synth_samples_other": len(ys)}
         one = self._calls(1)
         many = self._calls(self.calls)
-        return {"at": round(t0, 3), "synth_s": round(statistics.median(xs), 6),
-                "synth_samples": len(xs), "b_g2_1_s": round(one, 6),
-                "b_g2_k_s": round(many, 6), "calls": self.calls, "pool_threads": self.pool}
+        return out | {"b_g2_1_s": round(one, 6), "b_g2_k_s": round(many, 6),
+                      "calls": self.calls, "pool_threads": self.pool}
+
+
+def _synth_samples(work) -> list[float]:
+    """Time one-thread syntheses of one partition of ``work``: as many as fill
+    :data:`SYNTH_CHECK_S`, at least :data:`SYNTH_SAMPLES_MIN`, at most
+    :data:`SYNTH_SAMPLES_MAX`."""
+    from ..live import work as W
+    from ..stages import StageClock
+    xs: list[float] = []
+    while len(xs) < SYNTH_SAMPLES_MIN or (len(xs) < SYNTH_SAMPLES_MAX
+                                           and sum(xs) < SYNTH_CHECK_S):
+        t = time.perf_counter()
+        W.synthesize(work, 0, 0, StageClock(), 1)
+        xs.append(time.perf_counter() - t)
+    return xs
 
 
 def predicted(profile, check: dict) -> dict:
@@ -174,21 +190,48 @@ def calibration_size(profile) -> dict:
             "backend": str(cal.get("backend") or "cpu")}
 
 
-def measure_checks(profile, n: int = REPACE_CHECKS, *, progress=None) -> list[dict]:
+def check_other_work(profile, other_work) -> float | None:
+    """Return ``other_work`` checked for a re-pacing of ``profile``: None, or a witness work
+    other than its calibration's."""
+    if other_work is None:
+        return None
+    from ..live import check_witness_work
+    try:
+        w = check_witness_work(other_work)
+    except ConfigError as exc:
+        raise ConfigError("--other-work", exc.message) from None
+    cal = calibration_size(profile)["witness_work"]
+    if w == cal:
+        raise ConfigError("--other-work", f"must differ from the calibration's witness work "
+                          f"({cal:g}): it is the second point of the synthesis's line")
+    return w
+
+
+def measure_checks(profile, n: int = REPACE_CHECKS, *, other_work=None,
+                   progress=None) -> list[dict]:
     """Time ``n`` host checks of ``profile`` on this host, at its calibration's size and
-    with its backend; ``progress`` is called as ``progress(i, n, seconds)`` after each."""
+    with its backend; ``other_work``: also time each check's one-thread synthesis at that
+    witness work (``synth_s_other``); ``progress`` is called as ``progress(i, n, seconds)``
+    after each."""
+    import dataclasses as dc
     from ..live import workload
     from .measure import host_cores
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ConfigError("--checks", f"must be an integer >= 1, got {n!r}")
     size = calibration_size(profile)
+    other_work = check_other_work(profile, other_work)
     t0 = time.perf_counter()
-    check = HostCheck(workload(size["log2_constraints"], 0, size["backend"],
-                               size["witness_work"]),
-                      size["gpu_threads"] or host_cores())
+    work = workload(size["log2_constraints"], 0, size["backend"], size["witness_work"])
+    check = HostCheck(work, size["gpu_threads"] or host_cores())
+    other = None
+    if other_work is not None:
+        from ..live import work as W
+        from ..stages import StageClock
+        other = dc.replace(work, program=dc.replace(work.program, witness_work=other_work))
+        W.synthesize(other, 0, 0, StageClock(), 1)  # untimed, as the check's own
     out = []
     for i in range(n):
-        out.append(check.measure())
+        out.append(check.measure(other))
         if callable(progress):
             progress(i + 1, n, time.perf_counter() - t0)
     return out
@@ -209,10 +252,13 @@ def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: 
     ratios = hr["ratios"]
     paced = tracked_profile(profile, ratios)
     scaled = {(table, key): stage for stage, keys in SCALED.items() for table, key in keys}
+    line_ratio = other_work_ratio(checks)
+    drop = ("repaced_by", "repaced_ratios") + (("other_work", "synth_ratio_at_other")
+                                               if line_ratio else ())
     lines, table, changed = [], None, {}
     for line in text.splitlines():
         stripped = line.strip()
-        if table == "calibration" and stripped.startswith(("repaced_by", "repaced_ratios")):
+        if table == "calibration" and stripped.split("=", 1)[0].strip() in drop:
             continue  # a re-paced profile re-paced again: its ratios are over this one's
         if stripped.startswith("[") and stripped.endswith("]"):
             table = stripped[1:-1].strip()
@@ -238,22 +284,52 @@ def repaced_text(text: str, profile, checks: list[dict], *, name: str, command: 
                  f"  # {CALIBRATION_NOTES['repaced_by']}")
     lines.append(f"repaced_ratios = {toml_value({k: float(v) for k, v in ratios.items()})}"
                  f"  # {CALIBRATION_NOTES['repaced_ratios']}")
+    if line_ratio:
+        w, r = line_ratio
+        lines.append(f"other_work = {toml_value(w)}  # {CALIBRATION_NOTES['other_work']}")
+        lines.append(f"synth_ratio_at_other = {toml_value(r)}  # "
+                     f"{CALIBRATION_NOTES['synth_ratio_at_other']} (the {len(checks)} host "
+                     "checks' geometric means)")
     head = [f"# {name}: {profile.name} re-paced{' on ' + date if date else ''} to this host's "
             f"speed of the moment: synthesis x{ratios['synth']:.4f}, b_g2_msm "
             f"x{ratios['b_g2_msm']:.4f} the calibration's",
             f"# ({len(checks)} host checks timed alone; every other number is the "
             "calibration's)."]
+    if line_ratio:
+        head.append(f"# A one-thread synthesis at witness work {line_ratio[0]:g} took "
+                    f"x{line_ratio[1]:.4f} one at the calibration's in the same checks: "
+                    "other witness works are on the line through the two.")
+    more = {"synth_ratio_at_other": line_ratio[1], "other_work": line_ratio[0]} \
+        if line_ratio else {}
     return "\n".join(head + lines) + "\n", {"ratios": ratios, "predicted": hr["predicted"],
-                                            "changed": changed, "checks": checks}
+                                            "changed": changed, "checks": checks, **more}
+
+
+def other_work_ratio(checks: list[dict]) -> tuple[float, float] | None:
+    """Return (other_work, the geometric mean of the checks' one-thread synthesis there over
+    theirs at the calibration's witness work), or None where the checks did not time one."""
+    pairs = [(c["synth_s_other"], c["synth_s"]) for c in checks
+             if c.get("synth_s_other", 0) > 0 and c.get("synth_s", 0) > 0]
+    if not pairs:
+        return None
+    works = {float(c["other_work"]) for c in checks if c.get("synth_s_other", 0) > 0}
+    if len(works) != 1:
+        raise ConfigError("checks", f"time the other witness work at one value, got "
+                          f"{sorted(works)}")
+    r = math.exp(statistics.fmean(math.log(a / b) for a, b in pairs))
+    return works.pop(), round(r, 4)
 
 
 def repace(profile, name: str, *, checks: int = REPACE_CHECKS, directory=None,
-           command: str = "", progress=None) -> tuple:
+           command: str = "", other_work=None, progress=None) -> tuple:
     """Re-pace ``profile`` (a name or path of a profile of ``calibrate --live``) to this
     host's speed of the moment and write it as ``NAME.toml`` in ``directory`` (default the
     profiles folder): ``checks`` host checks (:func:`measure_checks`), then
-    :func:`repaced_text`. Return the path written and what :func:`repaced_text` returns
-    beside the text (the ratios, each moved key, the checks), with the date."""
+    :func:`repaced_text`. ``other_work``: each check also times a one-thread synthesis at
+    that witness work, and the profile records their ratio (``[calibration]
+    synth_ratio_at_other``), the line a run at another witness work is modelled on.
+    Return the path written and what :func:`repaced_text` returns beside the text (the
+    ratios, each moved key, the checks), with the date."""
     import datetime
     from pathlib import Path
     from ..model import Profile
@@ -263,7 +339,7 @@ def repace(profile, name: str, *, checks: int = REPACE_CHECKS, directory=None,
     if not prof.source or not Path(prof.source).is_file():
         raise ConfigError("--repace", f"profile {prof.name!r}: its file is not readable")
     text = Path(prof.source).read_text(encoding="utf-8")
-    measured = measure_checks(prof, checks, progress=progress)
+    measured = measure_checks(prof, checks, other_work=other_work, progress=progress)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     new, res = repaced_text(text, prof, measured, name=name, command=command, date=date)
     path = write_profile(new, name, directory)

@@ -304,6 +304,52 @@ def test_a_repaced_profile_is_the_calibration_at_the_checks_pace(tmp_path):
     assert again.count("repaced_by") == 1 and raw2["name"] == "r32-later"
 
 
+def test_a_repacing_at_two_witness_works_records_the_synthesis_line(tmp_path):
+    import sys
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    from cuzklab.calibrate.compare import profile_at_witness_work
+    from cuzklab.calibrate.hostcheck import other_work_ratio, repaced_text
+    path = _stored_live_profile(tmp_path)
+    prof = Profile.load(path)
+    want = predicted(prof, _check(1.0, 1.0))
+    # each check also timed a one-thread synthesis at witness work 0: 0.2 and 0.18 of its own
+    checks = [_check(want["synth_s"] * 1.1, want["b_g2_k_s"]) | {
+        "other_work": 0.0, "synth_s_other": want["synth_s"] * 1.1 * f} for f in (0.2, 0.18)]
+    assert other_work_ratio(checks) == (0.0, pytest.approx((0.2 * 0.18) ** 0.5, abs=1e-4))
+    assert other_work_ratio([_check(1.0, 1.0)]) is None
+    text, res = repaced_text(path.read_text(), prof, checks, name="r32-now")
+    assert res["synth_ratio_at_other"] == pytest.approx(0.1897, abs=1e-4)
+    raw = tomllib.loads(text)
+    assert raw["calibration"]["other_work"] == 0.0
+    assert raw["calibration"]["synth_ratio_at_other"] == pytest.approx(0.1897, abs=1e-4)
+    assert "on the line through the two" in text
+    (tmp_path / "r32-now.toml").write_text(text)
+    new = Profile.load(tmp_path / "r32-now.toml")
+    # the model at W=0: the re-paced synthesis times the checks' ratio; W=0.5 half-way
+    work = new["synth"]["work_core_s"]
+    assert work == pytest.approx(prof["synth"]["work_core_s"] * 1.1, rel=1e-5)
+    assert profile_at_witness_work(new, 0.0)["synth"]["work_core_s"] == pytest.approx(
+        0.1897 * work, rel=1e-3)
+    assert profile_at_witness_work(new, 0.5)["synth"]["work_core_s"] == pytest.approx(
+        (0.1897 + 1) / 2 * work, rel=1e-3)
+    # re-paced again at both works: one record of the line, the newest
+    again, _ = repaced_text(text, new, [c | {"synth_s_other": c["synth_s"] * 0.3}
+                                        for c in checks], name="r32-later")
+    assert again.count("synth_ratio_at_other =") == 1
+    assert tomllib.loads(again)["calibration"]["synth_ratio_at_other"] == pytest.approx(0.3)
+    # at the calibration's pace only: the line it had is kept
+    kept, _ = repaced_text(text, new, [_check(1.0, 1.0)], name="r32-later")
+    assert tomllib.loads(kept)["calibration"]["synth_ratio_at_other"] == pytest.approx(
+        0.1897, abs=1e-4)
+    # checks at two other works are refused
+    mixed = [checks[0], checks[1] | {"other_work": 0.5}]
+    with pytest.raises(ConfigError, match="one value"):
+        other_work_ratio(mixed)
+
+
 def test_only_a_live_calibration_can_be_repaced():
     from cuzklab.calibrate.hostcheck import calibration_size, measure_checks
     with pytest.raises(ConfigError, match="no live calibration"):
@@ -339,6 +385,17 @@ def test_calibrate_repace_times_checks_and_writes_the_profile(tmp_path, capsys):
                                                         rel=1e-5)
     assert new["b_g2_msm"]["pool_core_s"] == pytest.approx(
         old["b_g2_msm"]["pool_core_s"] * r["b_g2_msm"], rel=1e-5)
+    # with --other-work 0 each check also times a one-thread synthesis at witness work 0
+    rc = main(["calibrate", "--repace", str(src), "--name", "tiny-both", "--checks", "2",
+               "--other-work", "0", "--out", str(tmp_path), "--json", str(tmp_path / "b.json")])
+    cap = capsys.readouterr()
+    assert rc == 0 and "(the synthesis also at 0)" in cap.err
+    assert "a one-thread synthesis at witness work 0: x" in cap.out
+    out = json.loads((tmp_path / "b.json").read_text())
+    assert all(c["other_work"] == 0.0 and c["synth_s_other"] > 0 for c in out["checks"])
+    both = Profile.load(tmp_path / "tiny-both.toml")
+    assert both.get("calibration", "synth_ratio_at_other") == pytest.approx(
+        out["synth_ratio_at_other"]) and 0 < out["synth_ratio_at_other"]
 
 
 @pytest.mark.parametrize("argv, parts", [
@@ -347,6 +404,12 @@ def test_calibrate_repace_times_checks_and_writes_the_profile(tmp_path, capsys):
     (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--checks", "2"],
      ["--checks", "--repace"]),
     (["calibrate", "--repace", "porep-live-h200", "--name", "x", "--checks", "0"], ["--checks"]),
+    (["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--other-work", "0"],
+     ["--other-work", "--repace"]),
+    (["calibrate", "--repace", "porep-live-h200", "--name", "x", "--other-work", "1"],
+     ["--other-work", "must differ", "(1)"]),
+    (["calibrate", "--repace", "porep-live-h200", "--name", "x", "--other-work", "-1"],
+     ["--other-work"]),
 ])
 def test_bad_repace_inputs_give_one_error_line(cli_error, argv, parts):
     cli_error(argv, *parts)
