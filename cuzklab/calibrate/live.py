@@ -16,8 +16,10 @@ table):
 * the copy bandwidth is ``node.ddr_gbps``; each CPU stage's bandwidth demand
   is the bytes it streams over its solo time;
 * the one-thread witness step at a second witness work gives
-  ``[calibration] witness_s_per_work``, with which ``compare`` models runs at
-  other witness works (:func:`cuzklab.calibrate.compare.profile_at_witness_work`);
+  ``[calibration] witness_s_per_work``, and whole one-thread syntheses at the
+  two works in turn ``[calibration] synth_ratio_at_other``, the line on which
+  ``compare`` models runs at other witness works
+  (:func:`cuzklab.calibrate.compare.profile_at_witness_work`);
 * the contention curve fits ``node.cpu_pool_weight``, the one parameter of
   the model's core sharing (:mod:`cuzklab.calibrate.contention`);
 * the MatVec alone on 1..N threads fits its serial share
@@ -545,6 +547,11 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         "log2_constraints": log2_constraints, "constraints": int(sizes["constraints"]),
         "witness_work": witness_work,
         "witness_s_per_work": slope["witness_s_per_work"], "witness_s": slope["witness_s"],
+        # whole syntheses at both works, in turn (calibrations before these timed the
+        # witness step alone: their profiles reach other works through the slope)
+        **({"other_work": float(slope["other_work"]),
+            "synth_ratio_at_other": round(float(slope["synth_ratio_at_other"]), 4)}
+           if slope.get("synth_ratio_at_other") else {}),
         "gpu_threads": pool,
         "contention_counts": counts, "fitted_on": fitted_on,
     }

@@ -419,7 +419,12 @@ def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
     The same circuit program is evaluated at both works (only its extra work per
     gate differs), on one thread, medians of ``repeat``; the other work is 0, or
     1 when ``witness_work`` is 0. ``witness_s_per_work`` is the seconds one unit
-    of witness work adds to a partition's synthesis.
+    of witness work adds to a partition's synthesis. Then whole one-thread
+    syntheses (witness, MatVec and their buffers), one at each work in turn on
+    fresh partitions, ``repeat`` pairs: ``synth_s`` and ``synth_s_at_other``
+    (medians) and ``synth_ratio_at_other``, the geometric mean of each pair's
+    ratio, timed in the same seconds so that the host's pace cancels (the line
+    :func:`~cuzklab.calibrate.compare.profile_at_witness_work` puts other works on).
     """
     import dataclasses
     from ..live import workload
@@ -441,9 +446,28 @@ def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
             xs.append((time.perf_counter() - t) / calls)
         times[w] = float(statistics.median(xs))
     slope = (times[witness_work] - times[other]) / (witness_work - other)
+    from ..live import work as W
+    from ..stages import StageClock
+    works = {w: dataclasses.replace(work, program=dataclasses.replace(work.program,
+                                                                      witness_work=float(w)))
+             for w in (witness_work, other)}
+    for w in works.values():
+        W.synthesize(w, 0, 0, StageClock(), 1)  # untimed: the tables and buffers
+    pairs = []
+    for i in range(repeat):
+        one = []
+        for w in (witness_work, other):
+            t = time.perf_counter()
+            W.synthesize(works[w], 0, 1 + i, StageClock(), 1)
+            one.append(time.perf_counter() - t)
+        pairs.append(one)
+    ratio = float(np.exp(np.mean([np.log(b / a) for a, b in pairs])))
     return {"witness_work": witness_work, "witness_s": times[witness_work],
             "other_work": other, "witness_s_at_other": times[other],
-            "witness_s_per_work": max(0.0, slope), "repeat": repeat}
+            "witness_s_per_work": max(0.0, slope), "repeat": repeat,
+            "synth_s": float(statistics.median(a for a, _ in pairs)),
+            "synth_s_at_other": float(statistics.median(b for _, b in pairs)),
+            "synth_ratio_at_other": ratio}
 
 
 def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,

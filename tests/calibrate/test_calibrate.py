@@ -423,9 +423,18 @@ def test_live_calibration_measures_the_witness_slope(live_profile):
     from cuzklab.calibrate.measure import measure_witness_slope
     big = measure_witness_slope(12, witness_work=1.0)
     assert big["witness_s"] > 1.5 * big["witness_s_at_other"] and big["witness_s_per_work"] > 0
+    # and whole one-thread syntheses at both works, in turn: the one without the witness's
+    # extra work is the shorter, their ratio the geometric mean of the pairs'
+    assert 0 < big["synth_ratio_at_other"] < 0.7
+    assert big["synth_s_at_other"] < big["synth_s"]
     raw = tomllib.loads(path.read_text())
     assert raw["calibration"]["witness_s_per_work"] == pytest.approx(
         slope["witness_s_per_work"], rel=1e-4)
+    # the profile carries that ratio: other witness works are on the line through the two
+    assert slope["synth_s"] > 0 and slope["synth_s_at_other"] > 0
+    assert raw["calibration"]["other_work"] == 0.0
+    assert raw["calibration"]["synth_ratio_at_other"] == pytest.approx(
+        slope["synth_ratio_at_other"], abs=1e-4)
     json.dumps(meas, default=str)
 
 
@@ -1033,6 +1042,9 @@ def test_other_witness_works_scale_the_witness_by_its_own_step(tmp_path, capsys)
     prof = Profile.load(path)
     assert prof.get("calibration", "witness_s") == pytest.approx(meas["witness_slope"]["witness_s"],
                                                               rel=1e-4)
+    # a calibration that timed the witness step alone (no whole syntheses at both works)
+    # gives a profile without the line: other works go through the slope
+    assert prof.get("calibration", "synth_ratio_at_other") is None
     at0 = profile_at_witness_work(path, 0.0)["synth"]
     witness0 = at0["witness_fraction"] * at0["work_core_s"]
     # the witness at work 0 is the step's own ratio (0.123 / 2.797) of the profile's witness
