@@ -238,6 +238,12 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
                                      "within_10": sum(abs(e) <= 0.10 for e in errs),
                                      "rows": len(errs),
                                      "median_error": round(statistics.median(errs), 4)}
+            # the plain profile with that line alone (what calibrate --live now measures)
+            line = prof.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
+            errs = [r["error"]["seconds_per_proof"] for f in files
+                    for r in remodel(f, line)["rows"] if not r.get("fitted")]
+            repaced["line_only"] = {"within_10": sum(abs(e) <= 0.10 for e in errs),
+                                    "rows": len(errs)}
     judged = [r for r in rows if not r.get("fitted")]
     err = [r["error"]["seconds_per_proof"] for r in judged]
     worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"]))
@@ -458,7 +464,9 @@ def main(argv=None) -> int:
         total["repaced_both_works"] = {
             "jobs": len(two), "rows": sum(j["repaced"]["both_works"]["rows"] for j in two),
             "within_10": sum(j["repaced"]["both_works"]["within_10"] for j in two),
-            "repaced_within_10": sum(j["repaced"]["within_10"] for j in two)}
+            "repaced_within_10": sum(j["repaced"]["within_10"] for j in two),
+            "line_only_within_10": sum(j["repaced"]["line_only"]["within_10"] for j in two),
+            "plain_within_10": sum(j["within_10"] for j in two)}
     if a.markdown:
         if res:
             print(markdown(res))
@@ -504,7 +512,9 @@ def main(argv=None) -> int:
                 print(f"and at both witness works (the W=0 synthesis at the {rp['checks']} "
                       f"earliest W=0 checks over the W=1 ones): {bw['within_10']} of "
                       f"{bw['rows']} rows within 10 % over {bw['jobs']} jobs (at W=1 alone "
-                      f"{bw['repaced_within_10']})")
+                      f"{bw['repaced_within_10']}); the plain profile on that line alone, not "
+                      f"re-paced: {bw['line_only_within_10']} (without it "
+                      f"{bw['plain_within_10']})")
             if not a.markdown:
                 for j in res:
                     if j.get("repaced"):

@@ -579,6 +579,7 @@ def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path
     both = job["repaced"]["both_works"]
     assert both["checks_at_0"] == 3 and both["rows"] == 11 and 0.1 < both["synth_ratio_at_0"] < 0.4
     assert "and at both witness works" in out
+    assert job["repaced"]["line_only"]["rows"] == 11 and "on that line alone" in out
     with pytest.raises(SystemExit):
         mod.main(["--repace", "-1"])
     assert "--repace" in capsys.readouterr().err
