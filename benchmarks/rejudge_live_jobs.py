@@ -192,6 +192,14 @@ def earliest_checks(stored: list[dict], n: int, witness_work: float = 1.0) -> li
     return [uniq[t] for t in sorted(uniq)][:n]
 
 
+def _row_errors(files: list[dict], prof) -> list[float]:
+    """Return the s/proof errors of the rows of a job's stored comparisons not fitted, the
+    model simulated again on ``prof``."""
+    from cuzklab.calibrate.compare import remodel
+    return [r["error"]["seconds_per_proof"] for f in files for r in remodel(f, prof)["rows"]
+            if not r.get("fitted")]
+
+
 def _gmean(xs) -> float:
     logs = [math.log(x) for x in xs]
     return math.exp(statistics.fmean(logs))
@@ -221,8 +229,7 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
         from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
         ratios = host_ratios(prof, first)["ratios"]
         now = tracked_profile(prof, ratios)
-        errs = [r["error"]["seconds_per_proof"] for f in files
-                for r in remodel(f, now)["rows"] if not r.get("fitted")]
+        errs = _row_errors(files, now)
         repaced = {"checks": len(first), "ratios": ratios,
                    "within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
                    "median_error": round(statistics.median(errs), 4),
@@ -232,16 +239,14 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
             # and at both witness works: the W=0 synthesis from the checks' own ratio
             ratio = _gmean(c["synth_s"] for c in zero) / _gmean(c["synth_s"] for c in first)
             both = now.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
-            errs = [r["error"]["seconds_per_proof"] for f in files
-                    for r in remodel(f, both)["rows"] if not r.get("fitted")]
+            errs = _row_errors(files, both)
             repaced["both_works"] = {"checks_at_0": len(zero), "synth_ratio_at_0": round(ratio, 4),
                                      "within_10": sum(abs(e) <= 0.10 for e in errs),
                                      "rows": len(errs),
                                      "median_error": round(statistics.median(errs), 4)}
             # the plain profile with that line alone (what calibrate --live now measures)
             line = prof.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
-            errs = [r["error"]["seconds_per_proof"] for f in files
-                    for r in remodel(f, line)["rows"] if not r.get("fitted")]
+            errs = _row_errors(files, line)
             repaced["line_only"] = {"within_10": sum(abs(e) <= 0.10 for e in errs),
                                     "rows": len(errs)}
     judged = [r for r in rows if not r.get("fitted")]
