@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import statistics
 import sys
 from pathlib import Path
 
@@ -1026,6 +1027,7 @@ def format_table(result: dict) -> str:
     moved = host_moved_text(v.get("tracked"))
     if moved:
         lines.append(moved)
+    lines += witness_line_text(result)
     return "\n".join(lines)
 
 
@@ -1075,6 +1077,42 @@ def host_moved_text(tv: dict | None) -> str:
             f"by more than {100 * tol:.0f} % ({each}); the plain model's "
             f"s/proof errors are mostly that move: read the host-tracked model, or re-pace "
             f"the profile right before the rows (cuzklab calibrate --repace)")
+
+
+def witness_line_text(result: dict) -> list[str]:
+    """Return a warning per witness work whose one-thread synthesis the profile has off
+    by itself: every row there whose host checks put the synthesis beyond the s/proof
+    target from the profile's, the same way, once set beside the checks at the profile's
+    own witness work (their median), so that the host's pace cancels. The profile reaches
+    that work through its witness slope (or the line it records), and that is what is
+    off: ``calibrate --repace --other-work W`` times it.
+    """
+    tol = TARGETS["seconds_per_proof"]
+    cal = result.get("calibration") if isinstance(result.get("calibration"), dict) else {}
+    ref = float(cal.get("witness_work", 1.0))
+    by: dict[float, list[float]] = {}
+    for r in result.get("rows") or ():
+        ratio = ((r.get("host_check") or {}).get("ratios") or {}).get("synth")
+        if ratio:
+            by.setdefault(float(r.get("witness_work", result.get("witness_work", 1.0))),
+                          []).append(float(ratio))
+    if ref not in by:
+        return []
+    base = statistics.median(by[ref])
+    how = ("the line its calibration timed" if cal.get("synth_ratio_at_other") is not None
+           else "its witness slope")
+    out = []
+    for w, xs in sorted(by.items()):
+        rel = [x / base for x in xs]
+        if w == ref or len(rel) < 2 or not (min(rel) > 1 + tol or max(rel) < 1 / (1 + tol)):
+            continue
+        out.append(f"the profile's one-thread synthesis at witness work {w:g} is off by itself: "
+                   f"the checks there ran x{min(xs):.2f}-{max(xs):.2f} the profile's, those at "
+                   f"its own work {ref:g} x{base:.2f} (median), so x{min(rel):.2f}-"
+                   f"{max(rel):.2f} beside the host's pace; it reaches {w:g} through {how}: "
+                   f"re-pace with the synthesis timed there too (cuzklab calibrate --repace "
+                   f"PROFILE --other-work {w:g})")
+    return out
 
 
 def tracked_text(tv: dict | None) -> str:

@@ -283,10 +283,12 @@ def compare_table_html(result: dict) -> str:
             f"<th>GPU busy model / {word}</th><th>GPU hold a partition, ms: model / {word}</th>"
             f"<th>bottleneck model / {word}</th></tr>")
     body = []
+    works = {r.get("witness_work") for r in result["rows"]}
     for r in result["rows"]:
         c, m, lv, e = r["config"], r["model"], r["live"], r["error"]
         name = (f"{c['lock']} gw={c['gpu_workers_per_device']} pw={c['partition_workers']} "
-                f"({c['proofs']}×{c['partitions']})")
+                f"({c['proofs']}×{c['partitions']})"
+                + (f" W={r['witness_work']:g}" if len(works) > 1 else ""))
         if r.get("logs"):
             name += " · " + ", ".join(Path(f).name for f in r["logs"])
         if lv.get("failed"):
@@ -379,6 +381,9 @@ def compare_html(result: dict, path, *, timelines: bool = True):
     moved = host_moved_text(tv)
     if moved:
         parts.append(f"<p><b>{html.escape(moved[0].upper() + moved[1:])}.</b></p>")
+    from ..calibrate.compare import witness_line_text
+    for line in witness_line_text(result):
+        parts.append(f"<p><b>{html.escape(line[0].upper() + line[1:])}.</b></p>")
     from ..calibrate.compare import logged_notes
     for line in logged_notes(result):
         parts.append(f"<p>{html.escape(line)}.</p>")  # it starts with a file name: as it is

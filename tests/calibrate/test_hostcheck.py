@@ -350,6 +350,39 @@ def test_a_repacing_at_two_witness_works_records_the_synthesis_line(tmp_path):
         other_work_ratio(mixed)
 
 
+def test_compare_names_a_witness_work_the_profile_has_off_by_itself(tmp_path):
+    from cuzklab.calibrate.compare import format_table, witness_line_text
+    from cuzklab.plots.model_vs_live import compare_html
+
+    def result(w1, w0, line=False):
+        cal = {"witness_work": 1.0} | ({"synth_ratio_at_other": 0.2} if line else {})
+        rows = [{"witness_work": w, "host_check": {"ratios": {"synth": x, "b_g2_msm": 1.0}}}
+                for w, xs in ((1.0, w1), (0.0, w0)) for x in xs]
+        return {"calibration": cal, "rows": rows}
+    # the W=0 checks x1.5-1.8 where the W=1 ones sit at the profile's pace: off by itself
+    (line,) = witness_line_text(result([0.98, 1.02, 1.0], [1.5, 1.8]))
+    assert "witness work 0 is off by itself" in line and "x1.50-1.80" in line
+    assert "--other-work 0" in line and "its witness slope" in line
+    assert "the line its calibration timed" in witness_line_text(
+        result([1.0], [0.7, 0.8], line=True))[0]
+    # the host's pace moved both works alike: nothing of the line; one row or a mixed
+    # spread says nothing either
+    assert witness_line_text(result([1.5, 1.6], [1.55, 1.7])) == []
+    assert witness_line_text(result([1.0], [1.5])) == []
+    assert witness_line_text(result([1.0], [1.5, 0.95])) == []
+    assert witness_line_text(result([], [1.5, 1.8])) == []
+    # the forty-fourth job: its W=0 checks x1.24-2.19, its W=1 ones x1.04 (median)
+    stored = json.loads(Path("benchmarks/results/compare-live-h100-r33-samehost-repaced.json")
+                        .read_text())
+    (line,) = witness_line_text(stored)
+    assert "x1.24-2.19" in line and "x1.04 (median)" in line
+    assert line in format_table(stored)
+    compare_html(stored, tmp_path / "page.html", timelines=False)
+    page = (tmp_path / "page.html").read_text()
+    assert "The profile&#x27;s one-thread synthesis at witness work 0 is off by itself" in page
+    assert "pw=12 (3×4) W=0<" in page  # each row's witness work, where the rows differ in it
+
+
 def test_only_a_live_calibration_can_be_repaced():
     from cuzklab.calibrate.hostcheck import calibration_size, measure_checks
     with pytest.raises(ConfigError, match="no live calibration"):
