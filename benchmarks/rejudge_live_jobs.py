@@ -352,20 +352,52 @@ def judge_curve(curve_job, folder: Path) -> dict:
     from cuzklab.calibrate.contention import remodel_curve
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
-    curve = remodel_curve(stored.get("contention") or stored, _profile(number, cal, folder))
+    raw = stored.get("contention") or stored
+    curve = remodel_curve(raw, _profile(number, cal, folder))
+    kind = KIND.get(number, "h200")
+    cores = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())[
+        "measurements"]["cores"]
+    pool, each = int(raw["pool_threads"]), int(raw.get("synth_threads") or 1)
     points = [{"syntheses": r["syntheses"], "fitted": bool(r.get("fitted")),
                **{f"{s}_{side}_x": round(r[f"{s}_{side}_x"], 4)
                   for s in ("b_g2_msm", "prep_msm") for side in ("live", "model")},
                "b_g2_msm_error": round(r["b_g2_msm_x_error"], 4),
-               "prep_msm_error": round(r["prep_msm_x_error"], 4)} for r in curve["rows"]]
+               "prep_msm_error": round(r["prep_msm_x_error"], 4),
+               "b_g2_msm_even_x": round(even_share_x(pool, r["syntheses"] * each, cores), 4)}
+              for r in curve["rows"]]
     judged = [p for p in points if not p["fitted"]]
     worst = max(((p[f"{s}_error"], s, p["syntheses"]) for p in judged
                  for s in ("b_g2_msm", "prep_msm")), key=lambda w: abs(w[0]))
     t = curve["target"]
-    return {"job": number, "date": date, "file": name, "calibration": cal, "points": points,
+    return {"job": number, "date": date, "file": name, "calibration": cal, "cores": cores,
+            "pool_threads": pool, "points": points,
             "worst": {"error": worst[0], "stage": worst[1], "syntheses": worst[2]},
             "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
             "target": t["slowdown_error"], "met": bool(t["met"])}
+
+
+def even_share_x(pool: int, others: int, cores: int) -> float:
+    """Return a pool's slowdown beside ``others`` busy threads where every runnable thread
+    gets an even share of the ``cores`` (the scheduler's fair share, nothing else): its
+    ``pool`` threads hold ``cores x pool / (pool + others)`` of them once the threads
+    outnumber the cores, against ``min(pool, cores)`` alone."""
+    total = pool + others
+    if total <= cores:
+        return 1.0
+    return min(pool, cores) * total / (cores * pool)
+
+
+def over_even_share(curves: list[dict]) -> list[dict]:
+    """Return, per count of syntheses, the live b_g2_msm slowdown over the even share of
+    the cores (:func:`even_share_x`) over every curve: median and range."""
+    by: dict[int, list[float]] = {}
+    for c in curves:
+        for p in c["points"]:
+            if p["syntheses"]:
+                by.setdefault(p["syntheses"], []).append(p["b_g2_msm_live_x"]
+                                                         / p["b_g2_msm_even_x"])
+    return [{"syntheses": k, "curves": len(v), "median": round(statistics.median(v), 4),
+             "low": round(min(v), 4), "high": round(max(v), 4)} for k, v in sorted(by.items())]
 
 
 def markdown_curves(curves: list[dict]) -> str:
@@ -456,7 +488,8 @@ def main(argv=None) -> int:
              "tracked_rows": sum(j["tracked_rows"] for j in res),
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
-             "pace": pace_fit(res), "by_row": by_row(res)}
+             "pace": pace_fit(res), "by_row": by_row(res),
+             "over_even_share": over_even_share(judged_curves)}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
         total["repaced"] = {"checks": a.repace, "jobs": len(rep),
@@ -487,7 +520,10 @@ def main(argv=None) -> int:
         for c in judged_curves:
             w = c["worst"]
             print(f"{_ORDINAL[c['job']]:>15}: curve {'met' if c['met'] else 'missed'}, worst "
-                  f"{w['stage']} beside {w['syntheses']} {100 * w['error']:+.1f} %")
+                  f"{w['stage']} beside {w['syntheses']} {100 * w['error']:+.1f} %; live over "
+                  "an even share of the cores "
+                  + " / ".join(f"x{p['b_g2_msm_live_x'] / p['b_g2_msm_even_x']:.2f}"
+                               for p in c["points"] if p["syntheses"]))
     if res:
         print(f"all jobs: {total['within_10']} of {total['rows']} rows within 10 % "
               f"(rms {100 * total['rms']:.1f} %); host-tracked {total['tracked_within_10']} of "
@@ -533,6 +569,11 @@ def main(argv=None) -> int:
     if judged_curves:
         print(f"contention curves: {total['curves_met']} of {total['curves']} within 15 % at "
               "every point not fitted")
+        if total["over_even_share"]:
+            print("the live b_g2_msm pool over an even share of the cores for every runnable "
+                  "thread (median, range over the curves): "
+                  + "; ".join(f"beside {e['syntheses']} x{e['median']:.2f} ({e['low']:.2f}-"
+                              f"{e['high']:.2f})" for e in total["over_even_share"]))
     if a.png:
         if not total["pace"]:
             print("--png: no figure, fewer than three of these jobs have host checks",

@@ -554,6 +554,28 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     assert job["repaced"]["checks"] == 3 and res["total"]["repaced"]["jobs"] == 1
 
 
+def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():
+    mod = _script("rejudge_live_jobs.py")
+    # a pool of 16 beside 12 one-thread syntheses on 16 cores: 28 threads, 16/28 of the cores
+    assert mod.even_share_x(16, 12, 16) == pytest.approx(1.75)
+    assert mod.even_share_x(16, 0, 16) == 1.0 and mod.even_share_x(8, 4, 16) == 1.0
+    assert mod.even_share_x(8, 12, 16) == pytest.approx(1.25)
+    curves = [{"points": [{"syntheses": 0, "b_g2_msm_live_x": 1.0, "b_g2_msm_even_x": 1.0},
+                          {"syntheses": 12, "b_g2_msm_live_x": x, "b_g2_msm_even_x": 1.75}]}
+              for x in (1.75, 2.1, 2.45)]
+    (e,) = mod.over_even_share(curves)
+    assert e["syntheses"] == 12 and e["curves"] == 3
+    assert (e["low"], e["median"], e["high"]) == pytest.approx((1.0, 1.2, 1.4))
+    # the forty-first job's curve, on its 16-vCPU host with a pool of 16
+    from pathlib import Path as _P
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        c = mod.judge_curve(next(c for c in mod.CURVES if c[0] == 41), _P(tmp))
+    assert c["cores"] == 16 and c["pool_threads"] == 16
+    assert [p["b_g2_msm_even_x"] for p in c["points"]] == pytest.approx(
+        [1.0, 17 / 16, 18 / 16, 20 / 16, 24 / 16, 28 / 16])
+
+
 def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path, capsys):
     mod = _script("rejudge_live_jobs.py")
     # the earliest checks of the rows at the calibration's witness work, once each
