@@ -200,6 +200,12 @@ def _row_errors(files: list[dict], prof) -> list[float]:
             if not r.get("fitted")]
 
 
+def _summary(errs: list[float]) -> dict:
+    """Return how many of ``errs`` are within 10 %, of how many, and their median."""
+    return {"within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
+            "median_error": round(statistics.median(errs), 4)}
+
+
 def _gmean(xs) -> float:
     logs = [math.log(x) for x in xs]
     return math.exp(statistics.fmean(logs))
@@ -230,25 +236,18 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
         ratios = host_ratios(prof, first)["ratios"]
         now = tracked_profile(prof, ratios)
         errs = _row_errors(files, now)
-        repaced = {"checks": len(first), "ratios": ratios,
-                   "within_10": sum(abs(e) <= 0.10 for e in errs), "rows": len(errs),
-                   "median_error": round(statistics.median(errs), 4),
+        repaced = {"checks": len(first), "ratios": ratios, **_summary(errs),
                    "errors": [round(e, 4) for e in errs]}
         zero = earliest_checks(files, repace, 0.0)
         if zero and float(prof.get("calibration", "witness_work") or 1.0) == 1.0:
             # and at both witness works: the W=0 synthesis from the checks' own ratio
             ratio = _gmean(c["synth_s"] for c in zero) / _gmean(c["synth_s"] for c in first)
-            both = now.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
-            errs = _row_errors(files, both)
+            at0 = {"synth_ratio_at_other": ratio, "other_work": 0.0}
             repaced["both_works"] = {"checks_at_0": len(zero), "synth_ratio_at_0": round(ratio, 4),
-                                     "within_10": sum(abs(e) <= 0.10 for e in errs),
-                                     "rows": len(errs),
-                                     "median_error": round(statistics.median(errs), 4)}
+                                     **_summary(_row_errors(files, now.replace(calibration=at0)))}
             # the plain profile with that line alone (what calibrate --live now measures)
-            line = prof.replace(calibration={"synth_ratio_at_other": ratio, "other_work": 0.0})
-            errs = _row_errors(files, line)
-            repaced["line_only"] = {"within_10": sum(abs(e) <= 0.10 for e in errs),
-                                    "rows": len(errs)}
+            line = _summary(_row_errors(files, prof.replace(calibration=at0)))
+            repaced["line_only"] = {"within_10": line["within_10"], "rows": line["rows"]}
     judged = [r for r in rows if not r.get("fitted")]
     err = [r["error"]["seconds_per_proof"] for r in judged]
     worst = max(judged, key=lambda r: abs(r["error"]["seconds_per_proof"]))

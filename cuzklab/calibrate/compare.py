@@ -224,10 +224,10 @@ def profile_at_witness_work(profile, witness_work: float):
     s = prof["synth"]
     work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
     ratio = prof.get("calibration", "synth_ratio_at_other")
-    if ratio is not None and prof.get("calibration", "other_work") is not None \
-            and float(prof.get("calibration", "other_work")) != float(w_cal):
+    w_o = prof.get("calibration", "other_work")
+    if ratio is not None and w_o is not None and float(w_o) != float(w_cal):
         # two whole one-thread syntheses timed in the same minutes: the line through them
-        w_o = float(prof.get("calibration", "other_work"))
+        w_o = float(w_o)
         f = float(ratio) + (1.0 - float(ratio)) * (w - w_o) / (float(w_cal) - w_o)
         new_work = max(1e-6, work * f)
         witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move with w

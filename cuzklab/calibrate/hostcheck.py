@@ -69,8 +69,7 @@ class HostCheck:
             raise ConfigError("calls", f"must be an integer >= 2 (one call is no pool), "
                               f"got {calls!r}")
         self.work, self.pool, self.calls = work, pool_threads, calls
-        light = dataclasses.replace(work, program=dataclasses.replace(work.program,
-                                                                      witness_work=0.0))
+        light = work.at_witness_work(0.0)
         self.preps = [W.prep(W.synthesize(light, 0, i, StageClock(), pool_threads),
                              StageClock()) for i in range(calls)]
         self._calls(calls)  # untimed: starts the pool, touches every call's data
@@ -213,7 +212,6 @@ def measure_checks(profile, n: int = REPACE_CHECKS, *, other_work=None,
     with its backend; ``other_work``: also time each check's one-thread synthesis at that
     witness work (``synth_s_other``); ``progress`` is called as ``progress(i, n, seconds)``
     after each."""
-    import dataclasses as dc
     from ..live import workload
     from .measure import host_cores
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -227,7 +225,7 @@ def measure_checks(profile, n: int = REPACE_CHECKS, *, other_work=None,
     if other_work is not None:
         from ..live import work as W
         from ..stages import StageClock
-        other = dc.replace(work, program=dc.replace(work.program, witness_work=other_work))
+        other = work.at_witness_work(other_work)
         W.synthesize(other, 0, 0, StageClock(), 1)  # untimed, as the check's own
     out = []
     for i in range(n):

@@ -448,9 +448,7 @@ def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
     slope = (times[witness_work] - times[other]) / (witness_work - other)
     from ..live import work as W
     from ..stages import StageClock
-    works = {w: dataclasses.replace(work, program=dataclasses.replace(work.program,
-                                                                      witness_work=float(w)))
-             for w in (witness_work, other)}
+    works = {w: work.at_witness_work(w) for w in (witness_work, other)}
     for w in works.values():
         W.synthesize(w, 0, 0, StageClock(), 1)  # untimed: the tables and buffers
     pairs = []

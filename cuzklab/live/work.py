@@ -104,6 +104,12 @@ class Workload:
         """Return the proving key on ``backend`` (on the current CUDA device for "gpu")."""
         return self.pk_cpu if backend == "cpu" else self.pk_cpu.to(backend)
 
+    def at_witness_work(self, witness_work: float) -> "Workload":
+        """Return this workload with its program at another witness work (the same circuit,
+        keys and sizes: only the witness step's extra work per gate differs)."""
+        return dataclasses.replace(self, program=dataclasses.replace(
+            self.program, witness_work=float(witness_work)))
+
     def inputs(self, proof: int, partition: int) -> list[int]:
         """Return the public inputs of one partition (ONE first), fixed by the run's seed."""
         return self.program.inputs_for(((self.seed * 1_000_003 + proof) << 8) + partition)
