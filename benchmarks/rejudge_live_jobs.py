@@ -25,7 +25,10 @@ rows of the checks over the profile (``checks``) and the plain model's median er
 prints both tables as the README has them; ``--json`` writes it all; ``--png`` draws the
 jobs' errors against their checks; each job with checks is also judged on its profile re-
 paced to its ``--repace N`` (default 3) earliest checks (``calibrate --repace`` right
-before the rows, as near as the stored job holds; 0: not). A change of the model's
+before the rows, as near as the stored job holds; 0: not). Every row with host checks and
+a saved live trace also sets when the host-tracked model's first and last syntheses end,
+and the run, beside the live run (``waves``, medians per witness work and partition
+workers). A change of the model's
 mechanisms or of how a profile is derived is judged by running this before and after it.
 """
 
@@ -266,11 +269,66 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
                         "tracked": (round(r["error_tracked"]["seconds_per_proof"], 4)
                                     if r.get("error_tracked") else None)} for r in judged],
         "checks": checks, **({"repaced": repaced} if repaced else {}),
+        "waves": wave_rows(files, folder, prof, kind, compares),
         "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
                   "gap": _gap(attribution)},
         "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
         "same_verdict": sum(bool(r["error"]["same_verdict"]) for r in judged),
     }
+
+
+def synth_ends(trace) -> dict:
+    """Return when a run's first and last syntheses ended and when it ended, in seconds
+    from its first span's start."""
+    s = trace.spans
+    t0 = float(s["start"].min())
+    ends = s.loc[s["stage"] == "synth", "end"]
+    return {"first": float(ends.min()) - t0, "last": float(ends.max()) - t0,
+            "end": float(s["end"].max()) - t0}
+
+
+def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]) -> list[dict]:
+    """Return, for each row of a job with host checks and a saved live trace, its witness
+    work, partition workers and the host-tracked model's :func:`synth_ends` over the live
+    run's, less 1 (the model at the host's checked speed, as ``compare --track-host``
+    simulates it)."""
+    from cuzklab.calibrate.compare import at_live_start, live_trace_path, \
+        profile_at_witness_work
+    from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
+    from cuzklab.model import PipelineConfig
+    from cuzklab.sim import simulate
+    from cuzklab.trace import load
+    out = []
+    for stored, name in zip(files, names):
+        traces = RESULTS / f"traces-live-{kind}-{name}"
+        for r in stored["rows"]:
+            w = r.get("witness_work", stored.get("witness_work", 1.0))
+            path = live_trace_path({**r, "witness_work": w}, traces) if traces.is_dir() else None
+            if not r.get("host_check") or r.get("fitted") or path is None:
+                continue
+            cfg = PipelineConfig.from_dict(r["config"])
+            at_w = profile_at_witness_work(prof, w)
+            ratios = host_ratios(at_w, [c for c in (r["host_check"].get("before"),
+                                                    r["host_check"].get("after")) if c])
+            sim = simulate(cfg, at_live_start(tracked_profile(at_w, ratios["ratios"]),
+                                              r["live"].get("rss_start_gib")))
+            m, lv = synth_ends(sim), synth_ends(load(path))
+            out.append({"witness_work": w, "partition_workers": cfg.partition_workers,
+                        **{k: round(m[k] / lv[k] - 1.0, 4) for k in m}})
+    return out
+
+
+def waves(jobs: list[dict]) -> list[dict]:
+    """Return, per (witness work, partition workers) over the jobs' :func:`wave_rows`, the
+    rows and the median error of the first synthesis's end, the last's and the run's."""
+    groups: dict[tuple, list[dict]] = {}
+    for j in jobs:
+        for r in j.get("waves") or ():
+            groups.setdefault((r["witness_work"], r["partition_workers"]), []).append(r)
+    return [{"witness_work": w, "partition_workers": pw, "rows": len(rs),
+             **{f"{k}_median": round(statistics.median(r[k] for r in rs), 4)
+                for k in ("first", "last", "end")}}
+            for (w, pw), rs in sorted(groups.items())]
 
 
 def by_row(jobs: list[dict]) -> list[dict]:
@@ -488,7 +546,7 @@ def main(argv=None) -> int:
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
              "pace": pace_fit(res), "by_row": by_row(res),
-             "over_even_share": over_even_share(judged_curves)}
+             "over_even_share": over_even_share(judged_curves), "waves": waves(res)}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
         total["repaced"] = {"checks": a.repace, "jobs": len(rep),
@@ -532,6 +590,14 @@ def main(argv=None) -> int:
             print(f"the host's pace: over the {pf['jobs']} jobs with host checks, a job's median "
                   "plain-model error follows its median b_g2_msm check, r = "
                   f"{pf['r']:+.2f}, log slope {pf['slope']:+.2f} (-1: the pace alone)")
+        if total["waves"]:
+            print("when the syntheses end, the host-tracked model over live - 1 (medians over "
+                  "the rows with a saved live trace):")
+            for g in total["waves"]:
+                print(f"  W={g['witness_work']:g} pw={g['partition_workers']} ({g['rows']} rows):"
+                      f" first {100 * g['first_median']:+.1f} %, last "
+                      f"{100 * g['last_median']:+.1f} %, the run's end "
+                      f"{100 * g['end_median']:+.1f} %")
         if not a.markdown:
             print("each row over the jobs (the host-tracked model's mean error away from zero "
                   "is a gap the host's pace does not explain):")

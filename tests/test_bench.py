@@ -554,6 +554,29 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     assert job["repaced"]["checks"] == 3 and res["total"]["repaced"]["jobs"] == 1
 
 
+def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp_path, capsys):
+    from cuzklab.trace import TraceBuilder
+    mod = _script("rejudge_live_jobs.py")
+    tb = TraceBuilder(source="live")
+    tb.span(0, 0, "queue", "admission", 1.0, 1.5)
+    tb.span(0, 0, "synth", "synth.0", 1.5, 2.0)
+    tb.span(0, 1, "synth", "synth.1", 1.5, 3.0)
+    tb.span(0, 0, "b_g2_msm", "final.0", 2.5, 4.0)
+    assert mod.synth_ends(tb.build()) == {"first": 1.0, "last": 2.0, "end": 3.0}
+    rows = [{"witness_work": 0.0, "partition_workers": 12, "first": f, "last": -0.2, "end": e}
+            for f, e in ((-0.3, 0.0), (-0.1, -0.1), (0.2, 0.05))]
+    (g,) = mod.waves([{"waves": rows}, {"waves": []}])
+    assert (g["rows"], g["first_median"], g["last_median"], g["end_median"]) == (3, -0.1, -0.2, 0.0)
+    # the forty-sixth job: every row has host checks and a saved live trace
+    _, res, text = _rejudged("46", tmp_path, capsys)
+    (job,) = res["jobs"]
+    assert len(job["waves"]) == 12
+    assert {(g["witness_work"], g["partition_workers"], g["rows"])
+            for g in res["total"]["waves"]} == {(0.0, 12, 4), (0.25, 8, 4), (1.0, 4, 4)}
+    assert "when the syntheses end, the host-tracked model over live - 1" in text
+    assert "  W=0 pw=12 (4 rows): first " in text
+
+
 def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():
     mod = _script("rejudge_live_jobs.py")
     # a pool of 16 beside 12 one-thread syntheses on 16 cores: 28 threads, 16/28 of the cores

@@ -144,10 +144,35 @@ def pool_interval_s(trace) -> float | None:
     return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
 
 
+def synth_steps_s(trace) -> dict | None:
+    """Return the mean seconds of a synthesis's two steps: ``witness`` (the witness program
+    on one thread) and ``matvec`` (from the witness's end to the synthesis's end: the wait
+    for the MatVec pool and the MatVec itself), over the run's syntheses (None where the
+    trace does not record them: a one-step synthesis in the model, a trace saved before
+    they were recorded, a daemon's log).
+
+    A synthesis's span also holds what comes before its witness (the wait for a
+    synthesis thread, the pinned buffer's check-out), which neither step counts. A live
+    trace also records the CPU seconds of the thread that ran each synthesis (its witness
+    step, and what it does itself around the MatVec): ``thread_cpu`` is their mean, so
+    that a witness step longer than the model's can be told apart as time without a core
+    (CPU seconds below its wall time) or slower work on one (CPU seconds as long).
+    """
+    rows = (trace.meta or {}).get("synth_steps") or []
+    if not rows:
+        return None
+    out = {"witness": round(sum(r[2] for r in rows) / len(rows), 6),
+           "matvec": round(sum(r[3] for r in rows) / len(rows), 6)}
+    if all(len(r) > 4 for r in rows):
+        out["thread_cpu"] = round(sum(r[4] for r in rows) / len(rows), 6)
+    return out
+
+
 def trace_figures(trace) -> dict:
-    """Return a run's ``gpu_hold_s`` and ``pool_interval_s`` (the figures a side carries
-    beside its summary)."""
-    return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace)}
+    """Return a run's ``gpu_hold_s``, ``pool_interval_s`` and ``synth_steps_s`` (the figures
+    a side carries beside its summary)."""
+    return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace),
+            "synth_steps_s": synth_steps_s(trace)}
 
 
 def _rss_start(trace):
@@ -191,6 +216,9 @@ def row_errors(model: dict, live: dict) -> dict:
     err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
     err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
     err["pool_interval_s"] = _rel(model.get("pool_interval_s"), live.get("pool_interval_s"))
+    ms, ls = model.get("synth_steps_s") or {}, live.get("synth_steps_s") or {}
+    err["synth_steps_s"] = ({k: _rel(ms.get(k), ls.get(k)) for k in ("witness", "matvec")}
+                            if ms and ls else None)
     return err
 
 
@@ -498,7 +526,7 @@ def _with_saved_figures(row: dict, folder) -> dict:
     return ls
 
 
-def _live_trace_path(row: dict, folder):
+def live_trace_path(row: dict, folder):
     """Return the saved live trace a stored row's figures are from (its median run's, for a
     repeated row; :func:`merge_passes` names it in ``live_trace``), or None where absent."""
     from pathlib import Path
@@ -551,7 +579,7 @@ def remodel(result: dict, profile, *, live_traces=None, keep_traces: bool = Fals
         if r.get("live_trace"):
             row["live_trace"] = r["live_trace"]
         if keep_traces:
-            path = _live_trace_path({**r, "witness_work": w}, live_traces)
+            path = live_trace_path({**r, "witness_work": w}, live_traces)
             if path is not None:
                 from ..trace import load
                 row["traces"] = {"model": sim, "live": load(path)}
@@ -653,7 +681,7 @@ def merge_passes(results: list[dict], live_traces=None) -> dict:
             row = {**r, "witness_work": r.get("witness_work", res.get("witness_work", 1.0))}
             if folder is not None:
                 row["live"] = _with_saved_figures(row, folder)
-                path = _live_trace_path(row, folder)
+                path = live_trace_path(row, folder)
                 if path is not None:
                     row["live_trace"] = str(path)
             key = (repr(sorted(row["config"].items())), row["witness_work"])
@@ -885,7 +913,35 @@ def attribute_gap(row: dict, profile) -> list[dict]:
         spp = simulate(cfg, scaled).summary()["seconds_per_proof"]
         out.append({**entry, "seconds_per_proof": spp,
                     "closes": round((spp - m_spp) / gap, 4) if gap else None})
+    for step, scaled, f in _synth_step_profiles(row, base, w):
+        spp = simulate(cfg, scaled).summary()["seconds_per_proof"]
+        out.append({"stage": f"synth {step}", "by": "mean", "live_over_model": round(f, 4),
+                    "seconds_per_proof": spp,
+                    "closes": round((spp - m_spp) / gap, 4) if gap else None})
     return sorted(out, key=lambda a: -(a["closes"] or 0.0))
+
+
+def _synth_step_profiles(row: dict, base, w: float):
+    """Yield (step, profile, live over model) for each step of a synthesis whose mean differs
+    between the sides (:func:`synth_steps_s`): ``base`` with that step's one-thread work
+    scaled by it, the other step's kept (the witness is the serial share)."""
+    ms, ls = row["model"].get("synth_steps_s"), row["live"].get("synth_steps_s")
+    if not ms or not ls:
+        return
+    s = base["synth"]
+    work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
+    parts = {"witness": frac * work, "MatVec": (1.0 - frac) * work}
+    for step, key in (("witness", "witness"), ("MatVec", "matvec")):
+        if not ms.get(key) or not ls.get(key) or abs(ls[key] / ms[key] - 1.0) < 0.01 \
+                or parts[step] <= 0:
+            continue
+        f = ls[key] / ms[key]
+        witness = parts["witness"] * (f if step == "witness" else 1.0)
+        new_work = witness + parts["MatVec"] * (f if step == "MatVec" else 1.0)
+        try:
+            yield step, _at_work(base, w, new_work, witness), f
+        except ProfileError:  # the scaled step leaves the profile's ranges: not attributed
+            continue
 
 
 def attribution_text(att: list[dict], n: int = 3, word: str = "live") -> str:
@@ -1028,7 +1084,33 @@ def format_table(result: dict) -> str:
     if moved:
         lines.append(moved)
     lines += witness_line_text(result)
+    lines += synth_steps_text(result)
     return "\n".join(lines)
+
+
+def synth_steps_text(result: dict, off: float = 0.10) -> list[str]:
+    """Return a line per row whose synthesis steps (:func:`synth_steps_s`) differ between
+    the sides by more than ``off`` in either step, under one heading ([] where none do)."""
+    works = {r.get("witness_work") for r in result["rows"]}
+    out = []
+    for r in result["rows"]:
+        e = (r.get("error") or {}).get("synth_steps_s")
+        if not e or all(v is None or abs(v) <= off for v in e.values()):
+            continue
+        ms, ls = r["model"]["synth_steps_s"], r["live"]["synth_steps_s"]
+        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        out.append(f"  {label}: " + ", ".join(
+            f"{name} {1000 * ms[k]:.0f}|{1000 * ls[k]:.0f}"
+            + ("" if e[k] is None else f" ({100 * e[k]:+.0f}%)")
+            for name, k in (("witness", "witness"), ("MatVec", "matvec")))
+            + (f"; the synthesizing thread's CPU {1000 * ls['thread_cpu']:.0f} ms"
+               if ls.get("thread_cpu") is not None else ""))
+    if out:
+        from .logcompare import measured_word
+        word = measured_word(result)
+        out.insert(0, f"synthesis steps more than {100 * off:.0f} % apart, mean ms model|{word} "
+                      f"(the MatVec from the witness's end, its wait for the pool included):")
+    return out
 
 
 def logged_notes(result: dict) -> list[str]:

@@ -105,6 +105,8 @@ class LiveRun:
         self.proofs: dict[tuple[int, int], object] = {}
         self._queued = 0
         self._synth_running = 0
+        # [proof, partition, witness_s, matvec_s, the synthesizing thread's CPU seconds] each
+        self.synth_steps: list[list] = []
         self.fifo = Fifo(self.stop)
         self.channel = Channel(channel_capacity, self.stop)
         self.pool = ThreadPoolExecutor(self.pool_threads, thread_name_prefix="live-cpu-pool")
@@ -338,7 +340,7 @@ class LiveRun:
         return self.tb.build(
             config=cfg.to_dict(), profile=self.profile, seed=cfg.seed, versions=versions,
             host=platform.node(), failed=failed, failure=self.failure, proofs=proofs,
-            end_time=self.now(), resources=resources,
+            end_time=self.now(), resources=resources, synth_steps=sorted(self.synth_steps),
             live={"backend": self.backend, "device": device_name(self.backend),
                   "log2_constraints": self.work.log2_constraints,
                   "constraints": self.work.num_constraints,
@@ -388,13 +390,16 @@ class LiveRun:
         # as in cuzk: a pinned buffer is checked out (pinned, when the pool has none free)
         # as the synthesis starts, and its MatVec writes a, b, c straight into it
         host = self.pinned.checkout()
+        cpu0 = time.thread_time()
         out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool,
                            host)
+        # this thread's CPU seconds: its witness step, and its own share around the MatVec
+        cpu = time.thread_time() - cpu0
         if host is None:  # a CPU stand-in uploads the synthesized arrays themselves
             host = [out.a.limbs, out.b.limbs, out.c.limbs]
         else:  # a, b, c live in the pinned buffer only
             out = W.with_abc(out, None, None, None)
-        return out, host, self.now()
+        return out, host, self.now(), cpu
 
     def _synth_job(self, p: Part, k: int, lane: str) -> None:
         """Synthesize one partition on the synthesis pool; record its span."""
@@ -410,7 +415,8 @@ class LiveRun:
             n = self._synth_running
         self.tb.counter(t0, "synth_running", n)
         try:
-            out, host, end = result(self.synth_pool.submit(self._synth_task, p, k), self.stop)
+            out, host, end, cpu = result(self.synth_pool.submit(self._synth_task, p, k),
+                                         self.stop)
         finally:
             self.guard.allocated(nbytes)
             with self._lock:
@@ -418,6 +424,9 @@ class LiveRun:
                 n = self._synth_running
             self.tb.counter(self.now(), "synth_running", n)
         self._span(p, k, "synth", lane, t0, end, bytes=nbytes)
+        with self._lock:
+            self.synth_steps.append([p.proof, k, round(out.witness_s, 6), round(out.matvec_s, 6),
+                                     round(cpu, 6)])
         p.data[k] = {"out": out, "host": host}
 
     def _admit(self, p: Part) -> None:

@@ -266,6 +266,16 @@ def _ms(seconds) -> str:
     return "—" if seconds is None else f"{1000 * seconds:.0f}"
 
 
+def _steps_cell(model: dict, live: dict) -> str:
+    """Return a row's synthesis steps, model / measured, as a table cell (— where a side
+    lacks them)."""
+    ms, ls = model.get("synth_steps_s") or {}, live.get("synth_steps_s") or {}
+    if not ms or not ls:
+        return "<td>—</td>"
+    return (f"<td>{_ms(ms.get('witness'))} / {_ms(ls.get('witness'))}, "
+            f"{_ms(ms.get('matvec'))} / {_ms(ls.get('matvec'))}</td>")
+
+
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table (the measured side named by
     ``result['against']``: live runs, or a cuzk daemon's logs)."""
@@ -277,11 +287,15 @@ def compare_table_html(result: dict) -> str:
     tracked = any(r.get("model_tracked") for r in result["rows"])
     tracked_head = ("<th>s/proof model at the host's checked speed (error; synth, b_g2_msm "
                     "ratio)</th>" if tracked else "")
+    steps = any(r["model"].get("synth_steps_s") and r["live"].get("synth_steps_s")
+                for r in result["rows"])
+    steps_head = (f"<th>synthesis steps, mean ms: witness, MatVec (its wait for the pool "
+                  f"included), model / {word}</th>" if steps else "")
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
             f"<th>s/proof {word}{' (median run)' if reps else ''}</th>{runs_head}"
             f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS {word} (GiB)</th><th>error</th>"
             f"<th>GPU busy model / {word}</th><th>GPU hold a partition, ms: model / {word}</th>"
-            f"<th>bottleneck model / {word}</th></tr>")
+            f"{steps_head}<th>bottleneck model / {word}</th></tr>")
     body = []
     works = {r.get("witness_work") for r in result["rows"]}
     for r in result["rows"]:
@@ -317,6 +331,7 @@ def compare_table_html(result: dict) -> str:
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
             f"<td>{_ms(m.get('gpu_hold_s'))} / {_ms(lv.get('gpu_hold_s'))}</td>"
+            + (_steps_cell(m, lv) if steps else "") +
             f"<td{same}>{html.escape(verdict_label(m))} / {html.escape(str(lv['bottleneck']))}"
             f"</td></tr>")
     return "<table>" + head + "".join(body) + "</table>"

@@ -105,6 +105,7 @@ class DaemonModel:
         self._left: dict[int, int] = {}
         self._proof_done: dict[int, simpy.Event] = {}
         self._queued = 0
+        self.synth_steps: list[list] = []  # [proof, partition, witness_s, matvec_s] each
         self._requests: dict[int, float] = {}   # GiB of request each proof's assembler holds
         self._final_lanes = Lanes()
         mem = profile["memory"]
@@ -252,7 +253,7 @@ class DaemonModel:
             versions={"cuzklab": __version__, "simpy": simpy.__version__,
                       "python": platform.python_version()},
             host=platform.node(), failed=failed, failure=self.failure, proofs=proofs,
-            end_time=self.env.now,
+            end_time=self.env.now, synth_steps=sorted(self.synth_steps),
             resources={"gpus": cfg.gpus, "synthesis_slots": cfg.partition_workers,
                        "cpu_pool_threads": self.pool_threads, "cores": self.cores,
                        "ddr_gbps": self.prof["node"]["ddr_gbps"],
@@ -427,8 +428,12 @@ class DaemonModel:
                     held = want
             if turn is not None:
                 self.matvec_queue.release(turn)
+            if i == 0:
+                witness_end = self.env.now
         if len(steps) > 1:
             end = self.env.now
+            self.synth_steps.append([p.proof, k, round(witness_end - start, 6),
+                                     round(end - witness_end, 6)])
             solo = sum(sw / self.machine.solo_rate("synth", cap) for sw, cap, *_ in steps)
             slow = (end - start) / solo
         else:
