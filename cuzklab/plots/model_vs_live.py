@@ -272,8 +272,8 @@ def _steps_cell(model: dict, live: dict) -> str:
     ms, ls = model.get("synth_steps_s") or {}, live.get("synth_steps_s") or {}
     if not ms or not ls:
         return "<td>—</td>"
-    return (f"<td>{_ms(ms.get('witness'))} / {_ms(ls.get('witness'))}, "
-            f"{_ms(ms.get('matvec'))} / {_ms(ls.get('matvec'))}</td>")
+    return (f"<td>witness {_ms(ms.get('witness'))} / {_ms(ls.get('witness'))}; "
+            f"MatVec {_ms(ms.get('matvec'))} / {_ms(ls.get('matvec'))}</td>")
 
 
 def compare_table_html(result: dict) -> str:
@@ -289,8 +289,8 @@ def compare_table_html(result: dict) -> str:
                     "ratio)</th>" if tracked else "")
     steps = any(r["model"].get("synth_steps_s") and r["live"].get("synth_steps_s")
                 for r in result["rows"])
-    steps_head = (f"<th>synthesis steps, mean ms: witness, MatVec (its wait for the pool "
-                  f"included), model / {word}</th>" if steps else "")
+    steps_head = (f"<th>synthesis steps, mean ms, model / {word} (the MatVec with its wait "
+                  f"for the pool)</th>" if steps else "")
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
             f"<th>s/proof {word}{' (median run)' if reps else ''}</th>{runs_head}"
             f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS {word} (GiB)</th><th>error</th>"

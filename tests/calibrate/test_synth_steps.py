@@ -84,7 +84,7 @@ def test_each_side_carries_its_steps_and_the_row_their_errors():
                                        lv)}
     assert synth_steps_text({"rows": [near]}) == []
     page = compare_table_html({"rows": [row]})
-    assert "synthesis steps, mean ms" in page and "60 / 80, 200 / 210" in page
+    assert "synthesis steps, mean ms" in page and "witness 60 / 80; MatVec 200 / 210" in page
     assert "synthesis steps" not in compare_table_html({"rows": [{**row, "model": base}]})
 
 
