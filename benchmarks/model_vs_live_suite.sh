@@ -52,7 +52,9 @@
 #   re-paced right before it, and packs that NAME-now.toml: judge each pass again on its own
 #   (compare --profile PASS/NAME-now.toml --measured PASS.json), since every pass re-paces
 #   anew (three passes so, after one calibration at 2^20 on an H100 machine's host: ~240 s,
-#   then ~320-370 s a pass with LIMIT_CMP=430 and CONTENTION=0)
+#   then ~320-370 s a pass with LIMIT_CMP=430 and CONTENTION=0; a calibration with the
+#   whole syntheses at both witness works and the contention beside 3, 6 and 11 syntheses
+#   is estimated at ~300-340 s: give it LIMIT_CAL=420)
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
@@ -91,7 +93,7 @@ step() {  # step NAME LIMIT_S COMMAND...
 { lscpu; echo; free -g; echo; nproc; nvidia-smi -L 2>/dev/null; } >"$R/host.txt" 2>&1
 grep -E "^(Model name|CPU\(s\)|Thread|Core|Socket|NUMA node\(s\))" "$R/host.txt"
 
-want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-360}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
+want calibrate && step "calibrate-$TAG" "${LIMIT_CAL:-420}" "$PY" -m cuzklab calibrate --live --log2-constraints "$K" \
     --backend "$BACKEND" --gpu-threads "$POOL" --proofs "${PROOFS:-3}" --name "$NAME" \
     --json "$R/calibrate-$TAG.json"
 # the profile the rows below run on, into the archive (a calibrate-only run returns it)

@@ -28,7 +28,9 @@ paced to its ``--repace N`` (default 3) earliest checks (``calibrate --repace`` 
 before the rows, as near as the stored job holds; 0: not). Every row with host checks and
 a saved live trace also sets when the host-tracked model's first and last syntheses end,
 and the run, beside the live run (``waves``, medians per witness work and partition
-workers). A change of the model's
+workers). Each curve is also judged with its pool weight fitted on sets of its own points
+(``line_fits``: which counts a calibration's one line should be fitted at). A change of the
+model's
 mechanisms or of how a profile is derived is judged by running this before and after it.
 """
 
@@ -430,7 +432,60 @@ def judge_curve(curve_job, folder: Path) -> dict:
             "pool_threads": pool, "points": points,
             "worst": {"error": worst[0], "stage": worst[1], "syntheses": worst[2]},
             "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
-            "target": t["slowdown_error"], "met": bool(t["met"])}
+            "target": t["slowdown_error"], "met": bool(t["met"]),
+            "line_fits": line_fits(curve_job, folder)}
+
+
+#: Sets of a curve's own points its pool weight is fitted on by :func:`line_fits`: the
+#: middle of the range, a low point and the top, and every point (in sample: the most one
+#: straight line can do)
+LINE_POINTS = ((4, 8), (2, 4, 12), (4, 8, 12), (1, 2, 4, 8, 12))
+
+
+def line_fits(curve_job, folder: Path, points=LINE_POINTS) -> list[dict]:
+    """Return, for each set of ``points``, the pool weight fitted on the stored curve's own
+    slowdowns at those counts and the curve judged again on it: its worst point over every
+    count and whether that is within the target. Where the calibration's counts sit on the
+    curve's range decides how far its one line can follow a curve that bends; this asks
+    the stored curves which counts would have served, nothing measured anew."""
+    from cuzklab.calibrate.contention import fit_pool_weight, model_contention
+    from cuzklab.model import Profile
+    number, _, name, cal = curve_job
+    stored = json.loads((RESULTS / name).read_text())
+    raw = stored.get("contention") or stored
+    prof = Profile.load(_profile(number, cal, folder))
+    rows = [r for r in raw["rows"] if r["syntheses"]]
+    pool, each = int(raw["pool_threads"]), int(raw.get("synth_threads") or 1)
+    target = float((raw.get("target") or {}).get("slowdown_error", 0.15))
+    out = []
+    for at in points:
+        meas = {"pool_threads": pool, "synth_threads": each,
+                "prep_over_probe": raw.get("prep_over_probe"),
+                "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
+                          "b_g2_msm_slowdown": r["b_g2_msm_live_x"]}
+                         for r in rows if r["syntheses"] in at]}
+        weight, _ = fit_pool_weight(prof, meas)
+        model = model_contention(prof, [0] + [r["syntheses"] for r in rows], pool_threads=pool,
+                                 synth_threads=each, pool_weight=weight,
+                                 over_probe=raw.get("prep_over_probe") is True)[1:]
+        worst = max(((m[f"{st}_slowdown"] / r[f"{st}_live_x"] - 1.0, st, r["syntheses"])
+                     for r, m in zip(rows, model) for st in ("b_g2_msm", "prep_msm")),
+                    key=lambda w: abs(w[0]))
+        out.append({"points": list(at), "weight": round(weight, 4),
+                    "worst": {"error": round(worst[0], 4), "stage": worst[1],
+                              "syntheses": worst[2]},
+                    "met": abs(worst[0]) <= target})
+    return out
+
+
+def line_fits_total(curves: list[dict]) -> list[dict]:
+    """Return, per set of points of :func:`line_fits`, how many curves it puts within the
+    target at every point."""
+    sets: dict[tuple, list[bool]] = {}
+    for c in curves:
+        for f in c.get("line_fits") or ():
+            sets.setdefault(tuple(f["points"]), []).append(f["met"])
+    return [{"points": list(k), "curves": len(v), "met": sum(v)} for k, v in sets.items()]
 
 
 def even_share_x(pool: int, others: int, cores: int) -> float:
@@ -546,7 +601,8 @@ def main(argv=None) -> int:
              "tracked_within_10": sum(j["tracked_within_10"] for j in res),
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
              "pace": pace_fit(res), "by_row": by_row(res),
-             "over_even_share": over_even_share(judged_curves), "waves": waves(res)}
+             "over_even_share": over_even_share(judged_curves), "waves": waves(res),
+             "line_fits": line_fits_total(judged_curves)}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
         total["repaced"] = {"checks": a.repace, "jobs": len(rep),
@@ -639,6 +695,11 @@ def main(argv=None) -> int:
                   "thread (median, range over the curves): "
                   + "; ".join(f"beside {e['syntheses']} x{e['median']:.2f} ({e['low']:.2f}-"
                               f"{e['high']:.2f})" for e in total["over_even_share"]))
+        if total["line_fits"]:
+            print("the pool weight fitted on each curve's own points instead (which counts a "
+                  "calibration's one line should be fitted at; every point judged): "
+                  + "; ".join(f"at {', '.join(map(str, f['points']))}: {f['met']} of "
+                              f"{f['curves']}" for f in total["line_fits"]))
     if a.png:
         if not total["pace"]:
             print("--png: no figure, fewer than three of these jobs have host checks",

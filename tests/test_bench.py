@@ -597,6 +597,16 @@ def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():
     assert c["cores"] == 16 and c["pool_threads"] == 16
     assert [p["b_g2_msm_even_x"] for p in c["points"]] == pytest.approx(
         [1.0, 17 / 16, 18 / 16, 20 / 16, 24 / 16, 28 / 16])
+    # and on weights fitted on its own points: on all five every point is within the
+    # target, the worst no worse than the calibration's weight gives
+    fits = {tuple(f["points"]): f for f in c["line_fits"]}
+    assert set(fits) == set(mod.LINE_POINTS)
+    everything = fits[(1, 2, 4, 8, 12)]
+    assert everything["met"] and abs(everything["worst"]["error"]) <= abs(c["worst"]["error"])
+    assert all(0.25 <= f["weight"] <= 8 for f in c["line_fits"])
+    (total,) = [t for t in mod.line_fits_total([c, {"line_fits": []}])
+                if t["points"] == [1, 2, 4, 8, 12]]
+    assert total == {"points": [1, 2, 4, 8, 12], "curves": 1, "met": 1}
 
 
 def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path, capsys):
