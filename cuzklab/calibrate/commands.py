@@ -530,6 +530,22 @@ def format_curve(curve: dict) -> str:
     return "\n".join(lines)
 
 
+def syntheses_spread_text(curve: dict | None) -> str:
+    """Return how the one-thread syntheses of the k-at-once curve's widest count spread:
+    the slowest over the fastest, and their threads' CPU seconds over their seconds ('' for a
+    curve recorded before these were kept)."""
+    rows = [r for r in (curve or {}).get("rows") or () if r.get("durations_s")]
+    if not rows:
+        return ""
+    r = rows[-1]
+    d, c = r["durations_s"], r.get("cpu_s") or []
+    text = (f"{r['syntheses']} one-thread syntheses at once: {min(d):.3g}-{max(d):.3g} s, "
+            f"the slowest x{max(d) / min(d):.2f} the fastest")
+    if len(c) == len(d) and sum(d) > 0:
+        text += f"; their threads on a core {100 * sum(c) / sum(d):.0f} % of that time"
+    return text
+
+
 def format_calibration(res: dict, path=None) -> str:
     """Return what a calibration measured and fitted, in a few lines."""
     import sys as _sys
@@ -560,6 +576,9 @@ def format_calibration(res: dict, path=None) -> str:
             xs = [r["chain_s"] * 1e3 for r in hs["rows"]]
             lines.append(f"  host speed: a one-thread probe took {min(xs):.3g}-{max(xs):.3g} ms "
                          f"over the {len(xs)} marks (spread {hs['spread'] * 100:.0f} %)")
+        spread = syntheses_spread_text((res.get("measurements") or {}).get("cores_curve"))
+        if spread:
+            lines.append(f"  {spread}")
     else:
         for t, entries in data.items():
             if isinstance(entries, dict) and t != "calibration":

@@ -496,12 +496,14 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
     for k in counts:
         barrier = threading.Barrier(k)
         durs = [0.0] * k
+        cpus = [0.0] * k
 
         def one(i):
             barrier.wait()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             W.synthesize(work, 7, i, StageClock(), 1)
             durs[i] = time.perf_counter() - t0
+            cpus[i] = time.thread_time() - c0
 
         ts = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(k)]
         for th in ts:
@@ -509,8 +511,13 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
         for th in ts:
             th.join()
         mean = statistics.fmean(durs)
+        # each synthesis's seconds and its thread's CPU seconds (the whole synthesis runs on
+        # it): durations that spread with CPU seconds as long are threads on cores of
+        # unequal speed, CPU seconds below the durations are threads waiting for a core
         rows.append({"syntheses": k, "mean_s": mean, "slowdown": mean / solo,
-                     "capacity_cores": k * solo / mean})
+                     "capacity_cores": k * solo / mean,
+                     "durations_s": [round(d, 6) for d in durs],
+                     "cpu_s": [round(c, 6) for c in cpus]})
     full = rows[-1]
     return {"logical_cores": cores, "solo_synth_s": solo, "rows": rows,
             "effective_cores": full["capacity_cores"]}

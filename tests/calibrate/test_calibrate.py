@@ -73,6 +73,21 @@ def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profil
            m["contention"]["solo_synth_s"]]
     assert prof["synth"]["work_core_s"] == pytest.approx(sorted(t1s)[1], rel=1e-5)
     assert "the median of" in raw_line(path, "work_core_s")
+    # the k-at-once curve keeps each synthesis's seconds and its thread's CPU seconds
+    for row in m["cores_curve"]["rows"]:
+        assert len(row["durations_s"]) == len(row["cpu_s"]) == row["syntheses"]
+        assert row["mean_s"] == pytest.approx(sum(row["durations_s"]) / row["syntheses"],
+                                              abs=1e-5)
+        assert all(0 < c <= d + 2e-3 for c, d in zip(row["cpu_s"], row["durations_s"]))
+    from cuzklab.calibrate.commands import syntheses_spread_text
+    text = syntheses_spread_text(m["cores_curve"])
+    assert text.startswith(f"{m['cores_curve']['rows'][-1]['syntheses']} one-thread syntheses "
+                           "at once: ") and "their threads on a core" in text
+    assert syntheses_spread_text({"rows": [{"syntheses": 2, "mean_s": 1.0}]}) == ""
+    assert syntheses_spread_text({"rows": [{"syntheses": 2, "durations_s": [1.0, 1.5],
+                                            "cpu_s": [1.0, 1.0]}]}) == (
+        "2 one-thread syntheses at once: 1-1.5 s, the slowest x1.50 the fastest; their threads "
+        "on a core 80 % of that time")
     assert prof["prep_msm"]["solo_s"] == pytest.approx(solo["prep_msm"], rel=1e-5)
     assert prof["gpu"]["ntt_h_s"] == pytest.approx(solo["ntt_h"], rel=1e-5)
     assert prof["node"]["cores"] >= 1 and prof["synth"]["max_threads"] >= 1
