@@ -153,18 +153,23 @@ def synth_steps_s(trace) -> dict | None:
 
     A synthesis's span also holds what comes before its witness (the wait for a
     synthesis thread, the pinned buffer's check-out), which neither step counts. A live
-    trace also records the CPU seconds of the thread that ran each synthesis (its witness
-    step, and what it does itself around the MatVec): ``thread_cpu`` is their mean, so
+    trace also records, of the thread that ran each synthesis (its witness step, and what
+    it does itself around the MatVec), its CPU seconds, minor page faults and involuntary
+    context switches: ``thread_cpu``, ``page_faults`` and ``preempted`` are their means, so
     that a witness step longer than the model's can be told apart as time without a core
-    (CPU seconds below its wall time) or slower work on one (CPU seconds as long).
+    (CPU seconds below its wall time, switched out often) or slower work on one (CPU
+    seconds as long; the faults say how much of it went to first touches of memory).
     """
     rows = (trace.meta or {}).get("synth_steps") or []
     if not rows:
         return None
     out = {"witness": round(sum(r[2] for r in rows) / len(rows), 6),
            "matvec": round(sum(r[3] for r in rows) / len(rows), 6)}
-    if all(len(r) > 4 for r in rows):
-        out["thread_cpu"] = round(sum(r[4] for r in rows) / len(rows), 6)
+    # a live run's: the thread's CPU seconds, then its minor page faults and the times it
+    # was switched out while runnable (involuntary context switches)
+    for i, key in ((4, "thread_cpu"), (5, "page_faults"), (6, "preempted")):
+        if all(len(r) > i for r in rows):
+            out[key] = round(sum(r[i] for r in rows) / len(rows), 6 if i == 4 else 1)
     return out
 
 
@@ -1104,7 +1109,10 @@ def synth_steps_text(result: dict, off: float = 0.10) -> list[str]:
             + ("" if e[k] is None else f" ({100 * e[k]:+.0f}%)")
             for name, k in (("witness", "witness"), ("MatVec", "matvec")))
             + (f"; the synthesizing thread's CPU {1000 * ls['thread_cpu']:.0f} ms"
-               if ls.get("thread_cpu") is not None else ""))
+               if ls.get("thread_cpu") is not None else "")
+            + (f", {ls['page_faults']:.0f} page faults, switched out {ls['preempted']:.0f} "
+               "times" if ls.get("page_faults") is not None and ls.get("preempted") is not None
+               else ""))
     if out:
         from .logcompare import measured_word
         word = measured_word(result)

@@ -55,6 +55,18 @@ FAILURES = ("oom", "interrupted", "error", "unverified")
 KERNEL_SCRATCH_ABC = 2.0
 
 
+def thread_usage() -> tuple[float, int, int]:
+    """Return the calling thread's CPU seconds, minor page faults and involuntary context
+    switches so far (the last two 0 where the platform does not count them per thread)."""
+    cpu = time.thread_time()
+    try:
+        import resource
+        ru = resource.getrusage(resource.RUSAGE_THREAD)
+    except (ImportError, AttributeError, OSError):
+        return cpu, 0, 0
+    return cpu, ru.ru_minflt, ru.ru_nivcsw
+
+
 @dataclass(eq=False)
 class Part:
     """A partition moving through the pipeline (a whole proof for monolithic)."""
@@ -105,7 +117,8 @@ class LiveRun:
         self.proofs: dict[tuple[int, int], object] = {}
         self._queued = 0
         self._synth_running = 0
-        # [proof, partition, witness_s, matvec_s, the synthesizing thread's CPU seconds] each
+        # [proof, partition, witness_s, matvec_s, and of the thread that ran it: CPU seconds,
+        # minor page faults, involuntary switches] each
         self.synth_steps: list[list] = []
         self.fifo = Fifo(self.stop)
         self.channel = Channel(channel_capacity, self.stop)
@@ -390,11 +403,13 @@ class LiveRun:
         # as in cuzk: a pinned buffer is checked out (pinned, when the pool has none free)
         # as the synthesis starts, and its MatVec writes a, b, c straight into it
         host = self.pinned.checkout()
-        cpu0 = time.thread_time()
+        before = thread_usage()
         out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool,
                            host)
-        # this thread's CPU seconds: its witness step, and its own share around the MatVec
-        cpu = time.thread_time() - cpu0
+        # this thread's CPU seconds (its witness step, and its own share around the MatVec),
+        # the page faults it took and the times it was switched out while runnable
+        cpu = [round(b - a, 6) if isinstance(a, float) else b - a
+               for a, b in zip(before, thread_usage())]
         if host is None:  # a CPU stand-in uploads the synthesized arrays themselves
             host = [out.a.limbs, out.b.limbs, out.c.limbs]
         else:  # a, b, c live in the pinned buffer only
@@ -426,7 +441,7 @@ class LiveRun:
         self._span(p, k, "synth", lane, t0, end, bytes=nbytes)
         with self._lock:
             self.synth_steps.append([p.proof, k, round(out.witness_s, 6), round(out.matvec_s, 6),
-                                     round(cpu, 6)])
+                                     *cpu])
         p.data[k] = {"out": out, "host": host}
 
     def _admit(self, p: Part) -> None:

@@ -35,15 +35,19 @@ def test_a_live_run_records_both_steps_of_every_synthesis_inside_its_span(tmp_pa
     steps = trace.meta["synth_steps"]
     spans = _synth_spans(trace)
     assert sorted((p, k) for p, k, *_ in steps) == sorted(spans)
-    for p, k, witness, matvec, cpu in steps:
+    for p, k, witness, matvec, cpu, faults, preempted in steps:
         assert witness > 0 and matvec > 0
         # the span also holds the slowed start (0.05 s) that neither step counts
         assert witness + matvec <= spans[(p, k)] - 0.05 + 1e-3
-        # the thread that ran it: its CPU seconds fit in its wall time (the sleep is not CPU)
+        # the thread that ran it: its CPU seconds fit in its wall time (the sleep is not CPU);
+        # its page faults and switches are counts
         assert 0 < cpu <= witness + matvec + 2e-3
+        assert isinstance(faults, int) and faults >= 0
+        assert isinstance(preempted, int) and preempted >= 0
     means = synth_steps_s(trace)
     assert means["witness"] == pytest.approx(sum(s[2] for s in steps) / len(steps), abs=1e-6)
     assert means["thread_cpu"] == pytest.approx(sum(s[4] for s in steps) / len(steps), abs=1e-6)
+    assert means["page_faults"] == pytest.approx(sum(s[5] for s in steps) / len(steps), abs=0.05)
     # the steps travel with the saved trace
     from cuzklab.trace import load
     trace.save(tmp_path / "t.parquet")
@@ -69,7 +73,8 @@ def test_each_side_carries_its_steps_and_the_row_their_errors():
     base = {"seconds_per_proof": 1.0, "proof_latency_s_mean": 2.0, "peak_rss_gib": 3.0,
             "gpu_busy_fraction": 0.2, "stage_s": {}, "bottleneck": "synthesis"}
     m = {**base, "synth_steps_s": {"witness": 0.06, "matvec": 0.2}}
-    lv = {**base, "synth_steps_s": {"witness": 0.08, "matvec": 0.21, "thread_cpu": 0.07}}
+    lv = {**base, "synth_steps_s": {"witness": 0.08, "matvec": 0.21, "thread_cpu": 0.07,
+                                    "page_faults": 8200.0, "preempted": 3.5}}
     err = row_errors(m, lv)["synth_steps_s"]
     assert err == {"witness": pytest.approx(-0.25), "matvec": pytest.approx(-0.0476, abs=1e-4)}
     assert row_errors(m, base)["synth_steps_s"] is None  # a side without them: no error
@@ -78,7 +83,8 @@ def test_each_side_carries_its_steps_and_the_row_their_errors():
     lines = synth_steps_text({"rows": [row]})
     assert lines[0].startswith("synthesis steps more than 10 % apart, mean ms model|live")
     assert lines[1] == ("  lock=interlock gw=1 pw=2: witness 60|80 (-25%), MatVec 200|210 (-5%); "
-                        "the synthesizing thread's CPU 70 ms")
+                        "the synthesizing thread's CPU 70 ms, 8200 page faults, switched out "
+                        "4 times")
     # within 10 % in both steps: nothing to say
     near = {**row, "error": row_errors({**m, "synth_steps_s": {"witness": 0.075, "matvec": 0.2}},
                                        lv)}
