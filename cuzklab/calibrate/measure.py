@@ -535,7 +535,10 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
       ``thread_counts`` (medians of ``repeat``), with its speed-up on one thread;
     * ``at_once``: k MatVecs started together on ONE pool of ``pool_threads``
       threads (the live executor's shared MatVec pool, cuzk's rayon pool), for
-      each k of ``counts``: their mean seconds over one MatVec alone on that pool.
+      each k of ``counts``: their mean seconds over one MatVec alone on that pool,
+      and each repeat's wave (``waves``: every synthesis's witness seconds and when
+      each ended from the common start; a live row's first wave at witness work 0
+      without the GPU and b_g2_msm work beside it).
 
     A MatVec that scaled perfectly would take 1/t of its one-thread time on t
     threads, and k at once would take k times one alone; what the two curves show
@@ -569,14 +572,20 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
         alone = next(r["matvec_s"] for r in scaling if r["threads"] == pool_threads)
         at_once = []
         for k in ks:
-            means = []
+            means, waves = [], []
             for rep in range(repeat if k == 1 else max(1, repeat // 2)):
-                barrier = threading.Barrier(k)
-                durs = [0.0] * k
+                t0 = [0.0]
+                # the start: taken as the last thread arrives, before any is released
+                barrier = threading.Barrier(k, action=lambda t0=t0: t0.__setitem__(
+                    0, time.perf_counter()))
+                durs, wits, ends = [0.0] * k, [0.0] * k, [0.0] * k
 
-                def one_of(i, rep=rep, barrier=barrier, durs=durs):
+                def one_of(i, rep=rep, barrier=barrier, durs=durs, wits=wits, ends=ends):
                     barrier.wait()
-                    durs[i] = matvec(pool_threads, 10 + 50 * rep + i)
+                    out = W.synthesize(work, 3, 10 + 50 * rep + i, StageClock(), pool_threads,
+                                       pools[pool_threads])
+                    ends[i] = time.perf_counter()
+                    durs[i], wits[i] = out.matvec_s, out.witness_s
 
                 ts = [threading.Thread(target=one_of, args=(i,), daemon=True) for i in range(k)]
                 for th in ts:
@@ -584,8 +593,12 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
                 for th in ts:
                     th.join()
                 means.append(statistics.fmean(durs))
+                # the wave: each synthesis's witness seconds and when it ended, from the start
+                waves.append({"witness_s": [round(x, 6) for x in wits],
+                              "ends_s": sorted(round(e - t0[0], 6) for e in ends)})
             mean = float(statistics.median(means))
-            at_once.append({"matvecs": k, "mean_s": mean, "slowdown": mean / alone if alone else 0.0})
+            at_once.append({"matvecs": k, "mean_s": mean, "slowdown": mean / alone if alone else 0.0,
+                            "waves": waves})
     finally:
         for p in pools.values():
             p.shutdown(wait=True)

@@ -697,6 +697,12 @@ def test_live_calibration_measures_the_matvecs_and_the_cache(live_profile):
     assert [r["threads"] for r in mv["scaling"]][0] == 1 and mv["scaling"][0]["speedup"] == 1.0
     assert [r["matvecs"] for r in mv["at_once"]][:2] == [1, 2]
     assert all(r["mean_s"] > 0 for r in mv["at_once"])
+    # each repeat's wave: every synthesis's witness and when each ended, in order
+    for r in mv["at_once"]:
+        for wave in r["waves"]:
+            assert len(wave["witness_s"]) == len(wave["ends_s"]) == r["matvecs"]
+            assert wave["ends_s"] == sorted(wave["ends_s"]) and wave["ends_s"][0] > 0
+            assert wave["ends_s"][0] >= min(wave["witness_s"])
     assert "llc_mib" in meas
     prof = Profile.load(path)
     if meas["llc_mib"] > 0:  # where the kernel reports a cache, the profile has the mechanism
