@@ -279,23 +279,13 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
     }
 
 
-def synth_ends(trace) -> dict:
-    """Return when a run's first and last syntheses ended and when it ended, in seconds
-    from its first span's start."""
-    s = trace.spans
-    t0 = float(s["start"].min())
-    ends = s.loc[s["stage"] == "synth", "end"]
-    return {"first": float(ends.min()) - t0, "last": float(ends.max()) - t0,
-            "end": float(s["end"].max()) - t0}
-
-
 def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]) -> list[dict]:
     """Return, for each row of a job with host checks and a saved live trace, its witness
-    work, partition workers and the host-tracked model's :func:`synth_ends` over the live
-    run's, less 1 (the model at the host's checked speed, as ``compare --track-host``
+    work, partition workers and the host-tracked model's ``compare.synth_ends`` over the
+    live run's, less 1 (the model at the host's checked speed, as ``compare --track-host``
     simulates it)."""
     from cuzklab.calibrate.compare import at_live_start, live_trace_path, \
-        profile_at_witness_work
+        profile_at_witness_work, synth_ends
     from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
     from cuzklab.model import PipelineConfig
     from cuzklab.sim import simulate

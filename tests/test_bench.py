@@ -555,6 +555,7 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
 
 
 def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp_path, capsys):
+    from cuzklab.calibrate.compare import synth_ends
     from cuzklab.trace import TraceBuilder
     mod = _script("rejudge_live_jobs.py")
     tb = TraceBuilder(source="live")
@@ -562,7 +563,8 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     tb.span(0, 0, "synth", "synth.0", 1.5, 2.0)
     tb.span(0, 1, "synth", "synth.1", 1.5, 3.0)
     tb.span(0, 0, "b_g2_msm", "final.0", 2.5, 4.0)
-    assert mod.synth_ends(tb.build()) == {"first": 1.0, "last": 2.0, "end": 3.0}
+    assert synth_ends(tb.build()) == {"first": 1.0, "last": 2.0, "end": 3.0}
+    assert synth_ends(TraceBuilder(source="live").build()) is None
     rows = [{"witness_work": 0.0, "partition_workers": 12, "first": f, "last": -0.2, "end": e}
             for f, e in ((-0.3, 0.0), (-0.1, -0.1), (0.2, 0.05))]
     (g,) = mod.waves([{"waves": rows}, {"waves": []}])

@@ -173,11 +173,28 @@ def synth_steps_s(trace) -> dict | None:
     return out
 
 
+def synth_ends(trace) -> dict | None:
+    """Return when a run's first and last syntheses ended and when the run ended, in seconds
+    from its first span's start (None without a synthesis span).
+
+    With every synthesis slot started at once, the first end is when the GPU's work can
+    begin and the last is the end of the syntheses' last wave: a model that gets the
+    run's end right can still end its syntheses too soon and its GPU work too late
+    (docs/calibrate.md, "A synthesis's two steps")."""
+    s = trace.spans
+    ends = s.loc[s["stage"] == "synth", "end"]
+    if not len(ends):
+        return None
+    t0 = float(s["start"].min())
+    return {"first": round(float(ends.min()) - t0, 6), "last": round(float(ends.max()) - t0, 6),
+            "end": round(float(s["end"].max()) - t0, 6)}
+
+
 def trace_figures(trace) -> dict:
-    """Return a run's ``gpu_hold_s``, ``pool_interval_s`` and ``synth_steps_s`` (the figures
-    a side carries beside its summary)."""
+    """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``synth_steps_s`` and
+    ``synth_ends_s`` (the figures a side carries beside its summary)."""
     return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace),
-            "synth_steps_s": synth_steps_s(trace)}
+            "synth_steps_s": synth_steps_s(trace), "synth_ends_s": synth_ends(trace)}
 
 
 def _rss_start(trace):
@@ -221,9 +238,10 @@ def row_errors(model: dict, live: dict) -> dict:
     err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
     err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
     err["pool_interval_s"] = _rel(model.get("pool_interval_s"), live.get("pool_interval_s"))
-    ms, ls = model.get("synth_steps_s") or {}, live.get("synth_steps_s") or {}
-    err["synth_steps_s"] = ({k: _rel(ms.get(k), ls.get(k)) for k in ("witness", "matvec")}
-                            if ms and ls else None)
+    for key, parts in (("synth_steps_s", ("witness", "matvec")),
+                       ("synth_ends_s", ("first", "last", "end"))):
+        ms, ls = model.get(key) or {}, live.get(key) or {}
+        err[key] = {k: _rel(ms.get(k), ls.get(k)) for k in parts} if ms and ls else None
     return err
 
 

@@ -78,6 +78,10 @@ def test_each_side_carries_its_steps_and_the_row_their_errors():
     err = row_errors(m, lv)["synth_steps_s"]
     assert err == {"witness": pytest.approx(-0.25), "matvec": pytest.approx(-0.0476, abs=1e-4)}
     assert row_errors(m, base)["synth_steps_s"] is None  # a side without them: no error
+    # when the syntheses end: the first, the last, the run
+    ends = row_errors({**m, "synth_ends_s": {"first": 0.1, "last": 0.6, "end": 2.0}},
+                      {**lv, "synth_ends_s": {"first": 0.2, "last": 0.75, "end": 2.0}})
+    assert ends["synth_ends_s"] == {"first": -0.5, "last": -0.2, "end": 0.0}
     row = {"config": _cfg().to_dict(), "witness_work": 0.0, "fitted": False,
            "model": m, "live": lv, "error": row_errors(m, lv)}
     lines = synth_steps_text({"rows": [row]})
