@@ -310,16 +310,30 @@ def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]
     return out
 
 
+def _corr(xs: list[float], ys: list[float]) -> float | None:
+    """Return the correlation of ``xs`` and ``ys`` (None for fewer than three or no spread)."""
+    if len(xs) < 3:
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    return round(sxy / math.sqrt(sxx * syy), 4) if sxx > 1e-12 and syy > 1e-12 else None
+
+
 def waves(jobs: list[dict]) -> list[dict]:
     """Return, per (witness work, partition workers) over the jobs' :func:`wave_rows`, the
-    rows and the median error of the first synthesis's end, the last's and the run's."""
+    rows, the median error of the first synthesis's end, the last's and the run's, and how
+    closely the run's error follows each of the other two over the rows (``r_first``,
+    ``r_last``: where the syntheses bound the run, it follows the last)."""
     groups: dict[tuple, list[dict]] = {}
     for j in jobs:
         for r in j.get("waves") or ():
             groups.setdefault((r["witness_work"], r["partition_workers"]), []).append(r)
     return [{"witness_work": w, "partition_workers": pw, "rows": len(rs),
              **{f"{k}_median": round(statistics.median(r[k] for r in rs), 4)
-                for k in ("first", "last", "end")}}
+                for k in ("first", "last", "end")},
+             **{f"r_{k}": _corr([r[k] for r in rs], [r["end"] for r in rs])
+                for k in ("first", "last")}}
             for (w, pw), rs in sorted(groups.items())]
 
 
@@ -643,7 +657,10 @@ def main(argv=None) -> int:
                 print(f"  W={g['witness_work']:g} pw={g['partition_workers']} ({g['rows']} rows):"
                       f" first {100 * g['first_median']:+.1f} %, last "
                       f"{100 * g['last_median']:+.1f} %, the run's end "
-                      f"{100 * g['end_median']:+.1f} %")
+                      f"{100 * g['end_median']:+.1f} %"
+                      + (f" (the end's error follows the first's r = {g['r_first']:+.2f}, "
+                         f"the last's r = {g['r_last']:+.2f})"
+                         if g["r_first"] is not None and g["r_last"] is not None else ""))
         if not a.markdown:
             print("each row over the jobs (the host-tracked model's mean error away from zero "
                   "is a gap the host's pace does not explain):")

@@ -569,6 +569,8 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
             for f, e in ((-0.3, 0.0), (-0.1, -0.1), (0.2, 0.05))]
     (g,) = mod.waves([{"waves": rows}, {"waves": []}])
     assert (g["rows"], g["first_median"], g["last_median"], g["end_median"]) == (3, -0.1, -0.2, 0.0)
+    # how the run's error follows the first end's; the last's does not move: no correlation
+    assert g["r_first"] == pytest.approx(0.4336, abs=1e-4) and g["r_last"] is None
     # the forty-sixth job: every row has host checks and a saved live trace
     _, res, text = _rejudged("46", tmp_path, capsys)
     (job,) = res["jobs"]
