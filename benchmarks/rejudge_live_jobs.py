@@ -284,7 +284,7 @@ def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]
     work, partition workers and the host-tracked model's ``compare.synth_ends`` over the
     live run's, less 1 (the model at the host's checked speed, as ``compare --track-host``
     simulates it)."""
-    from cuzklab.calibrate.compare import at_live_start, live_trace_path, \
+    from cuzklab.calibrate.compare import at_live_start, live_trace_path, pool_interval_s, \
         profile_at_witness_work, synth_ends
     from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
     from cuzklab.model import PipelineConfig
@@ -304,9 +304,12 @@ def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]
                                                     r["host_check"].get("after")) if c])
             sim = simulate(cfg, at_live_start(tracked_profile(at_w, ratios["ratios"]),
                                               r["live"].get("rss_start_gib")))
-            m, lv = synth_ends(sim), synth_ends(load(path))
+            live = load(path)
+            m, lv = synth_ends(sim), synth_ends(live)
+            pm, pl = pool_interval_s(sim), pool_interval_s(live)
             out.append({"witness_work": w, "partition_workers": cfg.partition_workers,
-                        **{k: round(m[k] / lv[k] - 1.0, 4) for k in m}})
+                        **{k: round(m[k] / lv[k] - 1.0, 4) for k in m},
+                        "pace": round(pm / pl - 1.0, 4) if pm and pl else None})
     return out
 
 
@@ -324,7 +327,9 @@ def waves(jobs: list[dict]) -> list[dict]:
     """Return, per (witness work, partition workers) over the jobs' :func:`wave_rows`, the
     rows, the median error of the first synthesis's end, the last's and the run's, and how
     closely the run's error follows each of the other two over the rows (``r_first``,
-    ``r_last``: where the syntheses bound the run, it follows the last)."""
+    ``r_last``: where the syntheses bound the run, it follows the last); and the same of the
+    b_g2_msm pool's pace where both sides had one (``pace_median``, ``r_pace``: where the
+    calls after the syntheses bound the run, it follows the pace)."""
     groups: dict[tuple, list[dict]] = {}
     for j in jobs:
         for r in j.get("waves") or ():
@@ -333,8 +338,18 @@ def waves(jobs: list[dict]) -> list[dict]:
              **{f"{k}_median": round(statistics.median(r[k] for r in rs), 4)
                 for k in ("first", "last", "end")},
              **{f"r_{k}": _corr([r[k] for r in rs], [r["end"] for r in rs])
-                for k in ("first", "last")}}
+                for k in ("first", "last")},
+             **_pace_of([r for r in rs if r.get("pace") is not None])}
             for (w, pw), rs in sorted(groups.items())]
+
+
+def _pace_of(rs: list[dict]) -> dict:
+    """Return the median pace error of :func:`waves`' rows that have one, and how closely
+    their run's error follows it."""
+    if not rs:
+        return {"pace_rows": 0, "pace_median": None, "r_pace": None}
+    return {"pace_rows": len(rs), "pace_median": round(statistics.median(r["pace"] for r in rs), 4),
+            "r_pace": _corr([r["pace"] for r in rs], [r["end"] for r in rs])}
 
 
 def by_row(jobs: list[dict]) -> list[dict]:
@@ -660,7 +675,10 @@ def main(argv=None) -> int:
                       f"{100 * g['end_median']:+.1f} %"
                       + (f" (the end's error follows the first's r = {g['r_first']:+.2f}, "
                          f"the last's r = {g['r_last']:+.2f})"
-                         if g["r_first"] is not None and g["r_last"] is not None else ""))
+                         if g["r_first"] is not None and g["r_last"] is not None else "")
+                      + (f"; the b_g2_msm pool's pace {100 * g['pace_median']:+.1f} % on "
+                         f"{g['pace_rows']} rows (the end follows it r = {g['r_pace']:+.2f})"
+                         if g["r_pace"] is not None else ""))
         if not a.markdown:
             print("each row over the jobs (the host-tracked model's mean error away from zero "
                   "is a gap the host's pace does not explain):")

@@ -571,6 +571,11 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     assert (g["rows"], g["first_median"], g["last_median"], g["end_median"]) == (3, -0.1, -0.2, 0.0)
     # how the run's error follows the first end's; the last's does not move: no correlation
     assert g["r_first"] == pytest.approx(0.4336, abs=1e-4) and g["r_last"] is None
+    assert (g["pace_rows"], g["pace_median"], g["r_pace"]) == (0, None, None)
+    paced = [dict(r, pace=p) for r, p in zip(rows, (-0.2, -0.1, 0.1))]
+    (g,) = mod.waves([{"waves": paced}])
+    assert g["pace_rows"] == 3 and g["pace_median"] == -0.1
+    assert g["r_pace"] == pytest.approx(mod._corr([-0.2, -0.1, 0.1], [0.0, -0.1, 0.05]))
     # the forty-sixth job: every row has host checks and a saved live trace
     _, res, text = _rejudged("46", tmp_path, capsys)
     (job,) = res["jobs"]
