@@ -93,7 +93,7 @@ def register(sub) -> None:
                    help="--live: proofs of each solo run (medians over them; default 3)")
     p.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
                    help="--live: concurrent syntheses to time prep_msm and b_g2_msm beside "
-                        "(default 0,5,10; 0 must be among them)")
+                        f"(default {_default_counts()}; 0 must be among them)")
     p.add_argument("--contention-rounds", type=int_at_least(1), default=None, metavar="N",
                    help="--live: passes over the contention counts, each there and back "
                         f"(default {_rounds()}; fewer on a quiet machine, more on a shared one)")
@@ -171,6 +171,11 @@ def register(sub) -> None:
 def _repace_checks() -> int:
     from .hostcheck import REPACE_CHECKS
     return REPACE_CHECKS
+
+
+def _default_counts() -> str:
+    from .live import DEFAULT_CONTENTION
+    return ",".join(map(str, DEFAULT_CONTENTION))
 
 
 def _rounds() -> int:

@@ -500,10 +500,13 @@ def test_the_model_follows_the_witness_work_of_each_row(live_profile, tmp_path):
     assert (1 - at3["synth"]["witness_fraction"]) * at3["synth"]["work_core_s"] == \
         pytest.approx(mv, rel=1e-3)
     # one witness work per row: the rows record it, and the model of each row follows it
-    # (the 2^4 profile with a slope well above its timing noise)
+    # (the 2^4 profile with a slope well above its timing noise, and without the line
+    # through its two whole syntheses, which at 2^4 is noise and would take precedence)
     fixed = tmp_path / "calib-slope.toml"
-    fixed.write_text(_re.sub(r"(?m)^witness_s_per_work = [^ ]+",
-                             "witness_s_per_work = 0.001", path.read_text()))
+    text = _re.sub(r"(?m)^witness_s_per_work = [^ ]+", "witness_s_per_work = 0.001",
+                   path.read_text())
+    fixed.write_text(_re.sub(r"(?m)^(synth_ratio_at_other|other_work) = .*\n", "", text))
+    assert Profile.load(fixed).get("calibration", "synth_ratio_at_other") is None
     base = dict(proofs=1, concurrency=1, partitions=2, gpu_threads=2, partition_workers=2)
     cfgs = [PipelineConfig(**base), PipelineConfig(**base)]
     out = compare(cfgs, profile=fixed, log2_constraints=K, witness_work=[0.0, 3.0])
@@ -1223,6 +1226,9 @@ def test_the_default_contention_counts_span_the_curve_off_its_points(monkeypatch
         main(["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--out",
               str(tmp_path)])
     assert list(seen["contention"]) == list(counts)
+    # the help names the default the command uses
+    from cuzklab.calibrate.commands import _default_counts
+    assert _default_counts() == ",".join(map(str, counts))
     with pytest.raises(SystemExit):
         main(["calibrate", "--live", "--log2-constraints", "4", "--name", "x", "--out",
               str(tmp_path), "--contention", "0,3"])
