@@ -271,7 +271,7 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
                         "tracked": (round(r["error_tracked"]["seconds_per_proof"], 4)
                                     if r.get("error_tracked") else None)} for r in judged],
         "checks": checks, **({"repaced": repaced} if repaced else {}),
-        "waves": wave_rows(files, folder, prof, kind, compares),
+        "waves": wave_rows(rows),
         "worst": {"row": _row_name(worst), "error": worst["error"]["seconds_per_proof"],
                   "gap": _gap(attribution)},
         "peak_rss_worst": max((r["error"]["peak_rss_gib"] for r in judged), key=abs),
@@ -279,37 +279,20 @@ def judge(job, folder: Path, repace: int = 0) -> dict:
     }
 
 
-def wave_rows(files: list[dict], folder: Path, prof, kind: str, names: list[str]) -> list[dict]:
-    """Return, for each row of a job with host checks and a saved live trace, its witness
-    work, partition workers and the host-tracked model's ``compare.synth_ends`` over the
-    live run's, less 1 (the model at the host's checked speed, as ``compare --track-host``
-    simulates it)."""
-    from cuzklab.calibrate.compare import at_live_start, live_trace_path, pool_interval_s, \
-        profile_at_witness_work, synth_ends
-    from cuzklab.calibrate.hostcheck import host_ratios, tracked_profile
-    from cuzklab.model import PipelineConfig
-    from cuzklab.sim import simulate
-    from cuzklab.trace import load
+def wave_rows(rows: list[dict]) -> list[dict]:
+    """Return, for each judged row with host checks and a saved live trace (``remodel``'s
+    rows), its witness work, partition workers, the host-tracked model's
+    ``compare.synth_ends`` over the live run's, less 1, and its b_g2_msm pool's pace
+    likewise (the model at the host's checked speed, as ``compare --track-host`` simulates
+    it)."""
     out = []
-    for stored, name in zip(files, names):
-        traces = RESULTS / f"traces-live-{kind}-{name}"
-        for r in stored["rows"]:
-            w = r.get("witness_work", stored.get("witness_work", 1.0))
-            path = live_trace_path({**r, "witness_work": w}, traces) if traces.is_dir() else None
-            if not r.get("host_check") or r.get("fitted") or path is None:
-                continue
-            cfg = PipelineConfig.from_dict(r["config"])
-            at_w = profile_at_witness_work(prof, w)
-            ratios = host_ratios(at_w, [c for c in (r["host_check"].get("before"),
-                                                    r["host_check"].get("after")) if c])
-            sim = simulate(cfg, at_live_start(tracked_profile(at_w, ratios["ratios"]),
-                                              r["live"].get("rss_start_gib")))
-            live = load(path)
-            m, lv = synth_ends(sim), synth_ends(live)
-            pm, pl = pool_interval_s(sim), pool_interval_s(live)
-            out.append({"witness_work": w, "partition_workers": cfg.partition_workers,
-                        **{k: round(m[k] / lv[k] - 1.0, 4) for k in m},
-                        "pace": round(pm / pl - 1.0, 4) if pm and pl else None})
+    for r in rows:
+        err = r.get("error_tracked") or {}
+        if r.get("fitted") or not err.get("synth_ends_s"):
+            continue
+        out.append({"witness_work": r["witness_work"],
+                    "partition_workers": r["config"]["partition_workers"],
+                    **err["synth_ends_s"], "pace": err.get("pool_interval_s")})
     return out
 
 
@@ -428,10 +411,12 @@ def judge_curve(curve_job, folder: Path) -> dict:
     calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
     point over those not fitted, and whether it is within the target."""
     from cuzklab.calibrate.contention import remodel_curve
+    from cuzklab.model import Profile
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
     raw = stored.get("contention") or stored
-    curve = remodel_curve(raw, _profile(number, cal, folder))
+    prof = Profile.load(_profile(number, cal, folder))
+    curve = remodel_curve(raw, prof)
     kind = KIND.get(number, "h200")
     cores = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())[
         "measurements"]["cores"]
@@ -452,7 +437,7 @@ def judge_curve(curve_job, folder: Path) -> dict:
             "worst": {"error": worst[0], "stage": worst[1], "syntheses": worst[2]},
             "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
             "target": t["slowdown_error"], "met": bool(t["met"]),
-            "line_fits": line_fits(curve_job, folder)}
+            "line_fits": line_fits(raw, prof)}
 
 
 #: Sets of a curve's own points its pool weight is fitted on by :func:`line_fits`: the
@@ -461,18 +446,14 @@ def judge_curve(curve_job, folder: Path) -> dict:
 LINE_POINTS = ((4, 8), (2, 4, 12), (4, 8, 12), (1, 2, 4, 8, 12))
 
 
-def line_fits(curve_job, folder: Path, points=LINE_POINTS) -> list[dict]:
-    """Return, for each set of ``points``, the pool weight fitted on the stored curve's own
-    slowdowns at those counts and the curve judged again on it: its worst point over every
-    count and whether that is within the target. Where the calibration's counts sit on the
-    curve's range decides how far its one line can follow a curve that bends; this asks
-    the stored curves which counts would have served, nothing measured anew."""
+def line_fits(raw: dict, prof, points=LINE_POINTS) -> list[dict]:
+    """Return, for each set of ``points``, the pool weight fitted on a stored curve's
+    (``raw``) own slowdowns at those counts and the curve judged again on it with ``prof``:
+    its worst point over every count and whether that is within the target. Where the
+    calibration's counts sit on the curve's range decides how far its one line can follow
+    a curve that bends; this asks the stored curves which counts would have served, nothing
+    measured anew."""
     from cuzklab.calibrate.contention import fit_pool_weight, model_contention
-    from cuzklab.model import Profile
-    number, _, name, cal = curve_job
-    stored = json.loads((RESULTS / name).read_text())
-    raw = stored.get("contention") or stored
-    prof = Profile.load(_profile(number, cal, folder))
     rows = [r for r in raw["rows"] if r["syntheses"]]
     pool, each = int(raw["pool_threads"]), int(raw.get("synth_threads") or 1)
     target = float((raw.get("target") or {}).get("slowdown_error", 0.15))

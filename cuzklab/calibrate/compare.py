@@ -531,21 +531,24 @@ def pace_tracking(rows: list[dict]) -> dict | None:
 
 
 def _with_saved_figures(row: dict, folder) -> dict:
-    """Return ``row``'s live side with what it lacks of its GPU hold and pool pace (the
-    median run's, and each pass's for a repeated row) read from its saved traces, each
-    trace read once."""
+    """Return ``row``'s live side with what it lacks of its trace figures (GPU hold, pool
+    pace, synthesis steps and ends: the median run's, and each pass's pace for a repeated
+    row) read from its saved traces, each trace read once; what the row has is kept."""
     ls = row["live"]
     reps = ls.get("repeats") or []
-    need_median = ls.get("gpu_hold_s") is None
+    need_median = ls.get("gpu_hold_s") is None or "synth_ends_s" not in ls
+
+    def filled(side: dict, figs: dict) -> dict:
+        return {**side, **{k: v for k, v in figs.items() if side.get(k) is None}}
     need_paces = len(reps) > 1 and any(rep.get("pool_interval_s") is None for rep in reps)
     if not need_paces:
-        return {**ls, **live_diagnostics(row, folder)} if need_median else ls
+        return filled(ls, live_diagnostics(row, folder)) if need_median else ls
     figs = pass_figures(row, folder)
     ls = {**ls, "repeats": [{**rep, "pool_interval_s": rep.get("pool_interval_s")
                              or f.get("pool_interval_s")} for rep, f in zip(reps, figs)]}
     pass_no = _median_pass(row)
     if need_median and pass_no:
-        ls.update(figs[pass_no - 1])
+        ls = filled(ls, figs[pass_no - 1])
     return ls
 
 

@@ -558,13 +558,13 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
     work = workload(log2_constraints, seed, backend, 0.0)
     pools = {t: NativePool(t, f"calibrate-matvec-{t}") for t in threads}
     try:
-        def matvec(t: int, part: int) -> float:
-            return W.synthesize(work, 3, part, StageClock(), t, pools[t]).matvec_s
+        def synth(t: int, part: int):
+            return W.synthesize(work, 3, part, StageClock(), t, pools[t])
 
         scaling = []
         for t in threads:
-            matvec(t, 0)  # untimed: starts the pool's threads and touches the program's tables
-            s = float(statistics.median(matvec(t, 1 + i) for i in range(repeat)))
+            synth(t, 0)  # untimed: starts the pool's threads and touches the program's tables
+            s = float(statistics.median(synth(t, 1 + i).matvec_s for i in range(repeat)))
             scaling.append({"threads": t, "matvec_s": s})
         one = scaling[0]["matvec_s"]
         for r in scaling:
@@ -582,8 +582,7 @@ def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = 
 
                 def one_of(i, rep=rep, barrier=barrier, durs=durs, wits=wits, ends=ends):
                     barrier.wait()
-                    out = W.synthesize(work, 3, 10 + 50 * rep + i, StageClock(), pool_threads,
-                                       pools[pool_threads])
+                    out = synth(pool_threads, 10 + 50 * rep + i)
                     ends[i] = time.perf_counter()
                     durs[i], wits[i] = out.matvec_s, out.witness_s
 
