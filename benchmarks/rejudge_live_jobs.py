@@ -216,16 +216,16 @@ def _gmean(xs) -> float:
     return math.exp(statistics.fmean(logs))
 
 
-def judge(job, folder: Path, repace: int = 0) -> dict:
+def judge(job, folder: Path, repace: int = 0, pool_weight: float | None = None) -> dict:
     """Return one job's rows judged on the profile made again from its calibration.
 
     ``repace``: also judge them on that profile re-paced to the job's ``repace`` earliest
-    host checks (:func:`earliest_checks`), where it has them."""
+    host checks (:func:`earliest_checks`), where it has them. ``pool_weight``: the
+    profile's ``node.cpu_pool_weight`` set to it instead of the calibration's fit."""
     from cuzklab.calibrate.compare import remodel
-    from cuzklab.model import Profile
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
-    prof = Profile.load(_profile(number, cal, folder))
+    prof = _load_profile(number, cal, folder, pool_weight)
     rows, worsts, files = [], [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
@@ -290,9 +290,12 @@ def wave_rows(rows: list[dict]) -> list[dict]:
         err = r.get("error_tracked") or {}
         if r.get("fitted") or not err.get("synth_ends_s"):
             continue
+        lw = (r["live"].get("synth_waves_s") or {}).get("later_over_first")
+        mw = ((r.get("model_tracked") or {}).get("synth_waves_s") or {}).get("later_over_first")
         out.append({"witness_work": r["witness_work"],
                     "partition_workers": r["config"]["partition_workers"],
-                    **err["synth_ends_s"], "pace": err.get("pool_interval_s")})
+                    **err["synth_ends_s"], "pace": err.get("pool_interval_s"),
+                    **({"later_live": lw, "later_model": mw} if lw and mw else {})})
     return out
 
 
@@ -322,8 +325,20 @@ def waves(jobs: list[dict]) -> list[dict]:
                 for k in ("first", "last", "end")},
              **{f"r_{k}": _corr([r[k] for r in rs], [r["end"] for r in rs])
                 for k in ("first", "last")},
-             **_pace_of([r for r in rs if r.get("pace") is not None])}
+             **_pace_of([r for r in rs if r.get("pace") is not None]),
+             **_later_of([r for r in rs if r.get("later_live")])}
             for (w, pw), rs in sorted(groups.items())]
+
+
+def _later_of(rs: list[dict]) -> dict:
+    """Return the medians over :func:`waves`' rows of a later synthesis's mean seconds over a
+    first one's, live and in the host-tracked model (``compare.synth_waves``: how much the
+    calls beside it slow a synthesis that starts after the first wave), where a row has them."""
+    if not rs:
+        return {}
+    return {"later_rows": len(rs),
+            **{f"later_{k}_median": round(statistics.median(r[f"later_{k}"] for r in rs), 4)
+               for k in ("live", "model")}}
 
 
 def _pace_of(rs: list[dict]) -> dict:
@@ -406,16 +421,23 @@ def _profile(number: int, cal: str, folder: Path) -> Path:
     return now
 
 
-def judge_curve(curve_job, folder: Path) -> dict:
+def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None = None):
+    """Return :func:`_profile`'s profile, with ``node.cpu_pool_weight`` set to ``pool_weight``
+    where one is given (a mechanism's test: one weight for every job, nothing fitted)."""
+    from cuzklab.model import Profile
+    prof = Profile.load(_profile(number, cal, folder))
+    return prof if pool_weight is None else prof.replace(node={"cpu_pool_weight": pool_weight})
+
+
+def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> dict:
     """Return one stored contention curve judged on the profile made again from its job's
     calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
     point over those not fitted, and whether it is within the target."""
     from cuzklab.calibrate.contention import remodel_curve
-    from cuzklab.model import Profile
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
     raw = stored.get("contention") or stored
-    prof = Profile.load(_profile(number, cal, folder))
+    prof = _load_profile(number, cal, folder, pool_weight)
     curve = remodel_curve(raw, prof)
     kind = KIND.get(number, "h200")
     cores = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())[
@@ -569,12 +591,18 @@ def main(argv=None) -> int:
                     help="also judge each job with host checks on its profile re-paced to its "
                          "N earliest checks, as calibrate --repace right before the rows would "
                          f"have made it (default {REPACE_CHECKS}, as the command; 0: not)")
+    ap.add_argument("--pool-weight", type=float, default=None, metavar="W",
+                    help="judge every job and curve with node.cpu_pool_weight = W (> 0) "
+                         "instead of each calibration's fitted weight (1: an even share of "
+                         "the cores for every runnable thread)")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
     jobs, curves = JOBS, CURVES
     if a.repace < 0:
         ap.error(f"--repace: expected a number of checks >= 0, got {a.repace}")
+    if a.pool_weight is not None and not a.pool_weight > 0:
+        ap.error(f"--pool-weight: expected a weight > 0, got {a.pool_weight}")
     if a.jobs:
         try:
             wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
@@ -590,10 +618,10 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
-            res.append(judge(job, Path(tmp), a.repace))
+            res.append(judge(job, Path(tmp), a.repace, a.pool_weight))
         for k, c in enumerate(curves, 1):
             print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
-            judged_curves.append(judge_curve(c, Path(tmp)))
+            judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight))
     every = [e for j in res for e in j["errors"]]
     total = {"rows": len(every), "within_10": sum(abs(e) <= 0.10 for e in every),
              "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,
@@ -659,7 +687,10 @@ def main(argv=None) -> int:
                          if g["r_first"] is not None and g["r_last"] is not None else "")
                       + (f"; the b_g2_msm pool's pace {100 * g['pace_median']:+.1f} % on "
                          f"{g['pace_rows']} rows (the end follows it r = {g['r_pace']:+.2f})"
-                         if g["r_pace"] is not None else ""))
+                         if g["r_pace"] is not None else "")
+                      + (f"; a later synthesis over a first-wave one x{g['later_live_median']:.2f}"
+                         f" live, x{g['later_model_median']:.2f} in the model "
+                         f"({g['later_rows']} rows)" if g.get("later_rows") else ""))
         if not a.markdown:
             print("each row over the jobs (the host-tracked model's mean error away from zero "
                   "is a gap the host's pace does not explain):")

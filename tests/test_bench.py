@@ -555,7 +555,7 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
 
 
 def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp_path, capsys):
-    from cuzklab.calibrate.compare import synth_ends
+    from cuzklab.calibrate.compare import synth_ends, synth_waves
     from cuzklab.trace import TraceBuilder
     mod = _script("rejudge_live_jobs.py")
     tb = TraceBuilder(source="live")
@@ -565,6 +565,10 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     tb.span(0, 0, "b_g2_msm", "final.0", 2.5, 4.0)
     assert synth_ends(tb.build()) == {"first": 1.0, "last": 2.0, "end": 3.0}
     assert synth_ends(TraceBuilder(source="live").build()) is None
+    # one synthesis started after the first ended: it is the later wave, the two before the first
+    assert synth_waves(tb.build()) is None  # both started before either ended
+    tb.span(0, 2, "synth", "synth.0", 2.0, 4.25)
+    assert synth_waves(tb.build()) == {"first": 1.0, "later": 2.25, "later_over_first": 2.25}
     rows = [{"witness_work": 0.0, "partition_workers": 12, "first": f, "last": -0.2, "end": e}
             for f, e in ((-0.3, 0.0), (-0.1, -0.1), (0.2, 0.05))]
     (g,) = mod.waves([{"waves": rows}, {"waves": []}])
@@ -576,6 +580,11 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     (g,) = mod.waves([{"waves": paced}])
     assert g["pace_rows"] == 3 and g["pace_median"] == -0.1
     assert g["r_pace"] == pytest.approx(mod._corr([-0.2, -0.1, 0.1], [0.0, -0.1, 0.05]))
+    assert "later_rows" not in g  # no row had a later wave on both sides
+    later = [dict(r, later_live=x, later_model=y)
+             for r, x, y in zip(rows, (1.2, 1.3, 1.4), (0.8, 0.9, 1.0))]
+    (g,) = mod.waves([{"waves": later + rows}])
+    assert (g["later_rows"], g["later_live_median"], g["later_model_median"]) == (3, 1.3, 0.9)
     # the forty-sixth job: every row has host checks and a saved live trace
     _, res, text = _rejudged("46", tmp_path, capsys)
     (job,) = res["jobs"]
@@ -584,6 +593,10 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
             for g in res["total"]["waves"]} == {(0.0, 12, 4), (0.25, 8, 4), (1.0, 4, 4)}
     assert "when the syntheses end, the host-tracked model over live - 1" in text
     assert "  W=0 pw=12 (4 rows): first " in text
+    # pw=8 and pw=4 start syntheses after the first wave, on both sides; pw=12 none (12 in all)
+    later = {g["partition_workers"]: g.get("later_rows") for g in res["total"]["waves"]}
+    assert later == {12: None, 8: 4, 4: 4}
+    assert "a later synthesis over a first-wave one x" in text
 
 
 def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():
@@ -746,3 +759,20 @@ def test_the_readme_jobs_table_is_the_stored_rejudging():
     lines += curves
     stale = [line for line in lines if line not in readme]
     assert not stale, "run python benchmarks/rejudge_live_jobs.py --markdown --json ... :\n" + "\n".join(stale)
+
+
+def test_the_rejudge_script_judges_every_job_on_one_pool_weight_when_asked(tmp_path, capsys):
+    mod = _script("rejudge_live_jobs.py")
+    for bad in ("0", "-1", "nan"):
+        with pytest.raises(SystemExit):
+            mod.main(["--jobs", "46", "--pool-weight", bad])
+        assert "--pool-weight: expected a weight > 0" in capsys.readouterr().err
+    fitted = mod._load_profile(46, "r33", tmp_path)
+    even = mod._load_profile(46, "r33", tmp_path, 1.0)
+    assert fitted.get("node", "cpu_pool_weight") != 1.0
+    assert even.get("node", "cpu_pool_weight") == 1.0
+    assert even.get("synth", "work_core_s") == fitted.get("synth", "work_core_s")
+    # the same rows, simulated again at the even share: the model's side moves, the live stays
+    base = mod.judge(mod.JOBS[[j[0] for j in mod.JOBS].index(46)], tmp_path)
+    moved = mod.judge(mod.JOBS[[j[0] for j in mod.JOBS].index(46)], tmp_path, 0, 1.0)
+    assert base["rows"] == moved["rows"] == 12 and base["errors"] != moved["errors"]

@@ -190,11 +190,35 @@ def synth_ends(trace) -> dict | None:
             "end": round(float(s["end"].max()) - t0, 6)}
 
 
+def synth_waves(trace) -> dict | None:
+    """Return the mean seconds of a run's first syntheses and of its later ones, and their
+    ratio (None without a synthesis that started after the first one ended).
+
+    The first are those that started before any synthesis ended: the partition workers'
+    first wave, which runs before any GPU work or b_g2_msm call. The later ones start as
+    slots free and run beside the earlier partitions' prep_msm and b_g2_msm calls, so
+    ``later_over_first`` is how much those calls slow a synthesis, with the host's pace of
+    the moment divided out (docs/calibrate.md, "Beside the b_g2_msm pool")."""
+    s = trace.spans
+    syn = s.loc[s["stage"] == "synth", ["start", "end"]]
+    if not len(syn):
+        return None
+    first_end = float(syn["end"].min())
+    dur = syn["end"] - syn["start"]
+    early = syn["start"] < first_end
+    if early.all():
+        return None
+    first, later = float(dur[early].mean()), float(dur[~early].mean())
+    return {"first": round(first, 6), "later": round(later, 6),
+            "later_over_first": round(later / first, 4) if first > 0 else None}
+
+
 def trace_figures(trace) -> dict:
-    """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``synth_steps_s`` and
-    ``synth_ends_s`` (the figures a side carries beside its summary)."""
+    """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``synth_steps_s``,
+    ``synth_ends_s`` and ``synth_waves_s`` (the figures a side carries beside its summary)."""
     return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace),
-            "synth_steps_s": synth_steps_s(trace), "synth_ends_s": synth_ends(trace)}
+            "synth_steps_s": synth_steps_s(trace), "synth_ends_s": synth_ends(trace),
+            "synth_waves_s": synth_waves(trace)}
 
 
 def _rss_start(trace):
@@ -239,7 +263,8 @@ def row_errors(model: dict, live: dict) -> dict:
     err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
     err["pool_interval_s"] = _rel(model.get("pool_interval_s"), live.get("pool_interval_s"))
     for key, parts in (("synth_steps_s", ("witness", "matvec")),
-                       ("synth_ends_s", ("first", "last", "end"))):
+                       ("synth_ends_s", ("first", "last", "end")),
+                       ("synth_waves_s", ("first", "later", "later_over_first"))):
         ms, ls = model.get(key) or {}, live.get(key) or {}
         err[key] = {k: _rel(ms.get(k), ls.get(k)) for k in parts} if ms and ls else None
     return err
@@ -532,11 +557,11 @@ def pace_tracking(rows: list[dict]) -> dict | None:
 
 def _with_saved_figures(row: dict, folder) -> dict:
     """Return ``row``'s live side with what it lacks of its trace figures (GPU hold, pool
-    pace, synthesis steps and ends: the median run's, and each pass's pace for a repeated
+    pace, synthesis steps, ends and waves: the median run's, and each pass's pace for a repeated
     row) read from its saved traces, each trace read once; what the row has is kept."""
     ls = row["live"]
     reps = ls.get("repeats") or []
-    need_median = ls.get("gpu_hold_s") is None or "synth_ends_s" not in ls
+    need_median = ls.get("gpu_hold_s") is None or "synth_waves_s" not in ls
 
     def filled(side: dict, figs: dict) -> dict:
         return {**side, **{k: v for k, v in figs.items() if side.get(k) is None}}
@@ -1111,6 +1136,7 @@ def format_table(result: dict) -> str:
         lines.append(moved)
     lines += witness_line_text(result)
     lines += synth_steps_text(result)
+    lines += synth_waves_text(result)
     return "\n".join(lines)
 
 
@@ -1139,6 +1165,30 @@ def synth_steps_text(result: dict, off: float = 0.10) -> list[str]:
         word = measured_word(result)
         out.insert(0, f"synthesis steps more than {100 * off:.0f} % apart, mean ms model|{word} "
                       f"(the MatVec from the witness's end, its wait for the pool included):")
+    return out
+
+
+def synth_waves_text(result: dict, off: float = 0.10) -> list[str]:
+    """Return a line per row whose later syntheses over its first wave's
+    (:func:`synth_waves`) differ between the sides by more than ``off``, under one heading
+    ([] where none do)."""
+    works = {r.get("witness_work") for r in result["rows"]}
+    out = []
+    for r in result["rows"]:
+        e = ((r.get("error") or {}).get("synth_waves_s") or {}).get("later_over_first")
+        if e is None or abs(e) <= off:
+            continue
+        ms, ls = r["model"]["synth_waves_s"], r["live"]["synth_waves_s"]
+        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        out.append(f"  {label}: x{ms['later_over_first']:.2f}|x{ls['later_over_first']:.2f} "
+                   f"({100 * e:+.0f}%); first wave {1000 * ms['first']:.0f}|"
+                   f"{1000 * ls['first']:.0f} ms, later {1000 * ms['later']:.0f}|"
+                   f"{1000 * ls['later']:.0f} ms")
+    if out:
+        from .logcompare import measured_word
+        out.insert(0, f"a later synthesis over a first-wave one more than {100 * off:.0f} % apart, "
+                      f"model|{measured_word(result)} (the later ones run beside the earlier "
+                      "partitions' prep_msm and b_g2_msm calls):")
     return out
 
 

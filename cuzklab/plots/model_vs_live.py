@@ -276,6 +276,15 @@ def _steps_cell(model: dict, live: dict) -> str:
             f"MatVec {_ms(ms.get('matvec'))} / {_ms(ls.get('matvec'))}</td>")
 
 
+def _waves_cell(model: dict, live: dict) -> str:
+    """Return a row's later syntheses over its first wave's, model / measured, as a table cell
+    (— where a side has no later wave)."""
+    mw, lw = model.get("synth_waves_s") or {}, live.get("synth_waves_s") or {}
+    if mw.get("later_over_first") is None or lw.get("later_over_first") is None:
+        return "<td>—</td>"
+    return f"<td>×{mw['later_over_first']:.2f} / ×{lw['later_over_first']:.2f}</td>"
+
+
 def compare_table_html(result: dict) -> str:
     """Return the comparison rows as an HTML table (the measured side named by
     ``result['against']``: live runs, or a cuzk daemon's logs)."""
@@ -291,11 +300,16 @@ def compare_table_html(result: dict) -> str:
                 for r in result["rows"])
     steps_head = (f"<th>synthesis steps, mean ms, model / {word} (the MatVec with its wait "
                   f"for the pool)</th>" if steps else "")
+    waves = any((r["model"].get("synth_waves_s") or {}).get("later_over_first") is not None
+                and (r["live"].get("synth_waves_s") or {}).get("later_over_first") is not None
+                for r in result["rows"])
+    waves_head = (f"<th>a later synthesis over a first-wave one, model / {word}</th>"
+                  if waves else "")
     head = ("<tr><th>configuration</th><th>fitted</th><th>s/proof model</th>"
             f"<th>s/proof {word}{' (median run)' if reps else ''}</th>{runs_head}"
             f"<th>error</th>{tracked_head}<th>peak RSS model (GiB)</th><th>peak RSS {word} (GiB)</th><th>error</th>"
             f"<th>GPU busy model / {word}</th><th>GPU hold a partition, ms: model / {word}</th>"
-            f"{steps_head}<th>bottleneck model / {word}</th></tr>")
+            f"{steps_head}{waves_head}<th>bottleneck model / {word}</th></tr>")
     body = []
     works = {r.get("witness_work") for r in result["rows"]}
     for r in result["rows"]:
@@ -331,7 +345,7 @@ def compare_table_html(result: dict) -> str:
             f"<td>{_num(lv['peak_rss_gib'], '.2f')}</td><td>{_pct(e['peak_rss_gib'])}</td>"
             f"<td>{_num(m['gpu_busy_fraction'], '.2f')} / {_num(lv['gpu_busy_fraction'], '.2f')}</td>"
             f"<td>{_ms(m.get('gpu_hold_s'))} / {_ms(lv.get('gpu_hold_s'))}</td>"
-            + (_steps_cell(m, lv) if steps else "") +
+            + (_steps_cell(m, lv) if steps else "") + (_waves_cell(m, lv) if waves else "") +
             f"<td{same}>{html.escape(verdict_label(m))} / {html.escape(str(lv['bottleneck']))}"
             f"</td></tr>")
     return "<table>" + head + "".join(body) + "</table>"

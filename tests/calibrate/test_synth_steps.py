@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cuzklab.calibrate.compare import (attribute_gap, format_table, row_errors,
-                                       synth_steps_s, synth_steps_text)
+                                       synth_steps_s, synth_steps_text,
+                                       synth_waves_text)
 from cuzklab.live import run
 from cuzklab.model import PipelineConfig, Profile
 from cuzklab.plots.model_vs_live import compare_table_html
@@ -95,6 +96,28 @@ def test_each_side_carries_its_steps_and_the_row_their_errors():
     near = {**row, "error": row_errors({**m, "synth_steps_s": {"witness": 0.075, "matvec": 0.2}},
                                        lv)}
     assert synth_steps_text({"rows": [near]}) == []
+    # the later syntheses over the first wave's: the forty-fourth job's interlock pw=8 row
+    waves = row_errors({**m, "synth_waves_s": {"first": 0.849, "later": 0.734,
+                                               "later_over_first": 0.8645}},
+                       {**lv, "synth_waves_s": {"first": 0.996, "later": 1.092,
+                                                "later_over_first": 1.0964}})
+    assert waves["synth_waves_s"] == {"first": pytest.approx(-0.1476, abs=1e-4),
+                                      "later": pytest.approx(-0.3278, abs=1e-4),
+                                      "later_over_first": pytest.approx(-0.2115, abs=1e-4)}
+    wrow = {**row, "model": {**m, "synth_waves_s": {"first": 0.849, "later": 0.734,
+                                                    "later_over_first": 0.8645}},
+            "live": {**lv, "synth_waves_s": {"first": 0.996, "later": 1.092,
+                                             "later_over_first": 1.0964}}, "error": waves}
+    lines = synth_waves_text({"rows": [wrow]})
+    assert lines[0].startswith("a later synthesis over a first-wave one more than 10 % apart, "
+                               "model|live")
+    assert lines[1] == ("  lock=interlock gw=1 pw=2: x0.86|x1.10 (-21%); first wave 849|996 ms, "
+                        "later 734|1092 ms")
+    assert synth_waves_text({"rows": [row]}) == []  # no later wave: nothing to say
+    page = compare_table_html({"rows": [wrow, row]})
+    assert "a later synthesis over a first-wave one, model / live" in page
+    assert "<td>×0.86 / ×1.10</td>" in page and "<td>—</td>" in page
+    assert "first-wave" not in compare_table_html({"rows": [row]})
     page = compare_table_html({"rows": [row]})
     assert "synthesis steps, mean ms" in page and "witness 60 / 80; MatVec 200 / 210" in page
     assert "synthesis steps" not in compare_table_html({"rows": [{**row, "model": base}]})
