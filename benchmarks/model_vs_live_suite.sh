@@ -25,9 +25,9 @@
 #   (calibrate, repace, compare, small, stages, tests; the default: all but repace)
 #   STEPS=repace,compare ...   # re-pace NAME to the host's speed of the moment, then the
 #   rows on it (NAME-now): a stored job's plain-model error follows the host's move since
-#   its calibration (r = -0.96 over nineteen jobs), which a re-pacing right before takes out
-#   at the calibration's witness work (the W=0 rows' synthesis it does not time: the
-#   forty-fourth to forty-sixth jobs, docs/calibrate.md "calibrate --repace")
+#   its calibration (r = -0.96 over twenty-two jobs), which a re-pacing right before takes
+#   out, at witness work 0 too (REPACE_OTHER, default 0: --other-work; the forty-seventh to
+#   forty-ninth jobs put 12, 11 and 12 of 12 rows within 10 % so; docs/calibrate.md)
 #   OUT=/tmp/x BACKEND=cpu K=8 SMALL_K=6 PLACES=1:1,2:0 POOL=2 bash benchmarks/model_vs_live_suite.sh
 #   ROW_REPEATS=3 LOCKS=interlock GW=2 STEPS=compare ...   # each row three times, pass after pass
 #   (the spread of one row's live runs: the noise the 10 % target is judged against)
@@ -46,13 +46,13 @@
 #   CONTENTION=0), each with its own SUITE_DIR; store the second and third passes' JSON as
 #   NAME-pass2.json and NAME-pass3.json beside the first's (row_noise.py reads them as more
 #   runs of its rows; cuzklab compare --measured NAME.json,NAME-pass2.json,NAME-pass3.json
-#   judges each row on its median pass). Keep the checks on a host that moves: on the 168
-#   stored rows that had them the host-tracked model put 170 within 10 %, the plain model 94.
+#   judges each row on its median pass). Keep the checks on a host that moves: on the 240
+#   stored rows that had them the host-tracked model put 206 within 10 %, the plain model 129.
 #   Re-paced: STEPS=repace,compare for each pass (under a minute more) runs it on NAME-now,
 #   re-paced right before it, and packs that NAME-now.toml: judge each pass again on its own
 #   (compare --profile PASS/NAME-now.toml --measured PASS.json), since every pass re-paces
 #   anew (three passes so, after one calibration at 2^20 on an H100 machine's host: ~240 s,
-#   then ~320-370 s a pass with LIMIT_CMP=430 and CONTENTION=0; a calibration with the
+#   then ~230-370 s a pass with LIMIT_CMP=430 and CONTENTION=0; a calibration with the
 #   whole syntheses at both witness works and the contention beside 3, 6 and 11 syntheses
 #   is estimated at ~300-340 s: give it LIMIT_CAL=420)
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm

@@ -120,6 +120,15 @@ JOBS = [
     (46, "2026-12-05", ["r33-samehost-repaced-pass3"], "r33",
      "the forty-fourth's profile on its host, re-paced anew right before, all twelve rows "
      "a third time, one run"),
+    (47, "2026-12-05", ["r33-otherhost-repaced"], "r33",
+     "the forty-fourth's profile on another H100 machine's host five hours later, re-paced "
+     "right before at both witness works, all twelve rows, one run"),
+    (48, "2026-12-05", ["r33-otherhost-repaced-pass2"], "r33",
+     "the forty-fourth's profile on the forty-seventh's host, re-paced anew at both works, "
+     "all twelve rows again, one run"),
+    (49, "2026-12-05", ["r33-otherhost-repaced-pass3"], "r33",
+     "the forty-fourth's profile on the forty-seventh's host, re-paced anew at both works, "
+     "all twelve rows a third time, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -127,12 +136,15 @@ JOBS = [
 #: ``RESULTS``; the job is judged on its calibration re-paced to those checks
 REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            45: "repace-live-h100-r33-pass2.json",
-                           46: "repace-live-h100-r33-pass3.json"}
+                           46: "repace-live-h100-r33-pass3.json",
+                           47: "repace-live-h100-r33-otherhost.json",
+                           48: "repace-live-h100-r33-otherhost-pass2.json",
+                           49: "repace-live-h100-r33-otherhost-pass3.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
-        43: "h100", 44: "h100", 45: "h100", 46: "h100"}
+        43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -142,6 +154,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth",
             41: "forty-first", 42: "forty-second", 43: "forty-third",
             44: "forty-fourth", 45: "forty-fifth", 46: "forty-sixth",
+            47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a

@@ -543,6 +543,17 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     places = [p for t in pace_figure(twins + jobs[:2], fit).data
               if t.mode == "markers+text" for p in t.textposition]
     assert places[0] != places[1]
+    # a crowd at one pace: past the eight places next to a marker, a label goes twice as far
+    # on a short line to it, and every job keeps its number
+    crowd = [{"job": n, "checks": {"synth": 1.0, "b_g2_msm": 1.0, "rows": 12},
+              "median_error": 0.0, "within_10": 6, "rows": 12} for n in range(10, 22)]
+    fig = pace_figure(crowd + jobs[:2], fit)
+    near = [t for m in fig.data if m.mode == "markers+text" for t in m.text if t]
+    far = [a for a in fig.layout.annotations if a.showarrow]
+    assert far and all(a.axref == "x" and a.ayref == "y" for a in far)
+    assert sorted(near + [a.text for a in far]) == sorted(str(n) for n in [1, 2] + list(range(10, 22)))
+    tails = [(a.ax, a.ay) for a in far]
+    assert len(set(tails)) == len(tails)  # no two far labels on one spot
     # the stored rejudging: the thirty-eighth job's checks are its rows' medians
     _, res, text = _rejudged("38", tmp_path, capsys)
     (job,) = res["jobs"]

@@ -183,11 +183,15 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
         up = bool(j.get("repaced")) and 100 * j["repaced"]["median_error"] > y
         order = sorted(offsets, key=lambda w: up and w.startswith("top"))  # off its line
-        where = next((w for w in order if clear((x + offsets[w][0], y + offsets[w][1]), taken)),
-                     order[0])
+        # the eight places next to the marker, then the same twice as far (a crowd of jobs
+        # at one pace); the label then hangs off its marker by a short line
+        tries = [(w, 1.0) for w in order] + [(w, 2.0) for w in order]
+        where, far = next(((w, k) for w, k in tries
+                           if clear((x + k * offsets[w][0], y + k * offsets[w][1]), taken)),
+                          (order[0], 1.0))
         ox, oy = offsets[where]
-        place[j["job"]] = where
-        taken.append((x + ox, y + oy))
+        place[j["job"]] = (where, far)
+        taken.append((x + far * ox, y + far * oy))
     paced = [j for j in shown if j.get("repaced")]
     if paced:  # each job re-paced to its first checks: a thin line from its plain point
         xs_, ys_ = [], []
@@ -212,8 +216,8 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         fig.add_trace(go.Scatter(
             x=[j["checks"]["b_g2_msm"] for j in pts],
             y=[100 * j["median_error"] for j in pts], mode="markers+text",
-            text=[str(j["job"]) for j in pts],
-            textposition=[place[j["job"]] for j in pts],
+            text=[str(j["job"]) if place[j["job"]][1] == 1.0 else "" for j in pts],
+            textposition=[place[j["job"]][0] for j in pts],
             textfont=dict(size=10, color="#555"),
             marker=dict(size=11 if ran else 10, symbol=symbol, color=color,
                         line=dict(width=1.5 if ran else 1, color="#333")),
@@ -223,6 +227,17 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                           "x%{customdata[1]:.2f}; median error %{y:+.1f} %; "
                           "%{customdata[2]} of %{customdata[3]} rows within 10 %<extra></extra>",
             name=name))
+    # the labels set twice as far off: each on a short line to its marker
+    for j in shown:
+        where, far = place[j["job"]]
+        if far == 1.0:
+            continue
+        ox, oy = offsets[where]
+        x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
+        fig.add_annotation(x=x, y=y, text=str(j["job"]), showarrow=True, arrowhead=0,
+                           arrowwidth=1, arrowcolor="#999", font=dict(size=10, color="#555"),
+                           axref="x", ayref="y", ax=x + far * ox, ay=y + far * oy,
+                           bgcolor="rgba(255,255,255,0.8)")
     if paced:
         fig.add_trace(go.Scatter(
             x=[j["checks"]["b_g2_msm"] for j in paced],
