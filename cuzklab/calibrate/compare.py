@@ -1137,6 +1137,7 @@ def format_table(result: dict) -> str:
     lines += witness_line_text(result)
     lines += synth_steps_text(result)
     lines += synth_waves_text(result)
+    lines += verdicts_text(result)
     return "\n".join(lines)
 
 
@@ -1189,6 +1190,28 @@ def synth_waves_text(result: dict, off: float = 0.10) -> list[str]:
         out.insert(0, f"a later synthesis over a first-wave one more than {100 * off:.0f} % apart, "
                       f"model|{measured_word(result)} (the later ones run beside the earlier "
                       "partitions' prep_msm and b_g2_msm calls):")
+    return out
+
+
+def verdicts_text(result: dict) -> list[str]:
+    """Return a line per row whose bottleneck verdicts differ, with each side's reason
+    (a near tie between the two busiest resources says so), under one heading ([] where
+    every row's verdicts agree or no side gave a reason)."""
+    from .logcompare import measured_word
+    word = measured_word(result)
+    works = {r.get("witness_work") for r in result["rows"]}
+    out = []
+    for r in result["rows"]:
+        if r.get("fitted") or (r.get("error") or {}).get("same_verdict", True):
+            continue
+        m, lv = r["model"], r["live"]
+        if not m.get("why") or not lv.get("why"):
+            continue
+        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        out.append(f"  {label}: model {verdict_label(m)}: {m['why']}; {word} "
+                   f"{lv['bottleneck']}: {lv['why']}")
+    if out:
+        out.insert(0, "verdicts that differ, and why each side gave its own:")
     return out
 
 

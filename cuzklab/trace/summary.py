@@ -110,6 +110,9 @@ WIDE_MUTEX_STAGES = {"wide_mutex": ("prep_msm", "h2d", "ntt_h", "barrier_wait", 
 # The mutex bounds throughput when it is held at least this fraction of the run
 # while the GPU itself is busy less than the GPU verdict's threshold.
 MUTEX_BOUND = 0.9
+#: How close (in utilization, 0..1) the two busiest resources of a run with no queue evidence
+#: must be for its verdict to be called a near tie (the verdict is still the busier one).
+NEAR_TIE = 0.05
 
 
 def mutex_held(trace) -> dict | None:
@@ -171,7 +174,9 @@ def bottleneck(trace) -> dict:
     - otherwise the syntheses bound it — ``memory_bandwidth`` when they run much
       slower than alone and the node's bandwidth is saturated, ``memory_budget``
       when admission waits on a full budget, else ``synthesis``;
-    - with no queue evidence, the busiest resource.
+    - with no queue evidence, the busiest resource; where the next busiest is within
+      :data:`NEAR_TIE` of it, the evidence names that one (``runner_up``) and the reason
+      calls the verdict a near tie.
     """
     return _bottleneck(trace, _window(trace), _stage_masks(trace.spans))
 
@@ -280,7 +285,15 @@ def _bottleneck(trace, window, masks: dict[str, np.ndarray]) -> dict:
     if util.get("memory_budget", 0.0) >= 0.9 and waits.get("queue", 0.0) > 0:
         return verdict("memory_budget", "admission waits on a full memory budget")
     resource = max(util, key=lambda k: (util[k], k == "gpu"))
-    return verdict(resource, f"{resource} busy {util[resource]:.0%} of the run")
+    why = f"{resource} busy {util[resource]:.0%} of the run"
+    others = sorted((k for k in util if k != resource), key=lambda k: -util[k])
+    if others and util[resource] - util[others[0]] <= NEAR_TIE:
+        # no queue says which bounds the run, and the busiest leads by a few points: say so
+        nxt = others[0]
+        evidence["runner_up"] = {"resource": nxt, "utilization": round(util[nxt], 4)}
+        why += (f"; {nxt} {util[nxt]:.0%}, within {100 * NEAR_TIE:.0f} points: a near tie, "
+                "and no queue says which of the two bounds it")
+    return verdict(resource, why)
 
 
 _WORKER_LANE = re.compile(r"^gpu\d+\.w\d+(\.cpu)?$")

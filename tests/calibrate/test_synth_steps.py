@@ -155,3 +155,20 @@ def test_a_trace_without_steps_has_none():
         "verdict": {"judged": 0, "seconds_per_proof": {"max_abs_error": None, "target": 0.1},
                     "peak_rss_gib": {"max_abs_error": None, "target": 0.15},
                     "same_verdict": {"rows": 0, "of": 0}}})
+
+
+def test_rows_whose_verdicts_differ_say_why_each_side_gave_its_own():
+    import json
+    from cuzklab.calibrate.compare import verdicts_text
+    res = json.loads(open("benchmarks/results/compare-live-h100-r33-otherhost-repaced.json").read())
+    lines = verdicts_text(res)
+    assert lines[0] == "verdicts that differ, and why each side gave its own:"
+    assert lines[1:] == [
+        "  lock=split_async gw=1 pw=8 W=0.25: model cpu_pool: cpu_pool busy 65% of the run; "
+        "live synthesis: synthesis busy 63% of the run",
+        "  lock=split_async gw=2 pw=8 W=0.25: model cpu_pool: cpu_pool busy 65% of the run; "
+        "live synthesis: synthesis busy 64% of the run"]
+    assert "verdicts that differ" in format_table(res)
+    # every verdict the same: nothing to say
+    same = {**res, "rows": [r for r in res["rows"] if r["error"]["same_verdict"]]}
+    assert verdicts_text(same) == []

@@ -61,3 +61,23 @@ def test_simulated_wide_mutex_run_is_bound_by_the_mutex_not_the_cpu_pool():
     assert b["why"] in headline(s, fmt="markdown")
     import html
     assert html.escape(b["why"]) in headline(s)
+
+
+def test_a_verdict_two_resources_share_within_a_few_points_says_it_is_a_near_tie():
+    from cuzklab.trace import load
+    from cuzklab.trace.summary import NEAR_TIE
+    d = "benchmarks/results/traces-live-h100-r33-otherhost-repaced/"
+    # the forty-seventh job's split_async gw=1 pw=8 W=0.25 row: no queue to read, the
+    # syntheses busy 63 % of the live run and the pool 62 %
+    live = load(d + "split_async-gw1-pw8-w0.25-live.parquet").bottleneck()
+    assert live["resource"] == "synthesis"
+    util = live["evidence"]["utilization"]
+    assert live["evidence"]["runner_up"] == {"resource": "cpu_pool",
+                                             "utilization": util["cpu_pool"]}
+    assert 0 < util["synthesis"] - util["cpu_pool"] <= NEAR_TIE
+    assert live["why"] == ("synthesis busy 63% of the run; cpu_pool 62%, within 5 points: a "
+                           "near tie, and no queue says which of the two bounds it")
+    # its model: the pool 65 %, the syntheses 60 %, more than 5 points apart: no tie to tell
+    model = load(d + "split_async-gw1-pw8-w0.25-model.parquet").bottleneck()
+    assert model["resource"] == "cpu_pool" and "runner_up" not in model["evidence"]
+    assert model["why"] == "cpu_pool busy 65% of the run"
