@@ -1029,6 +1029,12 @@ def _short(cfg: dict) -> str:
     return " ".join(f"{names.get(k, k)}={cfg[k]}" for k in keys if k in cfg)
 
 
+def _row_label(row: dict, works: set) -> str:
+    """Return a row's short name, with its witness work where the rows have more than one
+    (``works``: the witness works of a result's rows)."""
+    return _short(row["config"]) + (f" W={row['witness_work']:g}" if len(works) > 1 else "")
+
+
 def compare(configs, *, profile, log2_constraints: int, backend: str = "cpu",
             witness_work=1.0, keep_traces: bool = False, progress=None,
             verify: bool = False, repeats: int = 1, track_host: bool = False) -> dict:
@@ -1079,7 +1085,7 @@ def format_table(result: dict) -> str:
 
         def hold(s):
             return n(s.get("gpu_hold_s") and 1000 * s["gpu_hold_s"], ".0f")
-        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        label = _row_label(r, works)
         lines.append(
             f"{label:<26} {'yes' if r['fitted'] else '':>3} "
             f"{n(m['seconds_per_proof'], '.3f'):>7}|{n(lv['seconds_per_proof'], '.3f'):<7} "
@@ -1151,7 +1157,7 @@ def synth_steps_text(result: dict, off: float = 0.10) -> list[str]:
         if not e or all(v is None or abs(v) <= off for v in e.values()):
             continue
         ms, ls = r["model"]["synth_steps_s"], r["live"]["synth_steps_s"]
-        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        label = _row_label(r, works)
         out.append(f"  {label}: " + ", ".join(
             f"{name} {1000 * ms[k]:.0f}|{1000 * ls[k]:.0f}"
             + ("" if e[k] is None else f" ({100 * e[k]:+.0f}%)")
@@ -1180,7 +1186,7 @@ def synth_waves_text(result: dict, off: float = 0.10) -> list[str]:
         if e is None or abs(e) <= off:
             continue
         ms, ls = r["model"]["synth_waves_s"], r["live"]["synth_waves_s"]
-        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        label = _row_label(r, works)
         out.append(f"  {label}: x{ms['later_over_first']:.2f}|x{ls['later_over_first']:.2f} "
                    f"({100 * e:+.0f}%); first wave {1000 * ms['first']:.0f}|"
                    f"{1000 * ls['first']:.0f} ms, later {1000 * ms['later']:.0f}|"
@@ -1207,7 +1213,7 @@ def verdicts_text(result: dict) -> list[str]:
         m, lv = r["model"], r["live"]
         if not m.get("why") or not lv.get("why"):
             continue
-        label = _short(r["config"]) + (f" W={r['witness_work']:g}" if len(works) > 1 else "")
+        label = _row_label(r, works)
         out.append(f"  {label}: model {verdict_label(m)}: {m['why']}; {word} "
                    f"{lv['bottleneck']}: {lv['why']}")
     if out:

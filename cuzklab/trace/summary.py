@@ -286,10 +286,9 @@ def _bottleneck(trace, window, masks: dict[str, np.ndarray]) -> dict:
         return verdict("memory_budget", "admission waits on a full memory budget")
     resource = max(util, key=lambda k: (util[k], k == "gpu"))
     why = f"{resource} busy {util[resource]:.0%} of the run"
-    others = sorted((k for k in util if k != resource), key=lambda k: -util[k])
-    if others and util[resource] - util[others[0]] <= NEAR_TIE:
+    nxt = max((k for k in util if k != resource), key=util.get, default=None)
+    if nxt is not None and util[resource] - util[nxt] <= NEAR_TIE:
         # no queue says which bounds the run, and the busiest leads by a few points: say so
-        nxt = others[0]
         evidence["runner_up"] = {"resource": nxt, "utilization": round(util[nxt], 4)}
         why += (f"; {nxt} {util[nxt]:.0%}, within {100 * NEAR_TIE:.0f} points: a near tie, "
                 "and no queue says which of the two bounds it")
