@@ -129,6 +129,12 @@ JOBS = [
     (49, "2026-12-05", ["r33-otherhost-repaced-pass3"], "r33",
      "the forty-fourth's profile on the forty-seventh's host, re-paced anew at both works, "
      "all twelve rows a third time, one run"),
+    (50, "2026-12-06", ["r34-samehost-tracked"], "r34",
+     "its own host's profile (calibrated at both witness works, contention beside 3, 6 and "
+     "11 syntheses), all twelve rows, one run, then the contention curve"),
+    (51, "2026-12-06", ["r34-samehost-repaced"], "r34",
+     "the fiftieth's profile on its host, re-paced right before at both works, all twelve "
+     "rows again, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -139,7 +145,8 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            46: "repace-live-h100-r33-pass3.json",
                            47: "repace-live-h100-r33-otherhost.json",
                            48: "repace-live-h100-r33-otherhost-pass2.json",
-                           49: "repace-live-h100-r33-otherhost-pass3.json"}
+                           49: "repace-live-h100-r33-otherhost-pass3.json",
+                           51: "repace-live-h200-r34.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
@@ -154,7 +161,8 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             37: "thirty-seventh", 38: "thirty-eighth", 39: "thirty-ninth", 40: "fortieth",
             41: "forty-first", 42: "forty-second", 43: "forty-third",
             44: "forty-fourth", 45: "forty-fifth", 46: "forty-sixth",
-            47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth",
+            47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth", 50: "fiftieth",
+            51: "fifty-first",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -171,6 +179,7 @@ CURVES = [
     (35, "2026-12-05", "compare-live-h100-r28-samehost-tracked.json", "r28"),
     (38, "2026-12-05", "compare-live-h100-r31-samehost-tracked.json", "r31"),
     (41, "2026-12-05", "compare-live-h100-r32-samehost-tracked.json", "r32"),
+    (50, "2026-12-06", "compare-live-h200-r34-samehost-tracked.json", "r34"),
 ]
 
 
