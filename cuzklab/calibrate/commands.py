@@ -551,6 +551,23 @@ def syntheses_spread_text(curve: dict | None) -> str:
     return text
 
 
+def witness_at_once_text(curve: dict | None) -> str:
+    """Return how the witness step of one-thread syntheses at the k-at-once curve's other
+    witness work slowed with k (medians over its rounds), '' where the curve has none."""
+    other = (curve or {}).get("at_other") or {}
+    rows = [r for r in other.get("rows") or () if r.get("witness_s")]
+    if not rows or rows[0]["witness_median_s"] <= 0:
+        return ""
+    base = rows[0]["witness_median_s"]
+    parts = ", ".join(f"{r['syntheses']}: {r['witness_median_s'] * 1e3:.3g} ms"
+                      for r in rows)
+    last = rows[-1]
+    return (f"witness work {other['witness_work']:g}, k one-thread syntheses at once "
+            f"({other['rounds']} rounds), the witness step's median: {parts} "
+            f"(x{last['witness_median_s'] / base:.2f} at {last['syntheses']} over "
+            f"{rows[0]['syntheses']}; the model shares the cores as fitted at the calibration's work)")
+
+
 def format_calibration(res: dict, path=None) -> str:
     """Return what a calibration measured and fitted, in a few lines."""
     import sys as _sys
@@ -581,9 +598,10 @@ def format_calibration(res: dict, path=None) -> str:
             xs = [r["chain_s"] * 1e3 for r in hs["rows"]]
             lines.append(f"  host speed: a one-thread probe took {min(xs):.3g}-{max(xs):.3g} ms "
                          f"over the {len(xs)} marks (spread {hs['spread'] * 100:.0f} %)")
-        spread = syntheses_spread_text((res.get("measurements") or {}).get("cores_curve"))
-        if spread:
-            lines.append(f"  {spread}")
+        curve = (res.get("measurements") or {}).get("cores_curve")
+        for text in (syntheses_spread_text(curve), witness_at_once_text(curve)):
+            if text:
+                lines.append(f"  {text}")
     else:
         for t, entries in data.items():
             if isinstance(entries, dict) and t != "calibration":

@@ -229,8 +229,11 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     out["witness_slope"] = measure_witness_slope(log2_constraints, backend=backend,
                                                  witness_work=witness_work)
     tell()
+    # the same counts at witness work 0 too (a few seconds at 2^20): how a witness step
+    # slows beside others where it is mostly memory traffic, not the extra work's compute
     out["cores_curve"] = measure_cores(log2_constraints, backend=backend,
-                                       witness_work=witness_work)
+                                       witness_work=witness_work,
+                                       other_work=0.0 if witness_work > 0 else None)
     tell()
     out["matvecs"] = measure_matvecs(log2_constraints, pool_threads=cores, backend=backend,
                                      repeat=repeat)

@@ -469,7 +469,8 @@ def measure_witness_slope(log2_constraints: int, *, backend: str = "cpu",
 
 
 def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
-                  witness_work: float = 1.0, seed: int = 0) -> dict:
+                  witness_work: float = 1.0, seed: int = 0, other_work: float | None = None,
+                  other_rounds: int = 3) -> dict:
     """Return the effective cores of this host for synthesis, from k one-thread syntheses at once.
 
     Each count k starts k one-thread syntheses together; the host's capacity at k
@@ -477,11 +478,25 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
     sibling, or that shares caches and memory bandwidth, is less than a core.
     The slowdowns against k are what
     :func:`~cuzklab.calibrate.contention.fit_synth_sharing` explains with the
-    model's core and bandwidth sharing.
+    model's core and bandwidth sharing. Each synthesis's witness and MatVec seconds
+    are kept beside its seconds.
+
+    ``other_work``: the same counts again at that witness work (``at_other``), each
+    count ``other_rounds`` times, the rounds interleaved (a W=0 synthesis is short
+    and a host's pace moves): how one synthesis's witness step slows beside others
+    at that work, which the curve at ``witness_work`` does not show when the extra
+    work is compute that keeps to its core (:func:`witness_at_once_text`).
     """
-    from ..live import workload
+    from ..live import check_witness_work, workload
     from ..live import work as W
     from ..stages import StageClock
+    if other_work is not None:
+        try:
+            check_witness_work(other_work)
+        except ConfigError as exc:
+            raise ConfigError("other_work", exc.message) from None
+        if isinstance(other_rounds, bool) or not isinstance(other_rounds, int) or other_rounds < 1:
+            raise ConfigError("other_rounds", f"must be an integer >= 1, got {other_rounds!r}")
     cores = host_cores()
     counts = sorted(set(counts or sorted({1, 2, max(1, cores // 4), max(1, cores // 2), cores})))
     work = workload(log2_constraints, seed, backend, witness_work)
@@ -494,33 +509,59 @@ def measure_cores(log2_constraints: int, *, backend: str = "cpu", counts=None,
     solo = statistics.median(solos)
     rows = []
     for k in counts:
-        barrier = threading.Barrier(k)
-        durs = [0.0] * k
-        cpus = [0.0] * k
-
-        def one(i):
-            barrier.wait()
-            t0, c0 = time.perf_counter(), time.thread_time()
-            W.synthesize(work, 7, i, StageClock(), 1)
-            durs[i] = time.perf_counter() - t0
-            cpus[i] = time.thread_time() - c0
-
-        ts = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(k)]
-        for th in ts:
-            th.start()
-        for th in ts:
-            th.join()
-        mean = statistics.fmean(durs)
-        # each synthesis's seconds and its thread's CPU seconds (the whole synthesis runs on
-        # it): durations that spread with CPU seconds as long are threads on cores of
-        # unequal speed, CPU seconds below the durations are threads waiting for a core
-        rows.append({"syntheses": k, "mean_s": mean, "slowdown": mean / solo,
-                     "capacity_cores": k * solo / mean,
-                     "durations_s": [round(d, 6) for d in durs],
-                     "cpu_s": [round(c, 6) for c in cpus]})
+        rows.append(_at_once(W, work, k))
+        rows[-1].update(slowdown=rows[-1]["mean_s"] / solo,
+                        capacity_cores=k * solo / rows[-1]["mean_s"])
     full = rows[-1]
-    return {"logical_cores": cores, "solo_synth_s": solo, "rows": rows,
-            "effective_cores": full["capacity_cores"]}
+    out = {"logical_cores": cores, "solo_synth_s": solo, "rows": rows,
+           "effective_cores": full["capacity_cores"]}
+    if other_work is not None:
+        other = workload(log2_constraints, seed, backend, other_work)
+        W.synthesize(other, 0, 0, StageClock(), 1)  # warm
+        runs = {k: [] for k in counts}
+        for _ in range(other_rounds):
+            for k in counts:
+                runs[k].append(_at_once(W, other, k))
+        out["at_other"] = {"witness_work": float(other_work), "rounds": other_rounds,
+                           "rows": [_pooled(k, runs[k]) for k in counts]}
+    return out
+
+
+def _at_once(W, work, k: int) -> dict:
+    """Return k one-thread syntheses of ``work`` started together: each one's seconds, its
+    thread's CPU seconds (the whole synthesis runs on it: durations that spread with CPU
+    seconds as long are threads on cores of unequal speed, CPU seconds below the durations
+    are threads waiting for a core) and its witness and MatVec seconds."""
+    from ..stages import StageClock
+    barrier = threading.Barrier(k)
+    durs, cpus, wit, mvs = [0.0] * k, [0.0] * k, [0.0] * k, [0.0] * k
+
+    def one(i):
+        barrier.wait()
+        t0, c0 = time.perf_counter(), time.thread_time()
+        o = W.synthesize(work, 7, i, StageClock(), 1)
+        durs[i] = time.perf_counter() - t0
+        cpus[i] = time.thread_time() - c0
+        wit[i], mvs[i] = float(o.witness_s), float(o.matvec_s)
+
+    ts = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(k)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    return {"syntheses": k, "mean_s": statistics.fmean(durs),
+            "durations_s": [round(d, 6) for d in durs], "cpu_s": [round(c, 6) for c in cpus],
+            "witness_s": [round(x, 6) for x in wit], "matvec_s": [round(x, 6) for x in mvs]}
+
+
+def _pooled(k: int, runs: list[dict]) -> dict:
+    """Return one count's rounds together: every synthesis's seconds and the medians."""
+    keys = ("durations_s", "cpu_s", "witness_s", "matvec_s")
+    row = {"syntheses": k, **{key: [x for r in runs for x in r[key]] for key in keys}}
+    row.update(witness_median_s=statistics.median(row["witness_s"]),
+               matvec_median_s=statistics.median(row["matvec_s"]),
+               median_s=statistics.median(row["durations_s"]))
+    return row
 
 
 def measure_matvecs(log2_constraints: int, *, pool_threads: int, backend: str = "cpu",

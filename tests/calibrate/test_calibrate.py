@@ -83,6 +83,34 @@ def test_live_profile_loads_and_every_number_says_where_it_came_from(live_profil
     text = syntheses_spread_text(m["cores_curve"])
     assert text.startswith(f"{m['cores_curve']['rows'][-1]['syntheses']} one-thread syntheses "
                            "at once: ") and "their threads on a core" in text
+    # the same counts again at witness work 0, the rounds pooled: each synthesis's
+    # witness and MatVec seconds within its own
+    other = m["cores_curve"]["at_other"]
+    assert other["witness_work"] == 0.0 and other["rounds"] == 3
+    assert [r["syntheses"] for r in other["rows"]] == [r["syntheses"]
+                                                       for r in m["cores_curve"]["rows"]]
+    for row in other["rows"]:
+        n = 3 * row["syntheses"]
+        assert len(row["durations_s"]) == len(row["witness_s"]) == len(row["matvec_s"]) == n
+        assert all(0 <= w + v <= d + 2e-3 for w, v, d in
+                   zip(row["witness_s"], row["matvec_s"], row["durations_s"]))
+        assert row["witness_median_s"] == pytest.approx(sorted(row["witness_s"])[(n - 1) // 2]
+                                                        if n % 2 else
+                                                        sum(sorted(row["witness_s"])[n // 2 - 1:
+                                                                                     n // 2 + 1]) / 2)
+    for row in m["cores_curve"]["rows"]:
+        assert len(row["witness_s"]) == len(row["matvec_s"]) == row["syntheses"]
+    from cuzklab.calibrate.commands import format_calibration, witness_at_once_text
+    text = witness_at_once_text(m["cores_curve"])
+    assert text.startswith("witness work 0, k one-thread syntheses at once (3 rounds), the "
+                           "witness step's median: 1: ") and text in format_calibration(res)
+    assert witness_at_once_text({"rows": []}) == ""
+    assert witness_at_once_text({"at_other": {"witness_work": 0.0, "rounds": 2, "rows": [
+        {"syntheses": 1, "witness_s": [0.07, 0.08], "witness_median_s": 0.075},
+        {"syntheses": 12, "witness_s": [0.1, 0.14], "witness_median_s": 0.12}]}}) == (
+        "witness work 0, k one-thread syntheses at once (2 rounds), the witness step's median: "
+        "1: 75 ms, 12: 120 ms (x1.60 at 12 over 1; the model shares the cores as fitted at the "
+        "calibration's work)")
     assert syntheses_spread_text({"rows": [{"syntheses": 2, "mean_s": 1.0}]}) == ""
     assert syntheses_spread_text({"rows": [{"syntheses": 2, "durations_s": [1.0, 1.5],
                                             "cpu_s": [1.0, 1.0]}]}) == (
@@ -1279,3 +1307,19 @@ def test_a_b_g2_call_alone_in_the_model_is_the_solo_runs_call(tmp_path):
     assert b_g2_queue_split({**bp, "pool_core_s": 16 * 0.3}, 0.2) == (16 * 0.3, 0.0)
     # no solo time: the step's own call alone
     assert b_g2_queue_split(bp, 0.0)[1] == pytest.approx(bp["alone_s"] - bp["pool_core_s"] / 16)
+
+
+@pytest.mark.parametrize("kw, name", [({"other_work": -1.0}, "other_work"),
+                                      ({"other_work": float("nan")}, "other_work"),
+                                      ({"other_work": 0.0, "other_rounds": 0}, "other_rounds"),
+                                      ({"other_work": 0.0, "other_rounds": True}, "other_rounds")])
+def test_k_at_once_curve_names_a_bad_other_work_before_it_runs(kw, name, monkeypatch):
+    from cuzklab.calibrate import measure
+    from cuzklab.errors import ConfigError
+
+    def no_work(*a, **k):  # the check comes before any synthesis
+        raise AssertionError("measured before checking its arguments")
+    monkeypatch.setattr("cuzklab.live.workload", no_work)
+    with pytest.raises(ConfigError) as err:
+        measure.measure_cores(K, **kw)
+    assert str(err.value).startswith(f"{name}: ") and "got" in str(err.value)
