@@ -455,7 +455,7 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> di
     """Return one stored contention curve judged on the profile made again from its job's
     calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
     point over those not fitted, and whether it is within the target."""
-    from cuzklab.calibrate.contention import remodel_curve
+    from cuzklab.calibrate.contention import calibration_points, remodel_curve
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
     raw = stored.get("contention") or stored
@@ -481,7 +481,14 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> di
             "worst": {"error": worst[0], "stage": worst[1], "syntheses": worst[2]},
             "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
             "target": t["slowdown_error"], "met": bool(t["met"]),
-            "line_fits": line_fits(raw, prof)}
+            "line_fits": line_fits(raw, prof),
+            # the b_g2_msm points the calibration fitted its weight on, over this curve's live
+            # slowdown at the same counts (interpolated): where the calibration's own points
+            # did not hold, its weight carries that into the model's curve
+            "calibration_points": [{"syntheses": c, "calibration_x": round(x, 4),
+                                    "curve_x": round(y, 4), "ratio": round(x / y, 4)}
+                                   for c, x, y in calibration_points(raw, prof.data.get(
+                                       "calibration"))]}
 
 
 #: Sets of a curve's own points its pool weight is fitted on by :func:`line_fits`: the
@@ -754,6 +761,15 @@ def main(argv=None) -> int:
                   "thread (median, range over the curves): "
                   + "; ".join(f"beside {e['syntheses']} x{e['median']:.2f} ({e['low']:.2f}-"
                               f"{e['high']:.2f})" for e in total["over_even_share"]))
+        held = [(c["job"], [p["ratio"] for p in c["calibration_points"]])
+                for c in judged_curves if c["calibration_points"]]
+        if held:
+            print("the calibration's own points over its curve's live slowdowns at the same "
+                  "counts (the points its weight was fitted on; range per curve): "
+                  + "; ".join(f"job {n} x{min(r):.2f}-{max(r):.2f}"
+                              + (" (met)" if c["met"] else "")
+                              for (n, r), c in zip(held, [c for c in judged_curves
+                                                          if c["calibration_points"]])))
         if total["line_fits"]:
             print("the pool weight fitted on each curve's own points instead (which counts a "
                   "calibration's one line should be fitted at; every point judged): "

@@ -365,7 +365,7 @@ def run_compare(args) -> int:
                                  pool_threads=pool, backend=args.backend,
                                  witness_work=args.witness_work, rounds=args.contention_rounds)
         res["contention"] = curve
-        print(format_curve(curve))
+        print(format_curve(curve, prof.data.get("calibration")))
     return _write_comparison(args, res)
 
 
@@ -488,7 +488,7 @@ def _remeasured(args, prof) -> int:
     print(format_table(res))
     from .contention import has_load
     if has_load(res.get("contention")):
-        print(format_curve(res["contention"]))
+        print(format_curve(res["contention"], res.get("calibration")))
     how = f"measured with profile {stored[0].get('profile')}"
     if len(paths) > 1:
         how = f"{len(paths)} passes, each row judged on its median run; {how}"
@@ -498,8 +498,30 @@ def _remeasured(args, prof) -> int:
     return _write_comparison(args, res)
 
 
-def format_curve(curve: dict) -> str:
-    """Return the contention curve, live against model, as a text table."""
+def calibration_points_text(curve: dict, calibration: dict | None) -> str:
+    """Return the calibration's b_g2_msm points beside the curve's live ones at the same
+    counts (:func:`~cuzklab.calibrate.contention.calibration_points`); '' where either side
+    lacks them."""
+    from .contention import calibration_points
+    pairs = calibration_points(curve, calibration)
+    if not pairs:
+        return ""
+    ratios = [x / y for _, x, y in pairs]
+    lo, hi = min(ratios), max(ratios)
+    where = ("above" if lo > 1.10 else "below" if hi < 1 / 1.10 else "within 10 % of"
+             if max(hi, 1 / lo) <= 1.10 else "apart from")
+    return ("the calibration's points, fitted on, against this curve's live ones there: "
+            + ", ".join(f"beside {c} x{x:.2f} | x{y:.2f}" for c, x, y in pairs)
+            + f" (x{lo:.2f}-{hi:.2f}): the weight was fitted on points {where} this curve"
+            + (", and the model's curve follows them" if where in ("above", "below") else ""))
+
+
+def format_curve(curve: dict, calibration: dict | None = None) -> str:
+    """Return the contention curve, live against model, as a text table.
+
+    ``calibration``: the profile's ``[calibration]`` table, to set the points its pool
+    weight was fitted on beside the curve (:func:`calibration_points_text`).
+    """
     lines = [f"contention, pool of {curve['pool_threads']}: seconds live|model, slowdown "
              "live|model and its error (model / live - 1)",
              f"{'syntheses':>9} {'fit':>3}  {'prep_msm s':>15} {'x':>11} {'err':>5}  "
@@ -532,6 +554,9 @@ def format_curve(curve: dict) -> str:
         lines.append(f"slowdown: worst {100 * t['max_abs_error']:.1f} % over the points not fitted "
                      f"(target {100 * t['slowdown_error']:.0f} %): "
                      f"{'met' if t['met'] else 'NOT met'}")
+    text = calibration_points_text(curve, calibration)
+    if text:
+        lines.append(text)
     return "\n".join(lines)
 
 

@@ -559,7 +559,13 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             "synth_ratio_at_other": round(float(slope["synth_ratio_at_other"]), 4)}
            if slope.get("synth_ratio_at_other") else {}),
         "gpu_threads": pool,
-        "contention_counts": counts, "fitted_on": fitted_on,
+        "contention_counts": counts,
+        # the b_g2_msm slowdowns the pool weight was fitted on (beside each count but 0), so
+        # that a contention curve measured later can be set beside them (format_curve)
+        "contention_b_g2_x": [round(float(r["b_g2_msm_slowdown"]), 4)
+                              for r in sorted(cont["rows"], key=lambda r: r["syntheses"])
+                              if r["syntheses"] > 0 and r.get("b_g2_msm_slowdown")],
+        "fitted_on": fitted_on,
     }
     if command:
         calibration["derived_by"] = command

@@ -35,6 +35,8 @@ CALIBRATION_NOTES = {
                             "another witness work is on the line through the two",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
+    "contention_b_g2_x": "b_g2_msm's slowdown beside each of those counts but 0 "
+                         "(what the weight was fitted on; compare sets a curve beside them)",
     "fitted_on": "the configurations the profile was fitted on",
     "derived_by": "the command that made this profile again from the stored measurements",
     "repaced_by": "the command that re-paced this profile: the keys tagged 'fit: x...' are "

@@ -1155,6 +1155,45 @@ def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
         assert ("the visit beside none in the same pass" in text) is probe
 
 
+def test_a_curve_is_set_beside_the_points_its_calibration_fitted_the_weight_on(live_profile):
+    # the calibration keeps the b_g2_msm slowdowns its pool weight was fitted on; a curve
+    # measured later is set beside them at the same counts (interpolated between its own)
+    from cuzklab.calibrate.commands import calibration_points_text, format_curve
+    from cuzklab.calibrate.contention import calibration_points
+    path, res = live_profile
+    cal = res["calibration"]
+    rows = [r for r in res["measurements"]["contention"]["rows"] if r["syntheses"] > 0]
+    assert cal["contention_b_g2_x"] == [round(r["b_g2_msm_slowdown"], 4) for r in rows]
+    assert tomllib.loads(path.read_text())["calibration"]["contention_b_g2_x"] == \
+        cal["contention_b_g2_x"]
+    curve = {"pool_threads": 16, "rows": [
+        {"syntheses": s, "fitted": s == 0, "b_g2_msm_live_x": x, "b_g2_msm_model_x": x,
+         "b_g2_msm_live_s": 0.1 * x, "b_g2_msm_model_s": 0.1 * x, "prep_msm_live_s": 0.02,
+         "prep_msm_model_s": 0.02} for s, x in ((0, 1.0), (2, 1.1), (4, 1.2), (8, 1.6),
+                                                (12, 2.0))]}
+    above = {"contention_counts": [0, 3, 6, 11, 16], "contention_b_g2_x": [1.3, 1.7, 2.5, 3.0]}
+    pts = calibration_points(curve, above)                      # 16 is past the curve's end
+    assert [p[0] for p in pts] == [3, 6, 11]
+    assert [v for p in pts for v in p[1:]] == pytest.approx([1.3, 1.15, 1.7, 1.4, 2.5, 1.9])
+    text = calibration_points_text(curve, above)
+    assert text == ("the calibration's points, fitted on, against this curve's live ones there: "
+                    "beside 3 x1.30 | x1.15, beside 6 x1.70 | x1.40, beside 11 x2.50 | x1.90 "
+                    "(x1.13-1.32): the weight was fitted on points above this curve, and the "
+                    "model's curve follows them")
+    assert text in format_curve(curve, above) and text not in format_curve(curve)
+    held = {"contention_counts": [0, 4, 8], "contention_b_g2_x": [1.25, 1.55]}
+    assert calibration_points_text(curve, held).endswith(
+        "(x0.97-1.04): the weight was fitted on points within 10 % of this curve")
+    below = {"contention_counts": [0, 4, 8], "contention_b_g2_x": [1.0, 1.3]}
+    assert "on points below this curve, and the model's" in calibration_points_text(curve, below)
+    mixed = {"contention_counts": [0, 4, 8], "contention_b_g2_x": [1.4, 1.3]}
+    assert "on points apart from this curve" in calibration_points_text(curve, mixed)
+    # a calibration from before the points were kept, or one whose lists disagree: nothing
+    for cal in (None, {"contention_counts": [0, 3]}, {"contention_counts": [0, 3, 6],
+                                                      "contention_b_g2_x": [1.2]}):
+        assert calibration_points(curve, cal) == [] and calibration_points_text(curve, cal) == ""
+
+
 def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
     import json as _json
     from pathlib import Path
