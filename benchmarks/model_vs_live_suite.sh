@@ -54,7 +54,9 @@
 #   anew (three passes so, after one calibration at 2^20 on an H100 machine's host: ~240 s,
 #   then ~230-370 s a pass with LIMIT_CMP=430 and CONTENTION=0; a calibration with the
 #   whole syntheses at both witness works and the contention beside 3, 6 and 11 syntheses
-#   is estimated at ~300-340 s: give it LIMIT_CAL=420)
+#   took 263 s on an H200 host, the fiftieth job, before its k-at-once syntheses ran again
+#   at witness work 0 (a few seconds more): give it LIMIT_CAL=420; the rows and the curve
+#   after it took 462 s, LIMIT_CMP=540)
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
