@@ -56,7 +56,7 @@ def overlay(measured, model, *, title: str | None = None, width: int = 1200) -> 
     return stack(figs, width=width, title=title or f"{lm} against {lp}")
 
 
-def contention_figure(curve: dict) -> go.Figure:
+def contention_figure(curve: dict, calibration: dict | None = None) -> go.Figure:
     """Return prep_msm's and b_g2_msm's slowdown against concurrent syntheses, live and model.
 
     The slowdown (seconds beside S syntheses over seconds beside none, each side
@@ -65,7 +65,9 @@ def contention_figure(curve: dict) -> go.Figure:
     the judgement does not count. The seconds are in the hover text. The band
     around the model is the target (model / live within 15 %). Where prep_msm
     was taken over the host probe, its raw slowdown and the probe's are drawn
-    too, as markers.
+    too, as markers. ``calibration``: the profile's ``[calibration]`` table; the b_g2_msm
+    slowdowns its pool weight was fitted on (``contention_b_g2_x``) are drawn as stars at
+    their counts, so a curve that misses where those points sat off it reads so.
     """
     from ..calibrate.contention import CURVE_TARGET
     rows = curve["rows"]
@@ -107,6 +109,16 @@ def contention_figure(curve: dict) -> go.Figure:
             fig.add_trace(go.Scatter(x=x, y=[r["host_probe_model_x"] for r in rows],
                                      name="host probe · model", mode="markers",
                                      marker=dict(size=7, symbol="diamond-open", color="#777")))
+    cal = calibration or {}
+    cal_counts = [c for c in cal.get("contention_counts") or () if c > 0]
+    cal_x = cal.get("contention_b_g2_x") or []
+    if cal_x and len(cal_x) == len(cal_counts):
+        fig.add_trace(go.Scatter(
+            x=cal_counts, y=cal_x, mode="markers",
+            name="b_g2_msm · the calibration's points (the model's weight was fitted on them)",
+            marker=dict(size=12, symbol="star-open", line=dict(width=1.5),
+                        color=stage_color("b_g2_msm")),
+            hovertemplate="the calibration, beside %{x} syntheses: x%{y:.2f}<extra></extra>"))
     fitted = [r["syntheses"] for r in rows if r.get("fitted")]
     notes = []
     if fitted:
@@ -463,10 +475,14 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         verdict = ("" if t.get("max_abs_error") is None else
                    f" Worst slowdown error over the points not fitted: {100 * t['max_abs_error']:.1f} % "
                    f"(target {100 * t['slowdown_error']:.0f} %): {'met' if t['met'] else 'not met'}.")
+        from ..calibrate.commands import calibration_points_text
+        held = calibration_points_text(curve, result.get("calibration"))
         parts.append("<h2>The contention curve</h2><p>prep_msm and b_g2_msm beside concurrent "
                      "syntheses, each side's slowdown against its own time beside none."
-                     + html.escape(verdict) + "</p>")
-        parts.append(contention_figure(curve).to_html(full_html=False, include_plotlyjs=first))
+                     + html.escape(verdict) + "</p>"
+                     + (f"<p>{html.escape(held[0].upper() + held[1:])}.</p>" if held else ""))
+        parts.append(contention_figure(curve, result.get("calibration")).to_html(
+            full_html=False, include_plotlyjs=first))
     style = ("<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
              "td:first-child{text-align:left}</style>")

@@ -1153,6 +1153,14 @@ def test_the_contention_figure_draws_the_judged_slowdown_and_the_probe():
         assert ("its raw slowdown / the probe's, live (model): 0: x0.80 / x0.82 (x1.10 / x1.10)"
                 in text) is probe
         assert ("the visit beside none in the same pass" in text) is probe
+        # the points the calibration fitted the weight on, as stars, where it kept them
+        star = "b_g2_msm · the calibration's points (the model's weight was fitted on them)"
+        assert star not in names
+        cal = {"contention_counts": [0, 3, 6], "contention_b_g2_x": [1.5, 1.9]}
+        stars = next(t for t in contention_figure(curve, cal).data if t.name == star)
+        assert list(stars.x) == [3, 6] and list(stars.y) == [1.5, 1.9]
+        assert star not in [t.name for t in contention_figure(
+            curve, {"contention_counts": [0, 3]}).data]
 
 
 def test_a_curve_is_set_beside_the_points_its_calibration_fitted_the_weight_on(live_profile):
@@ -1204,6 +1212,13 @@ def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
     compare_html(stored, page, timelines=False)
     text = page.read_text()
     assert "<h2>The contention curve</h2>" in text and "not met" in text
+    assert "The calibration's points, fitted on" not in text      # not kept by that calibration
+    stored["calibration"] = {**stored.get("calibration", {}), "contention_counts": [0, 6],
+                             "contention_b_g2_x": [9.0]}
+    compare_html(stored, page, timelines=False)
+    text = page.read_text()
+    assert "<p>The calibration&#x27;s points, fitted on, against this curve&#x27;s live ones " \
+           "there: beside 6 x9.00 | x" in text and "on points above this curve" in text
     assert text.count("plotly.js v") <= 1 and "beside concurrent syntheses" in text
     del stored["contention"]
     compare_html(stored, page, timelines=False)
