@@ -569,16 +569,21 @@ def markdown_curves(curves: list[dict]) -> str:
     by = " / ".join(map(str, counts))
     target = f"{100 * curves[0]['target']:.0f} %" if curves else ""
     out = [f"| curve (job, date, file) | b_g2_msm beside {by} syntheses, live | model | "
-           f"worst point | prep_msm worst | within {target} |", "|---|---|---|---|---|---|"]
+           f"worst point | prep_msm worst | the calibration's points over the curve there | "
+           f"within {target} |", "|---|---|---|---|---|---|---|"]
     for c in curves:
         pts = [p for p in c["points"] if p["syntheses"]]
         w = c["worst"]
+        cal = c.get("calibration_points") or []
+        held = (" / ".join(f"x{p['ratio']:.2f}" for p in cal) + " (beside "
+                + ", ".join(str(p["syntheses"]) for p in cal) + ")") if cal else "—"
         out.append(
             f"| {_ORDINAL[c['job']]} ({c['date']}, `{c['file']}`) | "
             + " / ".join(f"x{p['b_g2_msm_live_x']:.2f}" for p in pts) + " | "
             + " / ".join(f"x{p['b_g2_msm_model_x']:.2f}" for p in pts) + " | "
             f"{w['stage']} beside {w['syntheses']}, {100 * w['error']:+.1f} % | "
-            f"{100 * c['prep_msm_worst']:+.1f} % | {'**met**' if c['met'] else 'missed'} |")
+            f"{100 * c['prep_msm_worst']:+.1f} % | {held} | "
+            f"{'**met**' if c['met'] else 'missed'} |")
     return "\n".join(out)
 
 
