@@ -322,6 +322,9 @@ def test_notebook_runs_headless_with_tiny_sizes(tmp_path):
     assert "profile this-machine" in text and "error = model / live - 1" in text
     assert "host-tracked model" in text  # track_host is on by default
     assert "contention, pool of" in text
+    # the curve beside the point the profile's weight was fitted on (beside 1 syntheses)
+    assert "the calibration's points, fitted on, against this curve's live ones there: " \
+           "beside 1 x" in text
     figs = [o for c in nb.cells for o in c.get("outputs", [])
             if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert len(figs) == 2
