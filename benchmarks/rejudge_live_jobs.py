@@ -766,15 +766,14 @@ def main(argv=None) -> int:
                   "thread (median, range over the curves): "
                   + "; ".join(f"beside {e['syntheses']} x{e['median']:.2f} ({e['low']:.2f}-"
                               f"{e['high']:.2f})" for e in total["over_even_share"]))
-        held = [(c["job"], [p["ratio"] for p in c["calibration_points"]])
-                for c in judged_curves if c["calibration_points"]]
+        held = [c for c in judged_curves if c["calibration_points"]]
         if held:
             print("the calibration's own points over its curve's live slowdowns at the same "
                   "counts (the points its weight was fitted on; range per curve): "
-                  + "; ".join(f"job {n} x{min(r):.2f}-{max(r):.2f}"
+                  + "; ".join(f"job {c['job']} x{min(r):.2f}-{max(r):.2f}"
                               + (" (met)" if c["met"] else "")
-                              for (n, r), c in zip(held, [c for c in judged_curves
-                                                          if c["calibration_points"]])))
+                              for c in held
+                              for r in [[p["ratio"] for p in c["calibration_points"]]]))
         if total["line_fits"]:
             print("the pool weight fitted on each curve's own points instead (which counts a "
                   "calibration's one line should be fitted at; every point judged): "

@@ -146,6 +146,16 @@ def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int
     return rows
 
 
+def fitted_points(calibration: dict | None) -> list[tuple]:
+    """Return ``(count, b_g2_msm slowdown)`` for each contention point a calibration fitted
+    its pool weight on (its ``[calibration]`` table's ``contention_b_g2_x`` beside its
+    ``contention_counts`` but 0); [] where it did not keep them."""
+    cal = calibration or {}
+    counts = [c for c in cal.get("contention_counts") or () if c > 0]
+    xs = cal.get("contention_b_g2_x") or []
+    return list(zip(counts, map(float, xs))) if xs and len(xs) == len(counts) else []
+
+
 def calibration_points(curve: dict, calibration: dict | None) -> list[tuple]:
     """Return ``(count, calibration's x, curve's live x there)`` for each contention point a
     calibration fitted its pool weight on.
@@ -155,18 +165,16 @@ def calibration_points(curve: dict, calibration: dict | None) -> list[tuple]:
     slowdown at a count it did not visit is interpolated between its two nearest counts; a
     count outside its counts is left out. [] where either side lacks them.
     """
-    cal = calibration or {}
-    counts = [c for c in cal.get("contention_counts") or () if c > 0]
-    xs = cal.get("contention_b_g2_x") or []
+    points = fitted_points(calibration)
     live = sorted((r["syntheses"], r["b_g2_msm_live_x"]) for r in (curve or {}).get("rows") or ()
                   if r.get("b_g2_msm_live_x"))
-    if not xs or len(xs) != len(counts) or len(live) < 2:
+    if not points or len(live) < 2:
         return []
     out = []
-    for c, x in zip(counts, xs):
+    for c, x in points:
         for (k0, y0), (k1, y1) in zip(live, live[1:]):
             if k0 <= c <= k1:
-                out.append((c, float(x), y0 + (y1 - y0) * (c - k0) / (k1 - k0)))
+                out.append((c, x, y0 + (y1 - y0) * (c - k0) / (k1 - k0)))
                 break
     return out
 

@@ -109,12 +109,11 @@ def contention_figure(curve: dict, calibration: dict | None = None) -> go.Figure
             fig.add_trace(go.Scatter(x=x, y=[r["host_probe_model_x"] for r in rows],
                                      name="host probe · model", mode="markers",
                                      marker=dict(size=7, symbol="diamond-open", color="#777")))
-    cal = calibration or {}
-    cal_counts = [c for c in cal.get("contention_counts") or () if c > 0]
-    cal_x = cal.get("contention_b_g2_x") or []
-    if cal_x and len(cal_x) == len(cal_counts):
+    from ..calibrate.contention import fitted_points
+    points = fitted_points(calibration)
+    if points:
         fig.add_trace(go.Scatter(
-            x=cal_counts, y=cal_x, mode="markers",
+            x=[c for c, _ in points], y=[x for _, x in points], mode="markers",
             name="b_g2_msm · the calibration's points (the model's weight was fitted on them)",
             marker=dict(size=12, symbol="star-open", line=dict(width=1.5),
                         color=stage_color("b_g2_msm")),
