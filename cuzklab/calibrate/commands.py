@@ -593,6 +593,22 @@ def witness_at_once_text(curve: dict | None) -> str:
             f"{rows[0]['syntheses']}; the model shares the cores as fitted at the calibration's work)")
 
 
+def beside_pool_text(mvp: dict | None) -> str:
+    """Return how a W=0 witness step and one prep_msm slowed beside b_g2_msm calls back to
+    back on their pool (the MatVec pool step's extra timings), '' where it has neither."""
+    mvp = mvp or {}
+    parts = []
+    for key, what in (("witness", "the W=0 witness step"), ("prep_msm", "one prep_msm")):
+        r = mvp.get(key)
+        if r and r.get("alone_s", 0) > 0:
+            parts.append(f"{what} {r['alone_s'] * 1e3:.3g} ms alone, "
+                         f"{r['beside_s'] * 1e3:.3g} ms beside them (x{r['slowdown']:.2f})")
+    if not parts:
+        return ""
+    return (f"beside {mvp.get('calls')} b_g2_msm calls back to back on their pool: "
+            + "; ".join(parts) + " (measured, not yet in the model)")
+
+
 def format_calibration(res: dict, path=None) -> str:
     """Return what a calibration measured and fitted, in a few lines."""
     import sys as _sys
@@ -624,7 +640,9 @@ def format_calibration(res: dict, path=None) -> str:
             lines.append(f"  host speed: a one-thread probe took {min(xs):.3g}-{max(xs):.3g} ms "
                          f"over the {len(xs)} marks (spread {hs['spread'] * 100:.0f} %)")
         curve = (res.get("measurements") or {}).get("cores_curve")
-        for text in (syntheses_spread_text(curve), witness_at_once_text(curve)):
+        mvp = (res.get("measurements") or {}).get("matvec_pool")
+        for text in (syntheses_spread_text(curve), witness_at_once_text(curve),
+                     beside_pool_text(mvp)):
             if text:
                 lines.append(f"  {text}")
     else:

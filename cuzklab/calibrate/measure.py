@@ -875,6 +875,15 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     model's ``synth.matvec_weight``. ``calls`` defaults to a quarter of the
     pool's threads (at least 2), the load :func:`measure_b_g2_pool` times the GPU
     region beside.
+
+    Beside the same load of b_g2_msm calls, two more that the rows run into under
+    ``split_async`` (recorded, not yet in the model): ``witness``, the witness step
+    (at witness work 0) of the ``matvec`` timing's syntheses, alone and beside the
+    load (the median over their syntheses); and ``prep_msm``, one partition's
+    prep_msm on one thread of its own, as the live executor runs it, timed alone
+    and beside the load (medians of ``3 x repeat`` calls). The fifty-second to
+    fifty-fourth jobs' split_async rows ran prep_msm at two to four times its time
+    alone and the W=0 witness at up to twice the model's (docs/calibrate.md).
     """
     from ..live import workload
     from ..live import work as W
@@ -890,8 +899,13 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     work = workload(log2_constraints, seed, backend, 0.0)
     mv_pool = NativePool(matvec_threads, "calibrate-matvec-pool")
     try:
-        def matvec(part: int) -> float:
-            return W.synthesize(work, 3, part, StageClock(), matvec_threads, mv_pool).matvec_s
+        witnesses: list = []  # the witness step of every synthesis of the matvec timing
+
+        def matvec(part: int, keep: list | None = None) -> float:
+            out = W.synthesize(work, 3, part, StageClock(), matvec_threads, mv_pool)
+            if keep is not None:
+                keep.append(out.witness_s)
+            return out.matvec_s
 
         pos = [W.prep(W.synthesize(work, 0, i, StageClock(), matvec_threads, mv_pool),
                       StageClock()) for i in range(calls)]
@@ -903,9 +917,17 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             durs = [0.0] * matvecs
 
             def one(i):
-                durs[i] = matvec(100 + matvecs * rep + i)
+                durs[i] = matvec(100 + matvecs * rep + i, witnesses)
             together([lambda i=i: one(i) for i in range(matvecs)])
             return statistics.fmean(durs)
+
+        def prep_median() -> float:
+            times = []
+            for _ in range(3 * repeat):
+                t = time.perf_counter()
+                W.prep(out0, StageClock())
+                times.append(time.perf_counter() - t)
+            return float(statistics.median(times))
 
         def b_g2_calls(rep: int) -> float:
             return b_g2_at_once(pos, work, pool_threads, calls)
@@ -913,12 +935,19 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         def timed(fn) -> float:
             return float(statistics.median(fn(rep) for rep in range(repeat)))
 
+        out0 = W.synthesize(work, 0, 0, StageClock(), matvec_threads, mv_pool)
+        for _ in range(3):  # untimed: its first calls, which run slow (allocations, caches)
+            W.prep(out0, StageClock())
         mv_alone = timed(matvecs_mean)
+        wit_alone, witnesses[:] = float(statistics.median(witnesses)), []
+        prep_alone = prep_median()
         g2_alone = timed(b_g2_calls)
         warm = min(0.5, 2 * max(mv_alone, g2_alone))
         with busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
                                              pool_threads), warm):
             mv_beside = timed(matvecs_mean)
+            prep_beside = prep_median()
+        wit_beside = float(statistics.median(witnesses))
         with busy(matvecs, lambda i, k: matvec(1000 + 97 * i + k % 97), warm):
             g2_beside = timed(b_g2_calls)
     finally:
@@ -929,7 +958,11 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             "matvec": {"alone_s": mv_alone, "beside_s": mv_beside,
                        "slowdown": mv_beside / mv_alone if mv_alone > 0 else 0.0},
             "b_g2": {"alone_s": g2_alone, "beside_s": g2_beside,
-                     "slowdown": g2_beside / g2_alone if g2_alone > 0 else 0.0}}
+                     "slowdown": g2_beside / g2_alone if g2_alone > 0 else 0.0},
+            "witness": {"witness_work": 0.0, "alone_s": wit_alone, "beside_s": wit_beside,
+                        "slowdown": wit_beside / wit_alone if wit_alone > 0 else 0.0},
+            "prep_msm": {"alone_s": prep_alone, "beside_s": prep_beside,
+                         "slowdown": prep_beside / prep_alone if prep_alone > 0 else 0.0}}
 
 
 def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_once: int = 4,

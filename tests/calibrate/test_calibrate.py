@@ -788,10 +788,17 @@ def test_live_calibration_fits_the_matvec_pools_weight(live_profile):
     meas = res["measurements"]
     mvp = meas["matvec_pool"]
     assert mvp["matvec_threads"] == meas["cores"] and mvp["pool_threads"] == meas["pool"]
-    for side in ("matvec", "b_g2"):
+    for side in ("matvec", "b_g2", "witness", "prep_msm"):
         r = mvp[side]
         assert r["alone_s"] > 0 and r["beside_s"] > 0
         assert r["slowdown"] == pytest.approx(r["beside_s"] / r["alone_s"])
+    assert mvp["witness"]["witness_work"] == 0.0
+    from cuzklab.calibrate.commands import beside_pool_text, format_calibration
+    text = beside_pool_text(mvp)
+    assert f"beside {mvp['calls']} b_g2_msm calls" in text
+    assert f"x{mvp['prep_msm']['slowdown']:.2f}" in text and "W=0 witness step" in text
+    assert text in format_calibration(res, path)
+    assert beside_pool_text(None) == "" and beside_pool_text({"calls": 2}) == ""
     prof = Profile.load(path)
     raw = path.read_text()
     if meas["derived"]["matvec"] is not None:  # the host reports a cache: the MatVec is fitted
