@@ -330,6 +330,8 @@ def wave_rows(rows: list[dict]) -> list[dict]:
         mw = ((r.get("model_tracked") or {}).get("synth_waves_s") or {}).get("later_over_first")
         out.append({"witness_work": r["witness_work"],
                     "partition_workers": r["config"]["partition_workers"],
+                    "lock": r["config"]["lock"], "gw": r["config"]["gpu_workers_per_device"],
+                    "cycle": err.get("worker_cycle_s"),
                     **err["synth_ends_s"], "pace": err.get("pool_interval_s"),
                     **({"later_live": lw, "later_model": mw} if lw and mw else {})})
     return out
@@ -364,6 +366,20 @@ def waves(jobs: list[dict]) -> list[dict]:
              **_pace_of([r for r in rs if r.get("pace") is not None]),
              **_later_of([r for r in rs if r.get("later_live")])}
             for (w, pw), rs in sorted(groups.items())]
+
+
+def cycles(jobs: list[dict]) -> list[dict]:
+    """Return, per (lock, GPU workers) over the jobs' :func:`wave_rows` that have both sides'
+    GPU worker cycle (``compare.worker_cycle_s``), the rows and the median of the
+    host-tracked model's cycle over live, less 1."""
+    groups: dict[tuple, list[float]] = {}
+    for j in jobs:
+        for r in j.get("waves") or ():
+            if r.get("cycle") is not None and r.get("lock"):
+                groups.setdefault((r["lock"], r["gw"]), []).append(r["cycle"])
+    return [{"lock": lock, "gw": gw, "rows": len(es),
+             "median": round(statistics.median(es), 4)}
+            for (lock, gw), es in sorted(groups.items())]
 
 
 def _later_of(rs: list[dict]) -> dict:
@@ -678,6 +694,7 @@ def main(argv=None) -> int:
              "curves": len(judged_curves), "curves_met": sum(c["met"] for c in judged_curves),
              "pace": pace_fit(res), "by_row": by_row(res),
              "over_even_share": over_even_share(judged_curves), "waves": waves(res),
+             "cycles": cycles(res),
              "line_fits": line_fits_total(judged_curves)}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
@@ -739,6 +756,11 @@ def main(argv=None) -> int:
                       + (f"; a later synthesis over a first-wave one x{g['later_live_median']:.2f}"
                          f" live, x{g['later_model_median']:.2f} in the model "
                          f"({g['later_rows']} rows)" if g.get("later_rows") else ""))
+        if total.get("cycles"):
+            print("the GPU worker's cycle (one prep_msm start to the next on a worker), the "
+                  "host-tracked model over live - 1 (medians over the rows with a saved live "
+                  "trace): " + "; ".join(f"{c['lock']} gw={c['gw']} {100 * c['median']:+.1f} % "
+                                         f"({c['rows']} rows)" for c in total["cycles"]))
         if not a.markdown:
             print("each row over the jobs (the host-tracked model's mean error away from zero "
                   "is a gap the host's pace does not explain):")

@@ -608,6 +608,13 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     later = {g["partition_workers"]: g.get("later_rows") for g in res["total"]["waves"]}
     assert later == {12: None, 8: 4, 4: 4}
     assert "a later synthesis over a first-wave one x" in text
+    # the GPU worker's cycle, model over live, by lock and GPU workers (three rows each)
+    assert {(c["lock"], c["gw"], c["rows"]) for c in res["total"]["cycles"]} == {
+        ("interlock", 1, 3), ("interlock", 2, 3), ("split_async", 1, 3), ("split_async", 2, 3)}
+    assert "the GPU worker's cycle (one prep_msm start to the next on a worker)" in text
+    one = [{"lock": "split_async", "gw": 1, "cycle": c} for c in (-0.4, -0.2, -0.3)]
+    assert mod.cycles([{"waves": one + [{"lock": "interlock", "gw": 1, "cycle": None}]}]) == [
+        {"lock": "split_async", "gw": 1, "rows": 3, "median": -0.3}]
 
 
 def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():

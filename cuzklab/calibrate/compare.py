@@ -144,6 +144,28 @@ def pool_interval_s(trace) -> float | None:
     return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
 
 
+def worker_cycle_s(trace) -> float | None:
+    """Return how often a GPU worker takes the next partition: the median, over the gaps
+    between one prep_msm start and the next on the same worker's CPU lane
+    (``gpuG.wW.cpu``), of their seconds (None with fewer than two such gaps).
+
+    A worker runs prep_msm, its GPU region and, but under ``split_async``, the partition's
+    b_g2_msm and epilogue before it takes the next, so this is its cycle; where the
+    syntheses keep it fed, a run's rate is the workers' over it. The fifty-second to
+    fifty-fourth jobs' split_async rows turned 1.5-2.5x slower live than in the model, their
+    prep_msm two to four times its time alone (docs/calibrate.md).
+    """
+    s = trace.spans
+    p = s[(s["stage"] == "prep_msm") & s["lane"].str.fullmatch(r"gpu\d+\.w\d+\.cpu")]
+    gaps: list[float] = []
+    for _, g in p.groupby("lane"):
+        starts = sorted(g["start"].tolist())
+        gaps += [b - a for a, b in zip(starts, starts[1:])]
+    if len(gaps) < 2:
+        return None
+    return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
+
+
 def synth_steps_s(trace) -> dict | None:
     """Return the mean seconds of a synthesis's two steps: ``witness`` (the witness program
     on one thread) and ``matvec`` (from the witness's end to the synthesis's end: the wait
@@ -214,9 +236,11 @@ def synth_waves(trace) -> dict | None:
 
 
 def trace_figures(trace) -> dict:
-    """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``synth_steps_s``,
-    ``synth_ends_s`` and ``synth_waves_s`` (the figures a side carries beside its summary)."""
+    """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``worker_cycle_s``,
+    ``synth_steps_s``, ``synth_ends_s`` and ``synth_waves_s`` (the figures a side carries
+    beside its summary)."""
     return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace),
+            "worker_cycle_s": worker_cycle_s(trace),
             "synth_steps_s": synth_steps_s(trace), "synth_ends_s": synth_ends(trace),
             "synth_waves_s": synth_waves(trace)}
 
@@ -262,6 +286,7 @@ def row_errors(model: dict, live: dict) -> dict:
     err["same_verdict"] = model["bottleneck"] == live["bottleneck"]
     err["gpu_hold_s"] = _rel(model.get("gpu_hold_s"), live.get("gpu_hold_s"))
     err["pool_interval_s"] = _rel(model.get("pool_interval_s"), live.get("pool_interval_s"))
+    err["worker_cycle_s"] = _rel(model.get("worker_cycle_s"), live.get("worker_cycle_s"))
     for key, parts in (("synth_steps_s", ("witness", "matvec")),
                        ("synth_ends_s", ("first", "last", "end")),
                        ("synth_waves_s", ("first", "later", "later_over_first"))):
@@ -561,7 +586,8 @@ def _with_saved_figures(row: dict, folder) -> dict:
     row) read from its saved traces, each trace read once; what the row has is kept."""
     ls = row["live"]
     reps = ls.get("repeats") or []
-    need_median = ls.get("gpu_hold_s") is None or "synth_waves_s" not in ls
+    need_median = (ls.get("gpu_hold_s") is None or "synth_waves_s" not in ls
+                   or "worker_cycle_s" not in ls)
 
     def filled(side: dict, figs: dict) -> dict:
         return {**side, **{k: v for k, v in figs.items() if side.get(k) is None}}
@@ -1143,6 +1169,7 @@ def format_table(result: dict) -> str:
     lines += witness_line_text(result)
     lines += synth_steps_text(result)
     lines += synth_waves_text(result)
+    lines += worker_cycle_text(result)
     lines += verdicts_text(result)
     return "\n".join(lines)
 
@@ -1196,6 +1223,31 @@ def synth_waves_text(result: dict, off: float = 0.10) -> list[str]:
         out.insert(0, f"a later synthesis over a first-wave one more than {100 * off:.0f} % apart, "
                       f"model|{measured_word(result)} (the later ones run beside the earlier "
                       "partitions' prep_msm and b_g2_msm calls):")
+    return out
+
+
+def worker_cycle_text(result: dict, off: float = 0.10) -> list[str]:
+    """Return a line per row whose GPU worker's cycle (:func:`worker_cycle_s`) differs
+    between the sides by more than ``off``, with each side's mean prep_msm, under one
+    heading ([] where none do)."""
+    works = {r.get("witness_work") for r in result["rows"]}
+    out = []
+    for r in result["rows"]:
+        e = (r.get("error") or {}).get("worker_cycle_s")
+        if e is None or abs(e) <= off:
+            continue
+        m, l = r["model"], r["live"]
+        prep = ""
+        mp, lp = m["stage_s"].get("prep_msm"), l["stage_s"].get("prep_msm")
+        if mp and lp:
+            prep = f"; prep_msm {1000 * mp:.0f}|{1000 * lp:.0f} ms"
+        out.append(f"  {_row_label(r, works)}: {1000 * m['worker_cycle_s']:.0f}|"
+                   f"{1000 * l['worker_cycle_s']:.0f} ms ({100 * e:+.0f}%){prep}")
+    if out:
+        from .logcompare import measured_word
+        out.insert(0, f"the GPU worker's cycle (one prep_msm start to the next on a worker) "
+                      f"more than {100 * off:.0f} % apart, median ms model|"
+                      f"{measured_word(result)}:")
     return out
 
 

@@ -198,3 +198,56 @@ def test_a_row_run_once_beside_repeated_rows_finds_its_trace_saved_as_its_first_
     assert all(r["live"]["gpu_hold_s"] for r in res["rows"])
     compare_html(res, tmp_path / "c.html")
     assert (tmp_path / "c.html").read_text().count("plotly-graph-div") == len(res["rows"])
+
+
+def test_a_workers_cycle_is_the_gap_between_its_prep_msm_starts():
+    from cuzklab.calibrate.compare import worker_cycle_s
+    tb = TraceBuilder(source="live")
+    # worker 0 takes a partition at 0.0, 0.3 and 0.5; worker 1 at 0.1 and 0.5: gaps 0.3, 0.2
+    # and 0.4, each on its own lane (never across workers); the lower median is 0.3
+    for k, (lane, a) in enumerate((("gpu0.w0.cpu", 0.0), ("gpu0.w1.cpu", 0.1),
+                                   ("gpu0.w0.cpu", 0.3), ("gpu0.w0.cpu", 0.5),
+                                   ("gpu0.w1.cpu", 0.5))):
+        tb.span(0, k, "prep_msm", lane, a, a + 0.02)
+    # prep_msm elsewhere (a monolithic run's worker lane) and other stages do not count
+    tb.span(1, 0, "prep_msm", "gpu0.w0", 0.05, 0.06)
+    tb.span(1, 1, "b_g2_msm", "gpu0.w0.cpu", 0.2, 0.3)
+    assert worker_cycle_s(tb.build()) == pytest.approx(0.3)
+    one = TraceBuilder(source="live")
+    one.span(0, 0, "prep_msm", "gpu0.w0.cpu", 0.0, 0.01)
+    one.span(0, 1, "prep_msm", "gpu0.w0.cpu", 0.2, 0.21)
+    assert worker_cycle_s(one.build()) is None  # one gap
+
+
+def test_compare_names_the_rows_whose_workers_turn_apart():
+    from cuzklab.calibrate.compare import worker_cycle_text
+    base = {"seconds_per_proof": 1.0, "proof_latency_s_mean": 2.0, "peak_rss_gib": 3.0,
+            "gpu_busy_fraction": 0.2, "bottleneck": "cpu_pool"}
+    model = dict(base, stage_s={"prep_msm": 0.02}, worker_cycle_s=0.05)
+    live = dict(base, stage_s={"prep_msm": 0.04}, worker_cycle_s=0.08)
+    err = row_errors(model, live)
+    assert err["worker_cycle_s"] == pytest.approx(0.05 / 0.08 - 1)
+    cfg = {"lock": "split_async", "gpu_workers_per_device": 1, "partition_workers": 12}
+    row = {"config": cfg, "witness_work": 0.0, "model": model, "live": live, "error": err}
+    close = dict(row, error=dict(err, worker_cycle_s=0.05))
+    lines = worker_cycle_text({"rows": [row, close]})
+    assert len(lines) == 2 and lines[0].startswith("the GPU worker's cycle")
+    assert "50|80 ms (-38%); prep_msm 20|40 ms" in lines[1]
+    assert worker_cycle_text({"rows": [close]}) == []
+    # a stored row without the figure on either side has no error and no line
+    assert row_errors(dict(base, stage_s={}), dict(base, stage_s={}))["worker_cycle_s"] is None
+
+
+def test_stored_rows_get_their_workers_cycle_from_the_saved_traces():
+    from pathlib import Path
+
+    from cuzklab.calibrate.compare import _with_saved_figures
+    res = json.load(open("benchmarks/results/compare-live-h100-r35-samehost-repaced.json"))
+    folder = Path("benchmarks/results/traces-live-h100-r35-samehost-repaced")
+    cycles = {(r["config"]["lock"], r["config"]["gpu_workers_per_device"],
+               r["config"]["partition_workers"]): _with_saved_figures(r, folder)["worker_cycle_s"]
+              for r in res["rows"]}
+    # the fifty-third job: a worker of split_async gw=1 turned every ~70-80 ms, of interlock
+    # gw=1 every ~120-190 ms (its b_g2_msm and epilogue in the cycle)
+    assert all(0.06 < cycles[("split_async", 1, pw)] < 0.09 for pw in (4, 8, 12))
+    assert all(0.11 < cycles[("interlock", 1, pw)] < 0.2 for pw in (4, 8, 12))
