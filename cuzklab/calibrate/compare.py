@@ -141,7 +141,7 @@ def pool_interval_s(trace) -> float | None:
     gaps = [ends[i + 1] - ends[i] for i in range(len(ends) - 1) if starts[i + 1] < ends[i]]
     if len(gaps) < 2:
         return None
-    return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
+    return round(float(statistics.median_low(gaps)), 6)
 
 
 def worker_cycle_s(trace) -> float | None:
@@ -163,7 +163,7 @@ def worker_cycle_s(trace) -> float | None:
         gaps += [b - a for a, b in zip(starts, starts[1:])]
     if len(gaps) < 2:
         return None
-    return round(float(sorted(gaps)[(len(gaps) - 1) // 2]), 6)
+    return round(float(statistics.median_low(gaps)), 6)
 
 
 def synth_steps_s(trace) -> dict | None:

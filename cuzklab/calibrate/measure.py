@@ -899,12 +899,11 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     work = workload(log2_constraints, seed, backend, 0.0)
     mv_pool = NativePool(matvec_threads, "calibrate-matvec-pool")
     try:
-        witnesses: list = []  # the witness step of every synthesis of the matvec timing
+        witnesses: list = []  # the witness step of every synthesis, read after each timing
 
-        def matvec(part: int, keep: list | None = None) -> float:
+        def matvec(part: int) -> float:
             out = W.synthesize(work, 3, part, StageClock(), matvec_threads, mv_pool)
-            if keep is not None:
-                keep.append(out.witness_s)
+            witnesses.append(out.witness_s)
             return out.matvec_s
 
         pos = [W.prep(W.synthesize(work, 0, i, StageClock(), matvec_threads, mv_pool),
@@ -917,7 +916,7 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             durs = [0.0] * matvecs
 
             def one(i):
-                durs[i] = matvec(100 + matvecs * rep + i, witnesses)
+                durs[i] = matvec(100 + matvecs * rep + i)
             together([lambda i=i: one(i) for i in range(matvecs)])
             return statistics.fmean(durs)
 
@@ -938,8 +937,10 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         out0 = W.synthesize(work, 0, 0, StageClock(), matvec_threads, mv_pool)
         for _ in range(3):  # untimed: its first calls, which run slow (allocations, caches)
             W.prep(out0, StageClock())
+        witnesses.clear()  # the warm-up's
         mv_alone = timed(matvecs_mean)
-        wit_alone, witnesses[:] = float(statistics.median(witnesses)), []
+        wit_alone = float(statistics.median(witnesses))
+        witnesses.clear()
         prep_alone = prep_median()
         g2_alone = timed(b_g2_calls)
         warm = min(0.5, 2 * max(mv_alone, g2_alone))
