@@ -593,6 +593,24 @@ def witness_at_once_text(curve: dict | None) -> str:
             f"{rows[0]['syntheses']}; the model shares the cores as fitted at the calibration's work)")
 
 
+def witness_spread_text(curve: dict | None) -> str:
+    """Return how far apart the witness steps of the k-at-once curve's syntheses ended, at
+    the calibration's witness work and the other one (the model's synth.witness_spread and
+    its line), '' where the curve kept none."""
+    from .live import witness_spread
+    curve = curve or {}
+    here = witness_spread(curve.get("rows"))
+    if not here:
+        return ""
+    other = curve.get("at_other") or {}
+    there = witness_spread(other.get("rows"))
+    text = (f"the witness steps of syntheses started together end apart: rms log "
+            f"{here['spread']:.3f} over their waves' medians")
+    if there:
+        text += f", {there['spread']:.3f} at witness work {other['witness_work']:g}"
+    return text + " (synth.witness_spread)"
+
+
 def beside_pool_text(mvp: dict | None) -> str:
     """Return how a W=0 witness step and one prep_msm slowed beside b_g2_msm calls back to
     back on their pool (the MatVec pool step's extra timings), '' where it has neither."""
@@ -642,7 +660,7 @@ def format_calibration(res: dict, path=None) -> str:
         curve = (res.get("measurements") or {}).get("cores_curve")
         mvp = (res.get("measurements") or {}).get("matvec_pool")
         for text in (syntheses_spread_text(curve), witness_at_once_text(curve),
-                     beside_pool_text(mvp)):
+                     witness_spread_text(curve), beside_pool_text(mvp)):
             if text:
                 lines.append(f"  {text}")
     else:

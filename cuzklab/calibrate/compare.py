@@ -310,6 +310,9 @@ def profile_at_witness_work(profile, witness_work: float):
     faster during that step than during the runs that set ``work_core_s`` does not
     move the witness by the step's own seconds (on a host whose one-thread times
     spread 25 %, the raw slope left the witness at witness work 0 at nothing).
+    Where the calibration also timed the syntheses at once at the other work
+    (``[calibration] witness_spread_at_other``), ``synth.witness_spread`` moves on
+    the line through the two works too.
     """
     from ..live import check_witness_work
     from ..model.profile import Profile
@@ -332,7 +335,12 @@ def profile_at_witness_work(profile, witness_work: float):
         f = float(ratio) + (1.0 - float(ratio)) * (w - w_o) / (float(w_cal) - w_o)
         new_work = max(1e-6, work * f)
         witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move with w
-        return _at_work(prof, w, new_work, witness)
+        spread = s.get("witness_spread")
+        spread_o = prof.get("calibration", "witness_spread_at_other")
+        if spread is not None and spread_o is not None:  # on the line through the two works
+            spread = float(spread) + (float(spread_o) - float(spread)) * (w - float(w_cal)) \
+                / (w_o - float(w_cal))
+        return _at_work(prof, w, new_work, witness, spread)
     slope = prof.get("calibration", "witness_s_per_work")
     if slope is None:
         raise ConfigError("witness_work", f"profile {prof.name} was calibrated at witness work "
@@ -344,14 +352,18 @@ def profile_at_witness_work(profile, witness_work: float):
     return _at_work(prof, w, max(1e-6, (1 - frac) * work + witness), witness)
 
 
-def _at_work(prof, w: float, new_work: float, witness: float):
+def _at_work(prof, w: float, new_work: float, witness: float, spread: float | None = None):
     """Return ``prof`` with a one-thread synthesis of ``new_work`` seconds, ``witness`` of
-    them serial (the witness step), named for witness work ``w``."""
+    them serial (the witness step), named for witness work ``w``; ``spread``: the witness
+    steps' spread there (``synth.witness_spread``; None: the profile's own)."""
     new_frac = min(0.99, witness / new_work)
     cores = max(1, int(prof["node"]["cores"]))
     speedup = min(float(cores), 1.0 / (new_frac + (1 - new_frac) / cores))
-    out = prof.replace(synth={"work_core_s": new_work, "witness_fraction": round(new_frac, 4),
-                              "max_threads": round(max(1.0, speedup), 4)})
+    at = {"work_core_s": new_work, "witness_fraction": round(new_frac, 4),
+          "max_threads": round(max(1.0, speedup), 4)}
+    if spread is not None:
+        at["witness_spread"] = round(min(2.0, max(0.0, spread)), 4)
+    out = prof.replace(synth=at)
     return dataclasses.replace(out, name=f"{prof.name} at witness work {w:g}")
 
 

@@ -46,6 +46,7 @@ table):
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import platform
 import re
 import statistics
@@ -94,6 +95,32 @@ def witness_share(witness_s: float, matvec_s: float, t1: float) -> float:
         return 0.0
     den = witness_s + matvec_s if matvec_s > 0 else t1
     return min(0.99, max(0.0, witness_s / den)) if den > 0 else 0.99
+
+
+def witness_spread(rows) -> dict | None:
+    """Return how far apart the witness steps of one-thread syntheses started together end.
+
+    ``rows``: the k-at-once curve's rows (:func:`~cuzklab.calibrate.measure.measure_cores`,
+    its ``rows`` or ``at_other["rows"]``), each with every synthesis's ``witness_s``, k
+    a wave, the waves one after another. Each witness step is taken over its wave's
+    median, so a host whose pace moves between waves adds nothing; ``spread`` is the
+    root mean square of their logs over every wave of two or more (``steps`` of them).
+    None where no row records its witness steps (calibrations before they were kept).
+    """
+    logs = []
+    for r in rows or []:
+        k, ws = int(r.get("syntheses", 0)), [float(x) for x in r.get("witness_s") or []]
+        if k < 2:
+            continue
+        for i in range(0, len(ws) - k + 1, k):
+            wave = [x for x in ws[i:i + k] if x > 0]
+            if len(wave) >= 2:
+                med = statistics.median(wave)
+                logs += [math.log(x / med) for x in wave]
+    if not logs:
+        return None
+    return {"spread": round(math.sqrt(sum(x * x for x in logs) / len(logs)), 4),
+            "steps": len(logs)}
 
 
 def check_name(name) -> str:
@@ -426,6 +453,14 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         Entry("witness_fraction", round(serial, 4), "measured", how),
         MATVEC_POOL,
     ]
+    spread = witness_spread(capacity.get("rows"))
+    if spread:
+        synth.append(Entry(
+            "witness_spread", spread["spread"], "measured",
+            f"how far apart the witness steps of one-thread syntheses started together end: "
+            f"the rms log of each over its wave's median ({spread['steps']} steps, waves of "
+            f"2 to {max(r['syntheses'] for r in capacity['rows'])} at once)"))
+    spread_other = witness_spread((capacity.get("at_other") or {}).get("rows"))
     prep = [
         Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),
         Entry("threads", 1, "cuzk", "one thread per partition"),
@@ -558,6 +593,12 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         **({"other_work": float(slope["other_work"]),
             "synth_ratio_at_other": round(float(slope["synth_ratio_at_other"]), 4)}
            if slope.get("synth_ratio_at_other") else {}),
+        # the witness steps' spread at the other work (k at once there), which compare takes
+        # on the line through it and synth.witness_spread to a run's witness work
+        **({"witness_spread_at_other": spread_other["spread"]}
+           if spread and spread_other and slope.get("synth_ratio_at_other")
+           and float(capacity["at_other"].get("witness_work", -1)) == float(slope["other_work"])
+           else {}),
         "gpu_threads": pool,
         "contention_counts": counts,
         # the b_g2_msm slowdowns the pool weight was fitted on (beside each count but 0), so

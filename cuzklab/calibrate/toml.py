@@ -33,6 +33,9 @@ CALIBRATION_NOTES = {
     "synth_ratio_at_other": "a whole one-thread synthesis at other_work over one at "
                             "witness_work, timed in the same minutes: where given, a run at "
                             "another witness work is on the line through the two",
+    "witness_spread_at_other": "synth.witness_spread measured at other_work (k one-thread "
+                               "syntheses at once there): a run at another witness work has "
+                               "its spread on the line through the two",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "contention_b_g2_x": "b_g2_msm's slowdown beside each of those counts but 0 "

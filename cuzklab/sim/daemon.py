@@ -339,8 +339,13 @@ class DaemonModel:
         the earlier ones'), instead of all at once. Where the runnable threads
         outnumber the cores, a thread of that pool counts ``matvec_weight`` against
         a thread of the prep_msm / b_g2_msm pool's ``node.cpu_pool_weight`` in
-        how the two pools split them (absent: 1, a synthesis thread's).
-        Without it the synthesis runs capped at ``max_threads`` (as two jobs of
+        how the two pools split them (absent: 1, a synthesis thread's). With
+        ``synth.witness_spread`` s > 0 each synthesis's witness step takes its work
+        times a lognormal draw of median 1 and log-spread s (the run's seeded
+        generator), as the witness steps of one-thread syntheses started together
+        end apart on a real host; without it syntheses that start together end
+        their witness steps together and their MatVecs share the pool all at once.
+        Without ``synth.matvec_pool`` the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """
         prof = p.prof or self.prof
@@ -390,7 +395,11 @@ class DaemonModel:
             # (its serial part first: allocation, first touch, the call's own code)
             ser = s.get("matvec_serial", 0.0)
             mv = (1 - w) * work
-            steps = [(w * work, 1.0, "", 0.0, w)]
+            spread = s.get("witness_spread", 0.0)
+            # syntheses started together end their witness steps apart, as measured
+            # (synth.witness_spread), so their MatVecs reach the shared pool apart
+            wit = w * work * (float(self.rng.lognormal(0.0, spread)) if spread > 0 else 1.0)
+            steps = [(wit, 1.0, "", 0.0, w)]
             if ser > 0:
                 steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
             reach = min(self.matvec_threads, s.get("matvec_max_threads", math.inf))

@@ -1,0 +1,116 @@
+"""synth.witness_spread: the witness steps of syntheses started together end apart."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from cuzklab.calibrate.compare import profile_at_witness_work, synth_steps_s
+from cuzklab.calibrate.live import derive_profile, witness_spread
+from cuzklab.errors import ProfileError
+from cuzklab.model import PipelineConfig, Profile
+from cuzklab.sim import simulate
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+
+
+def test_the_spread_is_taken_over_each_waves_median():
+    rows = [{"syntheses": 1, "witness_s": [1.0, 5.0]},          # one at a time: no wave
+            {"syntheses": 2, "witness_s": [1.0, 1.21, 4.0, 4.0]},  # two waves of two
+            {"syntheses": 3, "witness_s": [2.0, 2.0, 2.0]}]
+    # wave medians 1.105 and 4.0: a slow second wave adds nothing, only the first's gap
+    logs = [math.log(1.0 / 1.105), math.log(1.21 / 1.105), 0.0, 0.0, 0.0, 0.0, 0.0]
+    out = witness_spread(rows)
+    assert out["steps"] == 7
+    assert out["spread"] == pytest.approx(math.sqrt(sum(x * x for x in logs) / 7), abs=1e-4)
+    # rows that did not keep each synthesis's witness step, or only one at a time: none
+    assert witness_spread([{"syntheses": 4, "mean_s": 1.0}]) is None
+    assert witness_spread([{"syntheses": 1, "witness_s": [1.0, 2.0]}]) is None
+    assert witness_spread(None) is None
+
+
+def _measurements(name):
+    return json.loads((RESULTS / f"calibrate-live-{name}.json").read_text())["measurements"]
+
+
+def test_a_calibration_that_kept_the_witness_steps_writes_their_spread(tmp_path):
+    meas = _measurements("h100-r36")
+    curve = meas["cores_curve"]
+    path = tmp_path / "r36.toml"
+    path.write_text(derive_profile(meas, "r36")["text"])
+    prof = Profile.load(path)
+    assert prof["synth"]["witness_spread"] == witness_spread(curve["rows"])["spread"]
+    assert prof.get("calibration", "witness_spread_at_other") == pytest.approx(
+        witness_spread(curve["at_other"]["rows"])["spread"])
+    # the W=1 steps of 2 to 16 at once spread a few per cent, the short W=0 ones far more
+    assert 0.01 < prof["synth"]["witness_spread"] < 0.1
+    assert prof.get("calibration", "witness_spread_at_other") > 0.1
+    line = next(x for x in path.read_text().splitlines() if x.startswith("witness_spread ="))
+    assert "# measured:" in line and "30 steps" in line
+    # a calibration from before the curve kept each synthesis's steps has neither
+    old = tmp_path / "r34.toml"
+    old.write_text(derive_profile(_measurements("h200-r34"), "r34")["text"])
+    assert "witness_spread" not in old.read_text()
+
+
+def test_the_spread_moves_on_the_line_through_the_two_works():
+    prof = Profile.load("porep-live-h200").replace(synth={"witness_spread": 0.05})
+    two = prof.replace(calibration={"synth_ratio_at_other": 0.2, "other_work": 0.0,
+                                    "witness_spread_at_other": 0.25})
+    assert profile_at_witness_work(two, 0.0)["synth"]["witness_spread"] == pytest.approx(0.25)
+    assert profile_at_witness_work(two, 0.5)["synth"]["witness_spread"] == pytest.approx(0.15)
+    assert profile_at_witness_work(two, 1.0)["synth"]["witness_spread"] == 0.05
+    # past the measured works the line is clipped at no spread
+    assert profile_at_witness_work(two, 3.0)["synth"]["witness_spread"] == 0.0
+    # without the spread at the other work, a run there keeps the measured one
+    one = prof.replace(calibration={"synth_ratio_at_other": 0.2, "other_work": 0.0})
+    assert profile_at_witness_work(one, 0.0)["synth"]["witness_spread"] == 0.05
+
+
+def _run(prof, seed=0):
+    # four syntheses start together on a node of 16 cores and share the MatVec pool
+    cfg = PipelineConfig(proofs=2, concurrency=2, partitions=4, partition_workers=4,
+                         gpu_threads=16, memory_gib=754.0, seed=seed)
+    return simulate(cfg, prof)
+
+
+def test_syntheses_started_together_reach_the_matvec_pool_apart():
+    base = Profile.load("porep-live-h200")
+    assert "witness_spread" not in base["synth"]
+    same = _run(base).meta["synth_steps"]
+    first = [r[2] for r in same[:4]]
+    assert max(first) == pytest.approx(min(first))  # no spread: the four end together
+    spread = base.replace(synth={"witness_spread": 0.1})
+    trace = _run(spread)
+    steps = trace.meta["synth_steps"]
+    first = sorted(r[2] for r in steps[:4])
+    assert first[-1] > 1.05 * first[0]
+    # their logs spread about as the profile says (eight witness steps: loosely)
+    logs = [math.log(r[2]) for r in steps]
+    mean = sum(logs) / len(logs)
+    assert 0.03 < math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs)) < 0.3
+    # apart, the MatVecs share the pool less: each is shorter than all four at once
+    assert synth_steps_s(trace)["matvec"] < 0.8 * synth_steps_s(_run(base))["matvec"]
+    # the run's seed draws them: the same seed, the same run
+    assert _run(spread).meta["synth_steps"] == steps
+    assert _run(spread, seed=1).meta["synth_steps"] != steps
+
+
+@pytest.mark.parametrize("bad", [-0.1, 2.5, "0.1"])
+def test_the_spread_is_checked(bad):
+    with pytest.raises(ProfileError, match="witness_spread"):
+        Profile.load("porep-live-h200").replace(synth={"witness_spread": bad})
+
+
+def test_the_calibration_summary_says_how_far_apart_they_end():
+    from cuzklab.calibrate.commands import witness_spread_text
+    curve = _measurements("h100-r36")["cores_curve"]
+    text = witness_spread_text(curve)
+    here = witness_spread(curve["rows"])["spread"]
+    there = witness_spread(curve["at_other"]["rows"])["spread"]
+    assert text == (f"the witness steps of syntheses started together end apart: rms log "
+                    f"{here:.3f} over their waves' medians, {there:.3f} at witness work 0 "
+                    "(synth.witness_spread)")
+    assert witness_spread_text({"rows": [{"syntheses": 2, "mean_s": 1.0}]}) == ""
+    assert witness_spread_text(None) == ""
