@@ -13,6 +13,7 @@ the curve). :func:`contention_curve` measures and models side by side.
 from __future__ import annotations
 
 import math
+import statistics
 
 #: The contention target: the model's slowdown within 15 % of the measured one at every point.
 CURVE_TARGET = 0.15
@@ -370,7 +371,8 @@ def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: floa
 
     ``scaling``: one MatVec alone on a pool of t threads, for each t of ``threads``;
     ``at_once``: the mean seconds of k MatVecs started together on one pool of
-    ``pool_threads``, for each k of ``counts``. A MatVec is the daemon model's
+    ``pool_threads``, for each k of ``counts``, and ``at_once_span`` how far apart
+    their ends are (the last's end less the first's). A MatVec is the daemon model's
     two steps: its serial share on one thread, then the rest on the pool with its
     working set in the shared cache; ``fifo``: the MatVecs take the pool one after
     another (``synth.matvec_queue = "fifo"``), else all at once.
@@ -403,10 +405,14 @@ def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: floa
         for _ in range(k):
             env.process(one())
         env.run()
+        spans.append(max(durs) - min(durs))  # started together: the ends' span
         return sum(durs) / len(durs)
 
-    return {"scaling": [run(1, t) for t in threads],
-            "at_once": [run(k, pool_threads) for k in counts]}
+    spans: list[float] = []
+    scaling = [run(1, t) for t in threads]
+    spans.clear()
+    at_once = [run(k, pool_threads) for k in counts]
+    return {"scaling": scaling, "at_once": at_once, "at_once_span": list(spans)}
 
 
 #: The serial shares and cache-miss penalties :func:`fit_matvec` tries.
@@ -467,15 +473,54 @@ def fit_matvec(matvecs: dict, *, cores: int, ws_gib: float, llc_gib: float,
                         for k, x, m in zip(counts, meas_k, model_k)]}
 
 
+def wave_spans(matvecs: dict) -> list[tuple[int, float]]:
+    """Return (k, span) for each count of the at-once curve whose waves kept their times:
+    how far apart the k MatVecs of a wave ended, less how far apart they started (each
+    when its synthesis's witness step ended), over one MatVec alone on the pool; the
+    median over the count's waves, at least 0. Empty for a measurement without them."""
+    alone = float(matvecs.get("alone_on_pool_s") or 0.0)
+    out = []
+    for r in matvecs.get("at_once") or ():
+        k = int(r.get("matvecs", 0))
+        spans = [(max(w["ends_s"]) - min(w["ends_s"]) - max(w["witness_s"]) + min(w["witness_s"]))
+                 / alone for w in r.get("waves") or ()
+                 if len(w.get("ends_s") or ()) == k and len(w.get("witness_s") or ()) == k]
+        if k >= 2 and spans and alone > 0:
+            out.append((k, max(0.0, float(statistics.median(spans)))))
+    return out
+
+
 def fit_matvec_queue(matvecs: dict, **kw) -> tuple[str, dict]:
     """Return (queue, fits): how the pool serves MatVecs that arrive together, and both fits.
 
     :func:`fit_matvec` all at once (``"shared"``) and one after another (``"fifo"``,
-    the native pool's first-in, first-out queue); ``queue`` is the one whose k-at-once
-    curve is nearer the measured one (``shared`` on a tie). ``kw``: :func:`fit_matvec`'s.
+    the native pool's first-in, first-out queue). Where the at-once curve kept its
+    waves' times (:func:`wave_spans`), ``queue`` is the one whose MatVecs, started
+    together, end as far apart as the measured ones did (the root mean square of the
+    spans' difference, in MatVecs alone: ``span_error``): all at once they end together,
+    one after another a MatVec's pool share apart. Else the one whose mean seconds are
+    nearer (``shared`` on a tie). ``kw``: :func:`fit_matvec`'s.
     """
     fits = {q: fit_matvec(matvecs, fifo=q == "fifo", **kw) for q in ("shared", "fifo")}
-    queue = min(fits, key=lambda q: (fits[q]["at_once_rms_log_error"], q != "shared"))
+    measured = wave_spans(matvecs)
+    if measured:
+        cores = kw["cores"]
+        pool = int(matvecs["pool_threads"])
+        busy = {k: kw[k] for k in ("busy_slowdown", "busy_knee") if k in kw}
+        for q, fit in fits.items():
+            t = matvec_times(cores=cores, threads=[pool], counts=[k for k, _ in measured],
+                             pool_threads=pool, serial=fit["matvec_serial"],
+                             ws_gib=kw.get("ws_gib", 0.0), llc_gib=kw.get("llc_gib", 0.0),
+                             miss_penalty=fit["matvec_miss_penalty"], fifo=q == "fifo",
+                             **busy)
+            model = [x / t["scaling"][0] for x in t["at_once_span"]]
+            fit["span_error"] = math.sqrt(sum((m - x) ** 2 for m, (_, x) in
+                                              zip(model, measured)) / len(measured))
+            fit["spans"] = [{"matvecs": k, "measured": round(x, 3), "model": round(m, 3)}
+                            for m, (k, x) in zip(model, measured)]
+        queue = min(fits, key=lambda q: (fits[q]["span_error"], q != "shared"))
+    else:
+        queue = min(fits, key=lambda q: (fits[q]["at_once_rms_log_error"], q != "shared"))
     return queue, fits
 
 

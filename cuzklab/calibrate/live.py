@@ -123,6 +123,24 @@ def witness_spread(rows) -> dict | None:
             "steps": len(logs)}
 
 
+def _queue_note(fits: dict) -> str:
+    """Return the provenance of ``synth.matvec_queue``: what chose it (the at-once waves'
+    end spans where measured, else the at-once curve's mean seconds)."""
+    sh, ff = fits["shared"], fits["fifo"]
+    if "span_error" in sh:
+        spans = ", ".join(f"{r['matvecs']}: {r['measured']:.2f}" for r in ff["spans"])
+        return (f"how the pool serves MatVecs that arrive together, the one whose MatVecs "
+                f"started together end as far apart as the measured waves' did (their ends' "
+                f"span less their starts', in MatVecs alone: {spans}; rms error all at once "
+                f"{sh['span_error']:.2f}, one after another {ff['span_error']:.2f}; the "
+                f"mean seconds' rms log error {sh['at_once_rms_log_error']:.3f} and "
+                f"{ff['at_once_rms_log_error']:.3f})")
+    return (f"how the pool serves MatVecs that arrive together, the one whose k-at-once "
+            f"curve is nearer the measured one (rms log error: all at once "
+            f"{sh['at_once_rms_log_error']:.3f}, one after another "
+            f"{ff['at_once_rms_log_error']:.3f})")
+
+
 def check_name(name) -> str:
     """Return ``name`` if it is an allowed profile name, else raise ConfigError naming it."""
     if not isinstance(name, str) or not NAME_RE.match(name) or name.endswith(".toml"):
@@ -532,11 +550,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                   f"{part_gib * 1024:.0f} MiB) misses the cache, from k MatVecs started "
                   f"together on one pool of {mv['pool_threads']} against one alone "
                   f"({at_once}; rms log error {matvec['at_once_rms_log_error']:.3f})"),
-            Entry("matvec_queue", queue, "fit",
-                  f"how the pool serves MatVecs that arrive together, the one whose k-at-once "
-                  f"curve is nearer the measured one (rms log error: all at once "
-                  f"{fits['shared']['at_once_rms_log_error']:.3f}, one after another "
-                  f"{fits['fifo']['at_once_rms_log_error']:.3f})"),
+            Entry("matvec_queue", queue, "fit", _queue_note(fits)),
         ]
     tables = {"node": node, "partition": partition, "memory": memory, "synth": synth,
               "prep_msm": prep, "b_g2_msm": b_g2, "epilogue": epi, "gpu": gpu}

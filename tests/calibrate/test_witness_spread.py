@@ -1,4 +1,5 @@
-"""synth.witness_spread: the witness steps of syntheses started together end apart."""
+"""Syntheses started together end apart: their witness steps (synth.witness_spread), and
+their MatVecs on the shared pool (synth.matvec_queue from the at-once waves' end spans)."""
 
 import json
 import math
@@ -114,3 +115,62 @@ def test_the_calibration_summary_says_how_far_apart_they_end():
                     "(synth.witness_spread)")
     assert witness_spread_text({"rows": [{"syntheses": 2, "mean_s": 1.0}]}) == ""
     assert witness_spread_text(None) == ""
+
+
+def _waves_measurement(truth: str, *, start_gap: float = 0.0):
+    """What measure_matvecs reports of a pool that serves MatVecs as ``truth`` says: the
+    mean seconds and, for each count, one wave with each MatVec's start and end."""
+    from cuzklab.calibrate.contention import matvec_times
+    threads, counts = [1, 2, 4, 8, 16], [1, 2, 4, 8, 12]
+    t = matvec_times(cores=16, threads=threads, counts=counts, pool_threads=16,
+                     serial=0.05, fifo=truth == "fifo")
+    one, alone = 0.4, 0.4 * t["scaling"][-1]
+    at_once = []
+    for k, mean, span in zip(counts, t["at_once"], t["at_once_span"]):
+        starts = [i * start_gap * alone for i in range(k)]
+        # the span of the ends beyond that of the starts is the pool's own
+        ends = [s + one * mean for s in starts[:-1]] + [starts[-1] + one * mean + one * span]
+        at_once.append({"matvecs": k, "mean_s": one * mean,
+                        "waves": [{"witness_s": starts, "ends_s": ends}]})
+    return {"pool_threads": 16, "one_thread_s": one, "alone_on_pool_s": alone,
+            "scaling": [{"threads": n, "matvec_s": one * x} for n, x in zip(threads, t["scaling"])],
+            "at_once": at_once}, t
+
+
+def test_the_waves_end_spans_are_taken_less_their_starts():
+    from cuzklab.calibrate.contention import wave_spans
+    meas, t = _waves_measurement("fifo", start_gap=0.5)
+    spans = dict(wave_spans(meas))
+    assert sorted(spans) == [2, 4, 8, 12]  # one alone has no span
+    for k, span in zip([1, 2, 4, 8, 12], t["at_once_span"]):
+        if k > 1:
+            assert spans[k] == pytest.approx(span / t["scaling"][-1], rel=1e-6)
+    # one after another, k MatVecs end (k - 1) pool shares apart; all at once together
+    shared = dict(wave_spans(_waves_measurement("shared")[0]))
+    assert all(x < 1e-6 for x in shared.values()) and spans[12] > 5 * spans[2] > 0
+    # waves that kept no times give nothing (older calibrations)
+    assert wave_spans({"alone_on_pool_s": 0.05, "at_once": [{"matvecs": 4, "mean_s": 0.1}]}) == []
+
+
+@pytest.mark.parametrize("truth", ["shared", "fifo"])
+def test_the_matvec_queue_is_the_discipline_the_waves_ends_show(truth):
+    from cuzklab.calibrate.contention import fit_matvec_queue
+    from cuzklab.calibrate.live import _queue_note
+    meas, _ = _waves_measurement(truth, start_gap=0.3)
+    other = "fifo" if truth == "shared" else "shared"
+    # the mean seconds alone would say the other: the ends decide where they were kept
+    swapped, _ = _waves_measurement(other)
+    meas["at_once"] = [dict(r, mean_s=s["mean_s"]) for r, s in zip(meas["at_once"],
+                                                                   swapped["at_once"])]
+    queue, fits = fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)
+    assert queue == truth
+    assert fits[truth]["span_error"] < 1e-6 < fits[other]["span_error"]
+    assert fits[truth]["at_once_rms_log_error"] > fits[other]["at_once_rms_log_error"]
+    note = _queue_note(fits)
+    assert "end as far apart as the measured waves' did" in note
+    # without the waves' times the mean seconds choose, as before
+    for r in meas["at_once"]:
+        r.pop("waves")
+    assert fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)[0] == other
+    assert "k-at-once curve is nearer" in _queue_note(
+        fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)[1])
