@@ -381,7 +381,7 @@ def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: floa
 
     from ..sim.machine import Machine
 
-    def run(k: int, t: int) -> float:
+    def run(k: int, t: int) -> tuple[float, float]:  # the mean seconds, the ends' span
         env = simpy.Environment()
         m = Machine(env, cores=cores, ddr_gbps=1e9, synthesis_threads=cores, pool_threads=cores,
                     age_priority=1.0, group_threads={"matvec": float(t)},
@@ -405,14 +405,11 @@ def matvec_times(*, cores: int, threads, counts, pool_threads: int, serial: floa
         for _ in range(k):
             env.process(one())
         env.run()
-        spans.append(max(durs) - min(durs))  # started together: the ends' span
-        return sum(durs) / len(durs)
+        return sum(durs) / len(durs), max(durs) - min(durs)  # started together
 
-    spans: list[float] = []
-    scaling = [run(1, t) for t in threads]
-    spans.clear()
-    at_once = [run(k, pool_threads) for k in counts]
-    return {"scaling": scaling, "at_once": at_once, "at_once_span": list(spans)}
+    at = [run(k, pool_threads) for k in counts]
+    return {"scaling": [run(1, t)[0] for t in threads], "at_once": [m for m, _ in at],
+            "at_once_span": [x for _, x in at]}
 
 
 #: The serial shares and cache-miss penalties :func:`fit_matvec` tries.

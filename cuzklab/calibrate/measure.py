@@ -956,14 +956,15 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
             "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
             "repeat": repeat, "cores": host_cores(),
-            "matvec": {"alone_s": mv_alone, "beside_s": mv_beside,
-                       "slowdown": mv_beside / mv_alone if mv_alone > 0 else 0.0},
-            "b_g2": {"alone_s": g2_alone, "beside_s": g2_beside,
-                     "slowdown": g2_beside / g2_alone if g2_alone > 0 else 0.0},
-            "witness": {"witness_work": 0.0, "alone_s": wit_alone, "beside_s": wit_beside,
-                        "slowdown": wit_beside / wit_alone if wit_alone > 0 else 0.0},
-            "prep_msm": {"alone_s": prep_alone, "beside_s": prep_beside,
-                         "slowdown": prep_beside / prep_alone if prep_alone > 0 else 0.0}}
+            "matvec": _beside(mv_alone, mv_beside), "b_g2": _beside(g2_alone, g2_beside),
+            "witness": {"witness_work": 0.0, **_beside(wit_alone, wit_beside)},
+            "prep_msm": _beside(prep_alone, prep_beside)}
+
+
+def _beside(alone: float, beside: float) -> dict:
+    """Return one timing alone and beside a load, and the slowdown (0 without a time alone)."""
+    return {"alone_s": alone, "beside_s": beside,
+            "slowdown": beside / alone if alone > 0 else 0.0}
 
 
 def measure_pinned(nbytes: int, *, backend: str = "gpu", repeat: int = 3, at_once: int = 4,

@@ -187,8 +187,12 @@ class DaemonModel:
         self.tb.counter(self.env.now, "gpu_queue_depth", self._queued)
 
     def _jit(self) -> float:
-        s = self.prof["gpu"]["jitter"]
-        return float(self.rng.lognormal(0.0, s)) if s > 0 else 1.0
+        return self._draw(self.prof["gpu"]["jitter"])
+
+    def _draw(self, sigma: float) -> float:
+        """A lognormal factor of median 1 and log-spread ``sigma`` (1 where sigma is 0),
+        from the run's seeded generator."""
+        return float(self.rng.lognormal(0.0, sigma)) if sigma > 0 else 1.0
 
     # -- the run -----------------------------------------------------------------
     def run(self) -> Trace:
@@ -395,10 +399,9 @@ class DaemonModel:
             # (its serial part first: allocation, first touch, the call's own code)
             ser = s.get("matvec_serial", 0.0)
             mv = (1 - w) * work
-            spread = s.get("witness_spread", 0.0)
             # syntheses started together end their witness steps apart, as measured
             # (synth.witness_spread), so their MatVecs reach the shared pool apart
-            wit = w * work * (float(self.rng.lognormal(0.0, spread)) if spread > 0 else 1.0)
+            wit = w * work * self._draw(s.get("witness_spread", 0.0))
             steps = [(wit, 1.0, "", 0.0, w)]
             if ser > 0:
                 steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
