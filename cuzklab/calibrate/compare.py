@@ -189,9 +189,38 @@ def synth_steps_s(trace) -> dict | None:
            "matvec": round(sum(r[3] for r in rows) / len(rows), 6)}
     # a live run's: the thread's CPU seconds, then its minor page faults and the times it
     # was switched out while runnable (involuntary context switches)
-    for i, key in ((4, "thread_cpu"), (5, "page_faults"), (6, "preempted")):
-        if all(len(r) > i for r in rows):
-            out[key] = round(sum(r[i] for r in rows) / len(rows), 6 if i == 4 else 1)
+    out.update(_usage_means(rows, 4))
+    return out
+
+
+def _usage_means(rows: list, at: int) -> dict:
+    """Return the means of the thread usage (:func:`cuzklab.live.executor.thread_usage`)
+    that ``rows`` hold from column ``at`` on: ``thread_cpu``, ``page_faults``,
+    ``preempted`` (involuntary switches) and ``waited`` (voluntary ones), each where every
+    row holds it (traces saved before a column was recorded lack it)."""
+    out = {}
+    for i, key in enumerate(("thread_cpu", "page_faults", "preempted", "waited")):
+        if rows and all(len(r) > at + i for r in rows):
+            out[key] = round(sum(r[at + i] for r in rows) / len(rows), 6 if i == 0 else 1)
+    return out
+
+
+def prep_steps_s(trace) -> dict | None:
+    """Return the means over a live run's prep_msm calls of their own seconds (``own``:
+    the call, without the wait for a pool thread its span also holds) and of what the
+    thread that ran each did meanwhile (``thread_cpu``, ``page_faults``, ``preempted``,
+    ``waited``; :func:`_usage_means`), None where the trace does not record them (the
+    model, a daemon's log, a trace saved before they were recorded).
+
+    A prep_msm slower than alone with its CPU seconds as long ran slower on a core
+    (memory, cache); with them near its time alone it was switched out while runnable
+    (``preempted``: the host's cores shared out) or waited (``waited``: the interpreter's
+    lock, another lock, a page)."""
+    rows = (trace.meta or {}).get("prep_steps") or []
+    if not rows:
+        return None
+    out = {"own": round(sum(r[2] for r in rows) / len(rows), 6)}
+    out.update(_usage_means(rows, 3))
     return out
 
 
@@ -237,12 +266,12 @@ def synth_waves(trace) -> dict | None:
 
 def trace_figures(trace) -> dict:
     """Return a run's ``gpu_hold_s``, ``pool_interval_s``, ``worker_cycle_s``,
-    ``synth_steps_s``, ``synth_ends_s`` and ``synth_waves_s`` (the figures a side carries
-    beside its summary)."""
+    ``synth_steps_s``, ``synth_ends_s``, ``synth_waves_s`` and ``prep_steps_s`` (the
+    figures a side carries beside its summary)."""
     return {"gpu_hold_s": gpu_hold_s(trace), "pool_interval_s": pool_interval_s(trace),
             "worker_cycle_s": worker_cycle_s(trace),
             "synth_steps_s": synth_steps_s(trace), "synth_ends_s": synth_ends(trace),
-            "synth_waves_s": synth_waves(trace)}
+            "synth_waves_s": synth_waves(trace), "prep_steps_s": prep_steps_s(trace)}
 
 
 def _rss_start(trace):
@@ -1253,6 +1282,14 @@ def worker_cycle_text(result: dict, off: float = 0.10) -> list[str]:
         mp, lp = m["stage_s"].get("prep_msm"), l["stage_s"].get("prep_msm")
         if mp and lp:
             prep = f"; prep_msm {1000 * mp:.0f}|{1000 * lp:.0f} ms"
+            ps = l.get("prep_steps_s") or {}
+            if ps.get("thread_cpu") is not None:
+                prep += (f" (its own {1000 * ps['own']:.0f} ms, its thread's CPU "
+                         f"{1000 * ps['thread_cpu']:.0f} ms")
+                if ps.get("preempted") is not None and ps.get("waited") is not None:
+                    prep += (f", switched out {ps['preempted']:.0f} times, waited "
+                             f"{ps['waited']:.0f} times")
+                prep += ")"
         out.append(f"  {_row_label(r, works)}: {1000 * m['worker_cycle_s']:.0f}|"
                    f"{1000 * l['worker_cycle_s']:.0f} ms ({100 * e:+.0f}%){prep}")
     if out:

@@ -55,16 +55,24 @@ FAILURES = ("oom", "interrupted", "error", "unverified")
 KERNEL_SCRATCH_ABC = 2.0
 
 
-def thread_usage() -> tuple[float, int, int]:
-    """Return the calling thread's CPU seconds, minor page faults and involuntary context
-    switches so far (the last two 0 where the platform does not count them per thread)."""
+def thread_usage() -> tuple[float, int, int, int]:
+    """Return the calling thread's CPU seconds, minor page faults, involuntary context
+    switches (switched out while runnable) and voluntary ones (it waited: for the GIL, a
+    lock, a page) so far (the last three 0 where the platform does not count them per
+    thread)."""
     cpu = time.thread_time()
     try:
         import resource
         ru = resource.getrusage(resource.RUSAGE_THREAD)
     except (ImportError, AttributeError, OSError):
-        return cpu, 0, 0
-    return cpu, ru.ru_minflt, ru.ru_nivcsw
+        return cpu, 0, 0, 0
+    return cpu, ru.ru_minflt, ru.ru_nivcsw, ru.ru_nvcsw
+
+
+def usage_since(before: tuple) -> list:
+    """Return what :func:`thread_usage` counted on this thread since ``before``."""
+    return [round(b - a, 6) if isinstance(a, float) else b - a
+            for a, b in zip(before, thread_usage())]
 
 
 @dataclass(eq=False)
@@ -118,8 +126,11 @@ class LiveRun:
         self._queued = 0
         self._synth_running = 0
         # [proof, partition, witness_s, matvec_s, and of the thread that ran it: CPU seconds,
-        # minor page faults, involuntary switches] each
+        # minor page faults, involuntary switches, voluntary switches] each
         self.synth_steps: list[list] = []
+        # [proof, partition, prep_msm's own seconds, and of its thread over them: CPU
+        # seconds, minor page faults, involuntary switches, voluntary switches] each
+        self.prep_steps: list[list] = []
         self.fifo = Fifo(self.stop)
         self.channel = Channel(channel_capacity, self.stop)
         self.pool = ThreadPoolExecutor(self.pool_threads, thread_name_prefix="live-cpu-pool")
@@ -354,6 +365,7 @@ class LiveRun:
             config=cfg.to_dict(), profile=self.profile, seed=cfg.seed, versions=versions,
             host=platform.node(), failed=failed, failure=self.failure, proofs=proofs,
             end_time=self.now(), resources=resources, synth_steps=sorted(self.synth_steps),
+            prep_steps=sorted(self.prep_steps),
             live={"backend": self.backend, "device": device_name(self.backend),
                   "log2_constraints": self.work.log2_constraints,
                   "constraints": self.work.num_constraints,
@@ -407,9 +419,8 @@ class LiveRun:
         out = W.synthesize(self.work, p.proof, k, clock, self.matvec_threads, self.matvec_pool,
                            host)
         # this thread's CPU seconds (its witness step, and its own share around the MatVec),
-        # the page faults it took and the times it was switched out while runnable
-        cpu = [round(b - a, 6) if isinstance(a, float) else b - a
-               for a, b in zip(before, thread_usage())]
+        # the page faults it took and the times it was switched out while runnable / waited
+        cpu = usage_since(before)
         if host is None:  # a CPU stand-in uploads the synthesized arrays themselves
             host = [out.a.limbs, out.b.limbs, out.c.limbs]
         else:  # a, b, c live in the pinned buffer only
@@ -484,8 +495,16 @@ class LiveRun:
     def _prep_task(self, p: Part, k: int, lane: str, t0: float):
         clock = self.timed.clock()
         self._pad("prep_msm")
+        t1, before = self.now(), thread_usage()
         po = W.prep(p.data[k]["out"], clock)
-        self._span(p, k, "prep_msm", lane, t0, self.now())
+        # what its thread did over its own seconds (the span also holds the wait for a
+        # pool thread): CPU seconds near them mean slower work on a core, far below them
+        # time without one (switched out while runnable) or waiting (the GIL, a lock)
+        use = usage_since(before)
+        end = self.now()
+        self._span(p, k, "prep_msm", lane, t0, end)
+        with self._lock:
+            self.prep_steps.append([p.proof, k, round(end - t1, 6), *use])
         if self.cfg.lock == "split_async":
             # cuzk's split API: the prep_msm thread goes on to b_g2_msm as soon as it has
             # handed the split to the GPU threads, beside their last kernels; the finalizer

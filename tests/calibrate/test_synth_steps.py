@@ -38,7 +38,7 @@ def test_a_live_run_records_both_steps_of_every_synthesis_inside_its_span(tmp_pa
     steps = trace.meta["synth_steps"]
     spans = _synth_spans(trace)
     assert sorted((p, k) for p, k, *_ in steps) == sorted(spans)
-    for p, k, witness, matvec, cpu, faults, preempted in steps:
+    for p, k, witness, matvec, cpu, faults, preempted, waited in steps:
         assert witness > 0 and matvec > 0
         # the span also holds the slowed start (0.05 s) that neither step counts
         assert witness + matvec <= spans[(p, k)] - 0.05 + 1e-3
@@ -47,6 +47,7 @@ def test_a_live_run_records_both_steps_of_every_synthesis_inside_its_span(tmp_pa
         assert 0 < cpu <= witness + matvec + 2e-3
         assert isinstance(faults, int) and faults >= 0
         assert isinstance(preempted, int) and preempted >= 0
+        assert isinstance(waited, int) and waited >= 0
     means = synth_steps_s(trace)
     assert means["witness"] == pytest.approx(sum(s[2] for s in steps) / len(steps), abs=1e-6)
     assert means["thread_cpu"] == pytest.approx(sum(s[4] for s in steps) / len(steps), abs=1e-6)
