@@ -4,7 +4,7 @@
     python benchmarks/bench_live.py [--log2-constraints 20] [--backend gpu]
         [--locks interlock,split_async] [--gw 1,2] [--pw 2,4,8]
         [--gpus 1] [--proofs 3] [--partitions 4] [--repeats 1] [--witness-work 1]
-        [--budget-s 540] [--switch-interval 0.005,0.0002]
+        [--budget-s 540]
         [--no-verify] [--json out.json]
     python benchmarks/bench_live.py --quick      # CPU stand-ins at 2^4, a few seconds a run
 
@@ -17,12 +17,9 @@ Each row also gives, over the run's prep_msm calls (means), the call's own
 milliseconds, its thread's CPU milliseconds meanwhile, and the times that
 thread was switched out while runnable and waited (for the interpreter's
 lock, another lock, a page): a prep_msm slower than alone with its CPU time
-as long ran slower on a core; with it short, it lacked a core or waited.
-``--switch-interval`` runs every point under each of these interpreter
-switch intervals (seconds; Python's default 0.005): how often a thread that
-holds the interpreter's lock lets another take it. cuzk has no such lock, so
-a stage that speeds up under a shorter interval spent its time waiting for
-it, which is the executor's, not the daemon's.
+as long ran slower on a core; with it short, it lacked a core or waited
+(with its passes on the b_g2_msm pool's queue, the thread that asked for
+them only waits, and its CPU time is that of its own Python code).
 
 Overhead, as defined in ``cuzklab.live.report``: over each partition's life
 (submission to its epilogue's end), the time covered by no span -- neither a
@@ -85,33 +82,15 @@ def _median(xs):
     return round(statistics.median(xs), 4) if xs else None
 
 
-def _switch_intervals(text: str) -> list[float]:
-    try:
-        vals = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        vals = []
-    if not vals or min(vals) <= 0 or max(vals) > 1:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated seconds in (0, 1], got {text!r}")
-    return vals
-
-
 def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify: bool,
-                witness_work: float = 1.0, switch_interval: float | None = None) -> dict:
-    """Return the figures of one grid point (medians over ``repeats`` runs), each run under
-    the interpreter switch interval ``switch_interval`` (None: as it is)."""
+                witness_work: float = 1.0) -> dict:
+    """Return the figures of one grid point (medians over ``repeats`` runs)."""
     from cuzklab.calibrate.compare import prep_steps_s
     runs, preps = [], []
-    before = sys.getswitchinterval()
     for _ in range(repeats):
         t0 = time.perf_counter()
-        try:
-            if switch_interval is not None:
-                sys.setswitchinterval(switch_interval)
-            trace = run_live(cfg, log2_constraints=k, backend=backend, progress=False,
-                             verify=verify, witness_work=witness_work)
-        finally:
-            sys.setswitchinterval(before)
+        trace = run_live(cfg, log2_constraints=k, backend=backend, progress=False,
+                         verify=verify, witness_work=witness_work)
         s = live_summary(trace)
         s["elapsed_s"] = round(time.perf_counter() - t0, 3)
         runs.append(s)
@@ -134,7 +113,6 @@ def bench_point(cfg: PipelineConfig, k: int, backend: str, repeats: int, verify:
         "failed": last["run_failed"], "failure_reason": last["failure_reason"],
         "stage_s": last["stage_s"], "runs": len(runs),
         "elapsed_s": _median([r["elapsed_s"] for r in runs]),
-        "switch_interval_s": switch_interval if switch_interval is not None else before,
         "prep_steps_s": {key: _median([p.get(key) for p in preps])
                          for key in ("own", "thread_cpu", "preempted", "waited")},
     }
@@ -158,10 +136,6 @@ def main(argv=None) -> int:
     ap.add_argument("--budget-s", type=float, default=540.0,
                     help="start no new grid point this many seconds after the start "
                          "(set-up and warm-up included)")
-    ap.add_argument("--switch-interval", type=_switch_intervals, default=None,
-                    metavar="S[,S...]",
-                    help="run every point under each of these interpreter switch intervals "
-                         "(seconds; default: as it is, Python's 0.005)")
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the untimed one-partition run before the grid")
@@ -194,7 +168,7 @@ def main(argv=None) -> int:
           f"{a.partitions} partitions, gpu_threads={a.gpu_threads}, {os.cpu_count()} cores; "
           f"circuit and keys {setup_s:.1f} s"
           + ("" if warmup_s is None else f", warm-up run {warmup_s:.1f} s"), flush=True)
-    head = (f"{'gpus':>4} {'lock':<12} {'gw':>2} {'pw':>3} {'switch':>7} {'s/proof':>8} "
+    head = (f"{'gpus':>4} {'lock':<12} {'gw':>2} {'pw':>3} {'s/proof':>8} "
             f"{'peak RSS':>9} {'GPU busy':>8} {'overhead':>8} {'verified':>8} "
             f"{'prep ms':>7} {'its CPU':>7} {'out':>5} {'waited':>6}  bottleneck")
     print(head)
@@ -212,17 +186,15 @@ def main(argv=None) -> int:
         if a.json:
             write_text(a.json, json.dumps(out, indent=1, default=str))
     t0 = t_setup  # the budget counts from the start: set-up and warm-up included
-    switches = a.switch_interval or [None]
-    for gpus, lock, gw, pw, sw in itertools.product(a.gpus, a.locks, a.gw, a.pw, switches):
+    for gpus, lock, gw, pw in itertools.product(a.gpus, a.locks, a.gw, a.pw):
         if time.perf_counter() - t0 > a.budget_s:
-            skipped.append({"gpus": gpus, "lock": lock, "gw": gw, "pw": pw,
-                            "switch_interval_s": sw})
+            skipped.append({"gpus": gpus, "lock": lock, "gw": gw, "pw": pw})
             continue
         cfg = PipelineConfig(proofs=a.proofs, concurrency=a.proofs, partitions=a.partitions,
                              partition_workers=pw, gpu_workers_per_device=gw, lock=lock,
                              gpus=gpus, gpu_threads=a.gpu_threads, memory_gib=754.0)
         r = bench_point(cfg, a.log2_constraints, a.backend, a.repeats, not a.no_verify,
-                        a.witness_work, sw)
+                        a.witness_work)
         rows.append(r)
         write()  # after every point, so a run cut short keeps the points it finished
 
@@ -230,16 +202,14 @@ def main(argv=None) -> int:
             return "—" if v is None else format(v, fmt)
         ps = r["prep_steps_s"]
         ms = {key: ps[key] and 1000 * ps[key] for key in ("own", "thread_cpu")}
-        print(f"{gpus:>4} {lock:<12} {gw:>2} {pw:>3} {r['switch_interval_s']:>7.4f} "
-              f"{f(r['seconds_per_proof'], '8.3f')} "
+        print(f"{gpus:>4} {lock:<12} {gw:>2} {pw:>3} {f(r['seconds_per_proof'], '8.3f')} "
               f"{f(r['peak_rss_gib'], '8.2f')}G {f(r['gpu_busy_fraction'] and 100 * r['gpu_busy_fraction'], '7.0f')}% "
               f"{f(r['overhead_fraction'] and 100 * r['overhead_fraction'], '7.2f')}% "
               f"{r['verified'] or '—':>8} {f(ms['own'], '7.1f')} {f(ms['thread_cpu'], '7.1f')} "
               f"{f(ps['preempted'], '5.0f')} {f(ps['waited'], '6.0f')}  {r['bottleneck']}"
               + (f" (failed: {r['failure_reason']})" if r["failed"] else ""), flush=True)
     for s in skipped:
-        sw = "" if s["switch_interval_s"] is None else f" {s['switch_interval_s']:>7.4f}"
-        print(f"{s['gpus']:>4} {s['lock']:<12} {s['gw']:>2} {s['pw']:>3}{sw}  skipped "
+        print(f"{s['gpus']:>4} {s['lock']:<12} {s['gw']:>2} {s['pw']:>3}  skipped "
               f"(--budget-s {a.budget_s:g})")
     out["complete"] = True
     write()

@@ -260,6 +260,8 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
            "machine": mach, "cores": cores, "pool": pool, "contention_counts": counts,
            "backend": backend, "log2_constraints": log2_constraints,
            "witness_work": witness_work,
+           # where the live executor runs prep_msm's passes: on the b_g2_msm pool's queue
+           "prep_msm_queue": "pool",
            "sizes": {"constraints": int(work.num_constraints), "abc_bytes": int(work.abc_bytes),
                      "aux_bytes": int(work.aux_bytes), "key_bytes": int(work.key_bytes)},
            "vram_gib": _vram_gib(backend), "llc_mib": llc_mib(),
@@ -482,6 +484,12 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     prep = [
         Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),
         Entry("threads", 1, "cuzk", "one thread per partition"),
+    ]
+    if meas.get("prep_msm_queue") == "pool":  # measured by an executor that queues them
+        prep.append(Entry("queue", "pool", "cuzk", "its two passes are par_map jobs over its "
+                          "one circuit on the b_g2_msm pool (groth16_cuda.cu), as the live "
+                          "executor runs them: each waits for the calls queued before it"))
+    prep += [
         Entry("bw_gbps_per_thread", max(1e-6, aux_gib * GIB / 1e9 / st["prep_msm"]), "measured",
               "the scalars it classifies over its solo time"),
         Entry("mem_bound", 0.5, "assumed", "acts only past ddr_gbps"),

@@ -9,7 +9,11 @@ max(lookahead, pw); ``gpu_workers_per_device`` GPU worker threads per device
 take partitions from it and run the stages under the lock strategy; b_g2_msm
 and the epilogue finish a partition in the worker, or in a finalizer thread
 with ``split_async``. prep_msm and b_g2_msm run on one shared pool of
-``gpu_threads`` threads; each synthesis runs its witness program on its
+``gpu_threads`` threads: a b_g2_msm call's tasks, and each of prep_msm's two
+passes as one job of one range on that pool's first-in, first-out queue, as
+cuzk's prep_msm thread runs them (a ``par_map`` over its one circuit on the
+pool that b_g2_msm's Pippenger uses), so a prep_msm starts once the b_g2_msm
+calls queued before it have every task taken; each synthesis runs its witness program on its
 worker's thread and cuts its MatVec into row ranges for one pool of
 ``synthesis_threads`` threads that every synthesis shares, as cuzk's syntheses
 share rayon's pool.
@@ -34,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from ..native.pool import NativePool
+from ..native.pool import NativePool, native_pool
 from ..trace import Trace, TraceBuilder
 from . import work as W
 from .devices import Device, PinnedPool
@@ -134,6 +138,9 @@ class LiveRun:
         self.fifo = Fifo(self.stop)
         self.channel = Channel(channel_capacity, self.stop)
         self.pool = ThreadPoolExecutor(self.pool_threads, thread_name_prefix="live-cpu-pool")
+        # the native pool b_g2_msm's Pippenger runs on (process-wide, by its size), whose
+        # queue prep_msm's passes join too
+        self.cpu_queue = native_pool(self.pool_threads)
         self.synth_pool = ThreadPoolExecutor(self.synthesis_threads,
                                              thread_name_prefix="live-synth-pool")
         self.matvec_pool = NativePool(self.synthesis_threads, "live-matvec-pool")
@@ -291,7 +298,7 @@ class LiveRun:
         clock = self.timed.clock()
         host = self.pinned.checkout()
         out = W.synthesize(self.work, 0, 0, clock, self.matvec_threads, self.matvec_pool, host)
-        po = W.prep(out, clock)
+        po = W.prep(out, clock, self.cpu_queue)
         for d in self.devices:
             with d.context():
                 buf = shared.get(d.index) or d.buffers(self.work.domain_size)
@@ -496,7 +503,7 @@ class LiveRun:
         clock = self.timed.clock()
         self._pad("prep_msm")
         t1, before = self.now(), thread_usage()
-        po = W.prep(p.data[k]["out"], clock)
+        po = W.prep(p.data[k]["out"], clock, self.cpu_queue)
         # what its thread did over its own seconds (the span also holds the wait for a
         # pool thread): CPU seconds near them mean slower work on a core, far below them
         # time without one (switched out while runnable) or waiting (the GIL, a lock)

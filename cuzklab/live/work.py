@@ -168,10 +168,12 @@ def synthesize(work: Workload, proof: int, partition: int, clock: StageClock, th
                          backend="cpu", clock=clock, pool=pool, out=out)
 
 
-def prep(out, clock: StageClock):
-    """Run ``prep_msm`` on the CPU; return its PrepOutput."""
+def prep(out, clock: StageClock, queue=None):
+    """Run ``prep_msm`` on the CPU; return its PrepOutput. ``queue``: the native pool
+    whose queue its two passes join, one job of one range each (cuzk: a ``par_map``
+    over its one circuit on the b_g2_msm pool); None: on the calling thread."""
     from ..stages import prep_msm
-    return prep_msm(out, backend="cpu", clock=clock, threads=PREP_THREADS)
+    return prep_msm(out, backend="cpu", clock=clock, threads=PREP_THREADS, queue=queue)
 
 
 def device_prep(prep_out, backend: str):

@@ -169,6 +169,10 @@ class Profile:
         if isinstance(wf, bool) or not isinstance(wf, (int, float)) or not 0 <= wf < 1:
             raise ProfileError(f"profile {self.name}: synth.witness_fraction must be a number in "
                                f"[0, 1), got {wf!r}")
+        pq = self.data["prep_msm"].get("queue", "own")
+        if pq not in ("own", "pool"):
+            raise ProfileError(f"profile {self.name}: prep_msm.queue must be 'own' or 'pool', "
+                               f"got {pq!r}")
         mq = self.data["synth"].get("matvec_queue", "shared")
         if mq not in ("shared", "fifo"):
             raise ProfileError(f"profile {self.name}: synth.matvec_queue must be 'shared' or "

@@ -134,14 +134,22 @@ def output_arrays(queries, split: np.ndarray, totals: np.ndarray):
     return out, ptrs
 
 
-def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: int = 1) -> dict:
+def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: int = 1,
+                  queue=None) -> dict:
     """Return {query: (ones_idx, tail_idx, tail_limbs, zeros, ones, split)} for each query.
 
     ``inputs``, ``aux``: (n, 8) uint32 Montgomery Fr limbs. ``masks``:
     {query: (input_mask or None, aux_mask or None)}, bool arrays selecting
-    the query's scalars (None: all); at most three queries.
+    the query's scalars (None: all); at most three queries. ``queue``: a
+    :class:`~cuzklab.native.pool.NativePool` whose queue each pass joins as
+    one job of one range (``threads`` then unused), as cuzk's prep_msm runs
+    each pass as a ``par_map`` over its one circuit on the pool that
+    b_g2_msm's Pippenger uses: the pass starts on that pool's first free
+    thread once the jobs queued before it have every range taken.
     """
     threads = check_threads(threads)
+    if queue is not None and not hasattr(queue, "handle"):
+        raise ValueError(f"queue: expected a NativePool or None, got {type(queue).__name__}")
     if len(masks) > MAX_QUERIES:
         raise ValueError(f"at most {MAX_QUERIES} queries, got {len(masks)}")
     lib = library()
@@ -151,8 +159,11 @@ def split_queries(inputs: np.ndarray, aux: np.ndarray, masks: dict, *, threads: 
     nq = len(queries)
     mask_ptrs, keep = mask_pointers(masks, ni, na)   # keep: the arrays outlive the native calls
     n = ni + na
-    pool = native_pool(threads) if threads > 1 and n > MIN_CHUNK else None
-    grain = pool.grain(n, MIN_CHUNK) if pool is not None else max(n, 1)
+    if queue is not None:  # one range, one job on that pool's queue
+        pool, grain = queue, max(n, 1)
+    else:
+        pool = native_pool(threads) if threads > 1 and n > MIN_CHUNK else None
+        grain = pool.grain(n, MIN_CHUNK) if pool is not None else max(n, 1)
     nranges = max(1, -(-n // grain))
     codes = np.empty(n, dtype=np.uint8)
     counts = np.zeros((nranges, MAX_QUERIES, 3), dtype=np.int64)

@@ -503,8 +503,14 @@ class DaemonModel:
     def _cpu(self, kind: str, p: Partition, k: int, lane: str, *, threads_for_b_g2=None):
         """Run prep_msm, b_g2_msm or epilogue for one partition; record its span."""
         prof = p.prof or self.prof
+        t0 = self.env.now
         if kind == "prep_msm":
             c = prof["prep_msm"]
+            if c.get("queue", "own") == "pool" and "pool_core_s" in prof["b_g2_msm"]:
+                # its work is a job on the b_g2_msm pool's first-in, first-out queue: it
+                # starts once the calls queued before it have had the pool
+                with self.b_g2_queue.request() as req:
+                    yield req
             ev = self.machine.run("pool", c["solo_s"] * c["threads"] * self._jit(),
                                   cap=c["threads"], bw_per_thread=c["bw_gbps_per_thread"],
                                   mem_bound=c["mem_bound"],
@@ -526,6 +532,9 @@ class DaemonModel:
         start, end, slow = yield ev
         if kind == "b_g2_msm":
             self.memory.free(bucket)
+        if start > t0:  # it waited its turn on the pool's queue: its span holds the wait
+            slow *= (end - t0) / max(end - start, 1e-12)
+            start = t0
         self.tb.span(p.proof, k, kind, lane, start, end, slowdown=slow)
 
     def _gpu_region(self, p: Partition, k: int, g: int, lane: str, prep_ev, worker) -> float:

@@ -107,14 +107,15 @@ def split_query(scalars: Fr) -> QuerySplit:
     return QuerySplit(ones_idx, tail_idx, scalars[tail_idx], n0, n1, True)
 
 
-def native_splits(out: SynthOutput, threads: int = 1) -> dict[str, QuerySplit]:
-    """Return {query: QuerySplit} of L, A, B by the native classify-and-gather (CPU)."""
+def native_splits(out: SynthOutput, threads: int = 1, queue=None) -> dict[str, QuerySplit]:
+    """Return {query: QuerySplit} of L, A, B by the native classify-and-gather (CPU);
+    ``queue``: as :func:`cuzklab.native.split.split_queries`'s."""
     from ..native.split import split_queries
     no_inputs = np.zeros(len(out.inputs), dtype=bool)
     masks = {"l": (no_inputs, None), "a": (None, out.a_aux_density),
              "b": (out.b_input_density, out.b_aux_density)}
     res = split_queries(out.inputs.to("cpu").limbs, out.aux.to("cpu").limbs, masks,
-                        threads=threads)
+                        threads=threads, queue=queue)
     return {q: QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, "cpu", check=False), n0, n1, sp)
             for q, (ones, tail_idx, vals, n0, n1, sp) in res.items()}
 
@@ -137,11 +138,14 @@ def gpu_splits(out: SynthOutput) -> dict[str, QuerySplit]:
 
 def prep_msm(out: SynthOutput, *, backend: str | None = None,
              clock: StageClock | None = None, threads: int = 1,
-             native: bool = True) -> PrepOutput:
+             native: bool = True, queue=None) -> PrepOutput:
     """Return the PrepOutput (0 / 1 / tail split of L, A, B), timed as stage ``prep_msm``.
 
     ``threads``: the native pool size on the CPU; ``native=False``: the array
-    twin (on the GPU: CuPy instead of the kernels).
+    twin (on the GPU: CuPy instead of the kernels). ``queue`` (CPU, native): a
+    native pool whose queue each of the two passes joins as one job of one
+    range, as cuzk's prep_msm does on the b_g2_msm pool
+    (:func:`cuzklab.native.split.split_queries`).
     """
     backend = out.aux.backend if backend is None else check_backend(backend)
     from ..native.pool import check_threads
@@ -149,7 +153,7 @@ def prep_msm(out: SynthOutput, *, backend: str | None = None,
     clock = new_clock(clock)
     with clock.stage("prep_msm", lane_for(backend), backend):
         if backend == "cpu" and native:
-            splits = native_splits(out, threads)
+            splits = native_splits(out, threads, queue)
         else:
             if backend != out.aux.backend:
                 out = _moved(out, backend)

@@ -17,7 +17,7 @@ from cuzklab.groth16.program import porep_program
 from cuzklab.msm import msm, msm_naive
 from cuzklab.native import build
 from cuzklab.native.msm_g2 import g2_msm, plan
-from cuzklab.native.pool import ranges
+from cuzklab.native.pool import native_pool, ranges
 from cuzklab.stages import prep_msm, synth, synthesize
 from cuzklab.stages.synth import domain_vectors, native_domain_vectors
 
@@ -344,8 +344,11 @@ def test_split_queries_equals_the_twin_on_random_values_and_edge_sizes(ni, na, m
                  "a": (None, rng.random(na) < 0.99),
                  "b": (rng.random(ni) < 0.3, rng.random(na) < 0.25)}
         want = {q: _twin_split(inputs, aux, *m) for q, m in masks.items()}
-        for threads in (1, 2, 3, 8):
-            got = S.split_queries(inputs, aux, masks, threads=threads)
+        runs = [S.split_queries(inputs, aux, masks, threads=t) for t in (1, 2, 3, 8)]
+        # on a pool's queue, as one job of one range a pass (as cuzk's prep_msm on the
+        # b_g2_msm pool)
+        runs += [S.split_queries(inputs, aux, masks, queue=native_pool(t)) for t in (1, 3)]
+        for got in runs:
             for q, (ones, tail_idx, vals, n0, n1, sp) in got.items():
                 _same_split(QuerySplit(ones, tail_idx, Fr.from_mont_limbs(vals, check=False),
                                        n0, n1, sp), want[q])
@@ -404,6 +407,13 @@ def test_pooled_split_is_the_same_every_time(monkeypatch):
         for q in masks:
             assert got[q][3:] == want[q][3:]
             assert all(np.array_equal(g, w) for g, w in zip(got[q][:3], want[q][:3]))
+
+
+def test_split_queries_on_a_queue_that_is_not_a_pool_is_one_clear_error():
+    import cuzklab.native.split as S
+    x = np.zeros((2, 8), dtype=np.uint32)
+    with pytest.raises(ValueError, match="queue: expected a NativePool or None, got int"):
+        S.split_queries(x, x, {"l": (None, None)}, queue=3)
 
 
 @pytest.mark.parametrize("nq", [1, 2])
