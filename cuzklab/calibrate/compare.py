@@ -341,7 +341,12 @@ def profile_at_witness_work(profile, witness_work: float):
     spread 25 %, the raw slope left the witness at witness work 0 at nothing).
     Where the calibration also timed the syntheses at once at the other work
     (``[calibration] witness_spread_at_other``), ``synth.witness_spread`` moves on
-    the line through the two works too.
+    the line through the two works too; where it kept the two steps of a synthesis
+    alone there (``witness_fraction_at_other``), the witness step is on the line
+    through its seconds at the two works, that share of the whole synthesis at the
+    other, and the MatVec is the rest (without it, the MatVec keeps its seconds at the
+    calibration's work and the witness is what is left, none where the whole synthesis
+    at the other work is shorter than that MatVec).
     """
     from ..live import check_witness_work
     from ..model.profile import Profile
@@ -363,7 +368,15 @@ def profile_at_witness_work(profile, witness_work: float):
         w_o = float(w_o)
         f = float(ratio) + (1.0 - float(ratio)) * (w - w_o) / (float(w_cal) - w_o)
         new_work = max(1e-6, work * f)
-        witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move with w
+        frac_o = prof.get("calibration", "witness_fraction_at_other")
+        if frac_o is not None:
+            # the witness step on the line through its seconds at the two works: at the
+            # other work its share of a synthesis alone there, as measured
+            at_o = float(frac_o) * work * float(ratio)
+            t = (w - float(w_cal)) / (w_o - float(w_cal))
+            witness = min(new_work, max(0.0, frac * work + (at_o - frac * work) * t))
+        else:
+            witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move
         spread = s.get("witness_spread")
         spread_o = prof.get("calibration", "witness_spread_at_other")
         if spread is not None and spread_o is not None:  # on the line through the two works

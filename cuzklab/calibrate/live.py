@@ -123,6 +123,25 @@ def witness_spread(rows) -> dict | None:
             "steps": len(logs)}
 
 
+def alone_split(rows) -> dict | None:
+    """Return the witness step's share of one one-thread synthesis alone in the k-at-once
+    curve (its k = 1 row: ``witness_s`` and ``matvec_s`` of the same calls, medians), with
+    the two medians; None where that row does not record its steps."""
+    for r in rows or []:
+        if int(r.get("syntheses", 0)) != 1:
+            continue
+        ws = [float(x) for x in r.get("witness_s") or [] if x is not None]
+        ms = [float(x) for x in r.get("matvec_s") or [] if x is not None]
+        if not ws or not ms:
+            return None
+        w, m = statistics.median(ws), statistics.median(ms)
+        if w < 0 or m <= 0:
+            return None
+        return {"fraction": round(w / (w + m), 4), "witness_s": round(w, 6),
+                "matvec_s": round(m, 6)}
+    return None
+
+
 def _queue_note(fits: dict) -> str:
     """Return the provenance of ``synth.matvec_queue``: what chose it (the at-once waves'
     end spans where measured, else the at-once curve's mean seconds)."""
@@ -481,6 +500,7 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             f"the rms log of each over its wave's median ({spread['steps']} steps, waves of "
             f"2 to {max(r['syntheses'] for r in capacity['rows'])} at once)"))
     spread_other = witness_spread((capacity.get("at_other") or {}).get("rows"))
+    split_other = alone_split((capacity.get("at_other") or {}).get("rows"))
     prep = [
         Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),
         Entry("threads", 1, "cuzk", "one thread per partition"),
@@ -619,6 +639,12 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         # on the line through it and synth.witness_spread to a run's witness work
         **({"witness_spread_at_other": spread_other["spread"]}
            if spread and spread_other and slope.get("synth_ratio_at_other")
+           and float(capacity["at_other"].get("witness_work", -1)) == float(slope["other_work"])
+           else {}),
+        # the witness step's share of a synthesis alone at the other work (its k = 1 row
+        # there), which compare takes to split a synthesis at another work
+        **({"witness_fraction_at_other": split_other["fraction"]}
+           if split_other and slope.get("synth_ratio_at_other")
            and float(capacity["at_other"].get("witness_work", -1)) == float(slope["other_work"])
            else {}),
         "gpu_threads": pool,

@@ -36,6 +36,10 @@ CALIBRATION_NOTES = {
     "witness_spread_at_other": "synth.witness_spread measured at other_work (k one-thread "
                                "syntheses at once there): a run at another witness work has "
                                "its spread on the line through the two",
+    "witness_fraction_at_other": "the witness step's share of one one-thread synthesis "
+                                 "alone at other_work (the k-at-once curve's k = 1 row there: "
+                                 "both steps of the same calls): a run at another witness work "
+                                 "has its witness step on the line through the two works",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "contention_b_g2_x": "b_g2_msm's slowdown beside each of those counts but 0 "

@@ -3,6 +3,7 @@ their MatVecs on the shared pool (synth.matvec_queue from the at-once waves' end
 
 import json
 import math
+import statistics
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,51 @@ def test_the_matvec_queue_is_the_discipline_the_waves_ends_show(truth):
     assert fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)[0] == other
     assert "k-at-once curve is nearer" in _queue_note(
         fit_matvec_queue(meas, cores=16, ws_gib=0.0, llc_gib=0.0)[1])
+
+
+def test_the_split_of_a_synthesis_alone_at_the_other_work_is_kept_and_used(tmp_path):
+    from cuzklab.calibrate.live import alone_split
+    meas = _measurements("h100-r37")
+    rows = meas["cores_curve"]["at_other"]["rows"]
+    got = alone_split(rows)
+    one = next(r for r in rows if r["syntheses"] == 1)
+    w, m = statistics.median(one["witness_s"]), statistics.median(one["matvec_s"])
+    assert got["fraction"] == pytest.approx(w / (w + m), abs=1e-4)
+    # at witness work 0 the witness step is a small share: the MatVec is most of it
+    assert 0.05 < got["fraction"] < 0.4
+    path = tmp_path / "r37.toml"
+    path.write_text(derive_profile(meas, "r37")["text"])
+    prof = Profile.load(path)
+    assert prof.get("calibration", "witness_fraction_at_other") == got["fraction"]
+    # no k = 1 row with its steps (calibrations before they were kept): none
+    assert alone_split([{"syntheses": 1, "durations_s": [0.4]}]) is None
+    assert alone_split([]) is None
+    assert "witness_fraction_at_other" not in derive_profile(_measurements("h200-r34"),
+                                                             "r34")["text"]
+
+
+def test_the_witness_step_moves_on_the_line_through_its_seconds_at_the_two_works():
+    prof = Profile.load("porep-live-h200")
+    work, frac = prof["synth"]["work_core_s"], prof["synth"]["witness_fraction"]
+    cal = {"synth_ratio_at_other": 0.1, "other_work": 0.0}
+    two = prof.replace(calibration={**cal, "witness_fraction_at_other": 0.25})
+
+    def witness(p, w):
+        s = profile_at_witness_work(p, w)["synth"]
+        return s["work_core_s"], s["work_core_s"] * s["witness_fraction"]
+    # at the other work: that share of the whole synthesis there (0.1 of the work)
+    whole, wit = witness(two, 0.0)
+    assert whole == pytest.approx(0.1 * work)
+    assert wit == pytest.approx(0.25 * 0.1 * work, rel=1e-3)
+    # half way: half way between the witness's seconds at the two works
+    whole, wit = witness(two, 0.5)
+    assert whole == pytest.approx(0.55 * work)
+    assert wit == pytest.approx(0.5 * (frac * work + 0.025 * work), rel=1e-3)
+    # without it the MatVec keeps its seconds at the calibration's work: here more than
+    # the whole synthesis at work 0, so its witness step is nothing
+    one = prof.replace(calibration=cal)
+    assert (1 - frac) * work > 0.1 * work
+    assert witness(one, 0.0)[1] == 0.0
+    # the calibration's own work is the profile itself
+    assert profile_at_witness_work(two, 1.0) is not None
+    assert witness(two, 1.0)[1] == pytest.approx(frac * work)
