@@ -152,6 +152,13 @@ JOBS = [
     (56, "2026-12-06", ["r36-samehost-repaced"], "r36",
      "the fifty-fifth's profile on its host, re-paced right before at both works, all "
      "twelve rows again, one run"),
+    (57, "2026-12-06", ["r37-samehost-tracked"], "r37",
+     "its own host's profile (an H100 machine's host; the first with prep_msm's passes on "
+     "the b_g2_msm pool's queue, as cuzk runs them), all twelve rows, one run, then the "
+     "contention curve"),
+    (58, "2026-12-06", ["r37-samehost-repaced"], "r37",
+     "the fifty-seventh's profile on its host, re-paced right before at both works, all "
+     "twelve rows again, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -166,13 +173,14 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            51: "repace-live-h200-r34.json",
                            53: "repace-live-h100-r35.json",
                            54: "repace-live-h100-r35-pass2.json",
-                           56: "repace-live-h100-r36.json"}
+                           56: "repace-live-h100-r36.json",
+                           58: "repace-live-h100-r37.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
         43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100",
-        52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100"}
+        52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -184,7 +192,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             44: "forty-fourth", 45: "forty-fifth", 46: "forty-sixth",
             47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth", 50: "fiftieth",
             51: "fifty-first", 52: "fifty-second", 53: "fifty-third", 54: "fifty-fourth",
-            55: "fifty-fifth", 56: "fifty-sixth",
+            55: "fifty-fifth", 56: "fifty-sixth", 57: "fifty-seventh", 58: "fifty-eighth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -204,6 +212,7 @@ CURVES = [
     (50, "2026-12-06", "compare-live-h200-r34-samehost-tracked.json", "r34"),
     (52, "2026-12-06", "compare-live-h100-r35-samehost-tracked.json", "r35"),
     (55, "2026-12-06", "compare-live-h100-r36-samehost-tracked.json", "r36"),
+    (57, "2026-12-06", "compare-live-h100-r37-samehost-tracked.json", "r37"),
 ]
 
 

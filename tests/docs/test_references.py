@@ -44,7 +44,7 @@ FOREIGN_CLASSES = ("plotly.graph_objects.FigureWidget", "pandas.DataFrame", "ipy
 RUST_NAMES = frozenset({"Some", "Ok", "Err"})
 # Calls in the daemon's own code that docs/cuzk-daemon.md cites when it lists the
 # lines the daemon writes: C's stdio and a C++ exception's message.
-DAEMON_CALLS = frozenset({"printf", "fprintf", "what"})
+DAEMON_CALLS = frozenset({"printf", "fprintf", "what", "get_groth16_pool"})
 # A dotted name whose first part is a sub-package is read as cuzklab's
 # (`plots.compose.stack_specs`); two dots at least, so `trace.summary()` on a
 # variable named trace is not mistaken for one.
