@@ -365,23 +365,23 @@ def profile_at_witness_work(profile, witness_work: float):
     w_o = prof.get("calibration", "other_work")
     if ratio is not None and w_o is not None and float(w_o) != float(w_cal):
         # two whole one-thread syntheses timed in the same minutes: the line through them
-        w_o = float(w_o)
-        f = float(ratio) + (1.0 - float(ratio)) * (w - w_o) / (float(w_cal) - w_o)
-        new_work = max(1e-6, work * f)
+        t = (w - float(w_cal)) / (float(w_o) - float(w_cal))  # 0 at the calibration's, 1 there
+
+        def on_line(here: float, there: float) -> float:
+            return here + (there - here) * t
+        new_work = max(1e-6, work * on_line(1.0, float(ratio)))
         frac_o = prof.get("calibration", "witness_fraction_at_other")
         if frac_o is not None:
             # the witness step on the line through its seconds at the two works: at the
             # other work its share of a synthesis alone there, as measured
             at_o = float(frac_o) * work * float(ratio)
-            t = (w - float(w_cal)) / (w_o - float(w_cal))
-            witness = min(new_work, max(0.0, frac * work + (at_o - frac * work) * t))
+            witness = min(new_work, max(0.0, on_line(frac * work, at_o)))
         else:
             witness = max(0.0, new_work - (1 - frac) * work)  # the MatVec does not move
         spread = s.get("witness_spread")
         spread_o = prof.get("calibration", "witness_spread_at_other")
         if spread is not None and spread_o is not None:  # on the line through the two works
-            spread = float(spread) + (float(spread_o) - float(spread)) * (w - float(w_cal)) \
-                / (w_o - float(w_cal))
+            spread = on_line(float(spread), float(spread_o))
         return _at_work(prof, w, new_work, witness, spread)
     slope = prof.get("calibration", "witness_s_per_work")
     if slope is None:

@@ -499,8 +499,12 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
             f"how far apart the witness steps of one-thread syntheses started together end: "
             f"the rms log of each over its wave's median ({spread['steps']} steps, waves of "
             f"2 to {max(r['syntheses'] for r in capacity['rows'])} at once)"))
-    spread_other = witness_spread((capacity.get("at_other") or {}).get("rows"))
-    split_other = alone_split((capacity.get("at_other") or {}).get("rows"))
+    at_other = capacity.get("at_other") or {}
+    spread_other = witness_spread(at_other.get("rows"))
+    split_other = alone_split(at_other.get("rows"))
+    # the k-at-once curve ran at the other work of the whole syntheses' line
+    curve_at_other = bool(slope.get("synth_ratio_at_other")) and \
+        float(at_other.get("witness_work", -1)) == float(slope["other_work"])
     prep = [
         Entry("solo_s", st["prep_msm"], "measured", f"median, {solo_cmd}"),
         Entry("threads", 1, "cuzk", "one thread per partition"),
@@ -638,15 +642,11 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
         # the witness steps' spread at the other work (k at once there), which compare takes
         # on the line through it and synth.witness_spread to a run's witness work
         **({"witness_spread_at_other": spread_other["spread"]}
-           if spread and spread_other and slope.get("synth_ratio_at_other")
-           and float(capacity["at_other"].get("witness_work", -1)) == float(slope["other_work"])
-           else {}),
+           if spread and spread_other and curve_at_other else {}),
         # the witness step's share of a synthesis alone at the other work (its k = 1 row
         # there), which compare takes to split a synthesis at another work
         **({"witness_fraction_at_other": split_other["fraction"]}
-           if split_other and slope.get("synth_ratio_at_other")
-           and float(capacity["at_other"].get("witness_work", -1)) == float(slope["other_work"])
-           else {}),
+           if split_other and curve_at_other else {}),
         "gpu_threads": pool,
         "contention_counts": counts,
         # the b_g2_msm slowdowns the pool weight was fitted on (beside each count but 0), so

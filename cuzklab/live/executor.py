@@ -504,9 +504,9 @@ class LiveRun:
         self._pad("prep_msm")
         t1, before = self.now(), thread_usage()
         po = W.prep(p.data[k]["out"], clock, self.cpu_queue)
-        # what its thread did over its own seconds (the span also holds the wait for a
-        # pool thread): CPU seconds near them mean slower work on a core, far below them
-        # time without one (switched out while runnable) or waiting (the GIL, a lock)
+        # its own seconds (the span also holds the wait for this pool thread) hold its
+        # passes' wait on the b_g2_msm pool's queue and their work there; this thread
+        # meanwhile only waits, so its usage is the call's own Python code
         use = usage_since(before)
         end = self.now()
         self._span(p, k, "prep_msm", lane, t0, end)
