@@ -613,18 +613,28 @@ def witness_spread_text(curve: dict | None) -> str:
 
 def beside_pool_text(mvp: dict | None) -> str:
     """Return how a W=0 witness step and one prep_msm slowed beside b_g2_msm calls back to
-    back on their pool (the MatVec pool step's extra timings), '' where it has neither."""
+    back on their pool (the MatVec pool step's extra timings; the witness step also at the
+    calibration's own work where it was timed there), and where each went: the witness
+    steps into the model's ``synth.witness_pool_slowdown``
+    (:func:`~cuzklab.calibrate.compare.witness_pool_slowdown_at`), prep_msm not; '' where
+    it has none."""
     mvp = mvp or {}
     parts = []
-    for key, what in (("witness", "the W=0 witness step"), ("prep_msm", "one prep_msm")):
+    at = mvp.get("witness_at_work") or {}
+    for key, what, where in (
+            ("witness", "the W=0 witness step", "[calibration] witness_beside_pool"),
+            ("witness_at_work", f"at witness work {float(at.get('witness_work', 1)):g}",
+             "with the one above, [calibration] witness_work_beside_pool"),
+            ("prep_msm", "one prep_msm", "measured, not in the model")):
         r = mvp.get(key)
         if r and r.get("alone_s", 0) > 0:
             parts.append(f"{what} {r['alone_s'] * 1e3:.3g} ms alone, "
-                         f"{r['beside_s'] * 1e3:.3g} ms beside them (x{r['slowdown']:.2f})")
+                         f"{r['beside_s'] * 1e3:.3g} ms beside them (x{r['slowdown']:.2f}; "
+                         f"{where})")
     if not parts:
         return ""
     return (f"beside {mvp.get('calls')} b_g2_msm calls back to back on their pool: "
-            + "; ".join(parts) + " (measured, not yet in the model)")
+            + "; ".join(parts))
 
 
 def format_calibration(res: dict, path=None) -> str:

@@ -359,13 +359,65 @@ def profile_at_witness_work(profile, witness_work: float):
                               "([calibration] witness_work): it can only model runs at the "
                               f"default witness work 1, got {w:g}")
         return prof
+    new_work, witness, spread = _witness_line(prof, w)
+    return _at_work(prof, w, new_work, witness, spread, witness_pool_slowdown_at(prof, w))
+
+
+def witness_pool_slowdown_at(prof, w: float) -> float | None:
+    """Return the witness step's slowdown beside a full b_g2_msm pool at witness work ``w``
+    (``synth.witness_pool_slowdown``), or None where the profile records no
+    ``[calibration] witness_beside_pool``.
+
+    A witness step is two parts: what witness work 0 keeps (allocating and first
+    touching its output) and the per-constraint work that the witness work adds. The
+    first runs ``witness_beside_pool`` slower beside b_g2_msm calls back to back on
+    their pool (the W=0 step timed so), the second ``witness_work_beside_pool`` slower
+    (from the step timed so at the calibration's own work too; absent: as alone). A step
+    at ``w`` slows by their mean weighted by the parts' seconds alone, both on the
+    witness step's line through the two works (:func:`profile_at_witness_work`)."""
+    x0 = prof.get("calibration", "witness_beside_pool")
+    if x0 is None:
+        return None
+    x_work = prof.get("calibration", "witness_work_beside_pool", 1.0)
+    witness, at_zero = _witness_line(prof, w)[1], _witness_line(prof, 0.0)[1]
+    return parts_slowdown(float(x0), float(x_work), at_zero, witness)
+
+
+def parts_slowdown(x_zero: float, x_work: float, at_zero: float, witness: float) -> float:
+    """Return the slowdown of a witness step of ``witness`` seconds alone, ``at_zero`` of
+    them the part witness work 0 keeps, when that part slows ``x_zero`` and the rest
+    ``x_work`` (each at least 1: a part that ran faster beside a load, noise, as alone)."""
+    x_zero, x_work = max(1.0, x_zero), max(1.0, x_work)
+    if witness <= 0:
+        return round(x_zero, 4)
+    z = min(1.0, max(0.0, at_zero) / witness)
+    return round(x_zero * z + x_work * (1.0 - z), 4)
+
+
+def work_part_slowdown(x_zero: float, alone_zero: float, x_at: float,
+                       alone_at: float) -> float | None:
+    """Return the slowdown of the part of a witness step that its witness work adds, from
+    the step timed alone and beside a load at witness work 0 (``alone_zero`` seconds,
+    ``x_zero`` slower) and at a higher work (``alone_at``, ``x_at``); None where the
+    higher work's step is not the longer (nothing to split)."""
+    if alone_at <= alone_zero or alone_zero < 0:
+        return None
+    x = (alone_at * x_at - alone_zero * max(1.0, x_zero)) / (alone_at - alone_zero)
+    return round(max(1.0, x), 4)
+
+
+def _witness_line(prof, w: float) -> tuple[float, float, float | None]:
+    """Return a one-thread synthesis's seconds at witness work ``w``, its witness step's
+    seconds and the witness steps' spread there (None: the profile's own), on the line
+    :func:`profile_at_witness_work` describes."""
     s = prof["synth"]
+    w_cal = float(prof.get("calibration", "witness_work"))
     work, frac = float(s["work_core_s"]), float(s.get("witness_fraction", 0.0))
     ratio = prof.get("calibration", "synth_ratio_at_other")
     w_o = prof.get("calibration", "other_work")
-    if ratio is not None and w_o is not None and float(w_o) != float(w_cal):
+    if ratio is not None and w_o is not None and float(w_o) != w_cal:
         # two whole one-thread syntheses timed in the same minutes: the line through them
-        t = (w - float(w_cal)) / (float(w_o) - float(w_cal))  # 0 at the calibration's, 1 there
+        t = (w - w_cal) / (float(w_o) - w_cal)  # 0 at the calibration's, 1 there
 
         def on_line(here: float, there: float) -> float:
             return here + (there - here) * t
@@ -382,22 +434,25 @@ def profile_at_witness_work(profile, witness_work: float):
         spread_o = prof.get("calibration", "witness_spread_at_other")
         if spread is not None and spread_o is not None:  # on the line through the two works
             spread = on_line(float(spread), float(spread_o))
-        return _at_work(prof, w, new_work, witness, spread)
+        return new_work, witness, spread
     slope = prof.get("calibration", "witness_s_per_work")
     if slope is None:
         raise ConfigError("witness_work", f"profile {prof.name} was calibrated at witness work "
-                          f"{float(w_cal):g} and records no witness_s_per_work: calibrate it "
+                          f"{w_cal:g} and records no witness_s_per_work: calibrate it "
                           f"again to model witness work {w:g}")
     at_cal = float(prof.get("calibration", "witness_s") or 0.0)
     scale = frac * work / at_cal if at_cal > 0 else 1.0  # relative to the step's own witness
-    witness = max(0.0, frac * work + (w - float(w_cal)) * float(slope) * scale)
-    return _at_work(prof, w, max(1e-6, (1 - frac) * work + witness), witness)
+    witness = max(0.0, frac * work + (w - w_cal) * float(slope) * scale)
+    return max(1e-6, (1 - frac) * work + witness), witness, None
 
 
-def _at_work(prof, w: float, new_work: float, witness: float, spread: float | None = None):
+def _at_work(prof, w: float, new_work: float, witness: float, spread: float | None = None,
+             beside_pool: float | None = None):
     """Return ``prof`` with a one-thread synthesis of ``new_work`` seconds, ``witness`` of
     them serial (the witness step), named for witness work ``w``; ``spread``: the witness
-    steps' spread there (``synth.witness_spread``; None: the profile's own)."""
+    steps' spread there (``synth.witness_spread``; None: the profile's own);
+    ``beside_pool``: the witness step's slowdown beside a full b_g2_msm pool there
+    (``synth.witness_pool_slowdown``; None: the profile's own)."""
     new_frac = min(0.99, witness / new_work)
     cores = max(1, int(prof["node"]["cores"]))
     speedup = min(float(cores), 1.0 / (new_frac + (1 - new_frac) / cores))
@@ -405,6 +460,8 @@ def _at_work(prof, w: float, new_work: float, witness: float, spread: float | No
           "max_threads": round(max(1.0, speedup), 4)}
     if spread is not None:
         at["witness_spread"] = round(min(2.0, max(0.0, spread)), 4)
+    if beside_pool is not None:
+        at["witness_pool_slowdown"] = beside_pool
     out = prof.replace(synth=at)
     return dataclasses.replace(out, name=f"{prof.name} at witness work {w:g}")
 

@@ -306,6 +306,11 @@ def measure_live(log2_constraints: int, *, backend: str = "cpu", gpu_threads: in
     tell()
     out["matvec_pool"] = measure_matvec_pool(log2_constraints, matvec_threads=cores,
                                              pool_threads=pool, backend=backend, repeat=repeat)
+    if witness_work > 0:  # the witness step at this work beside the same calls (~25 s at 2^20)
+        out["matvec_pool"]["witness_at_work"] = measure_matvec_pool(
+            log2_constraints, matvec_threads=cores, pool_threads=pool, backend=backend,
+            repeat=max(1, min(repeat, 2)), witness_work=witness_work,
+            only_witness=True)["witness"]
     tell()
     if backend == "gpu":
         try:
@@ -656,6 +661,30 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                               if r["syntheses"] > 0 and r.get("b_g2_msm_slowdown")],
         "fitted_on": fitted_on,
     }
+    beside = (mvp or {}).get("witness") or {}
+    if beside.get("slowdown") and float(beside.get("witness_work", -1)) == 0.0:
+        # the witness step beside the b_g2_msm pool's calls, its two parts: at the profile's
+        # own work here, at a run's in compare
+        from .compare import witness_pool_slowdown_at, work_part_slowdown
+        calibration["witness_beside_pool"] = round(float(beside["slowdown"]), 4)
+        at_work = mvp.get("witness_at_work") or {}
+        x_work = (work_part_slowdown(beside["slowdown"], beside["alone_s"],
+                                     at_work["slowdown"], at_work["alone_s"])
+                  if at_work.get("slowdown") else None)
+        if x_work is not None:
+            calibration["witness_work_beside_pool"] = x_work
+        at = Profile(name=name, data={**table_values(tables), "calibration": calibration},
+                     source="<calibrate>")
+        how = (f"the rest x{x_work:.2f}, from the step at witness work "
+               f"{float(at_work['witness_work']):g} so ({at_work['alone_s'] * 1e3:.0f} -> "
+               f"{at_work['beside_s'] * 1e3:.0f} ms)" if x_work is not None
+               else "the rest as alone (not timed there)")
+        tables["synth"].append(Entry(
+            "witness_pool_slowdown", witness_pool_slowdown_at(at, witness_work), "fit",
+            f"the witness step beside a full b_g2_msm pool: its part at witness work 0 "
+            f"(allocating and first touching its output) x{beside['slowdown']:.2f}, as "
+            f"{mvp['matvecs']} W=0 syntheses ran beside {mvp['calls']} calls back to back "
+            f"({beside['alone_s'] * 1e3:.0f} -> {beside['beside_s'] * 1e3:.0f} ms), {how}"))
     if command:
         calibration["derived_by"] = command
     header = [f"{name}: calibrated live on {where}, {mach['memory_gib']} GiB RAM.",

@@ -854,7 +854,8 @@ def measure_b_g2_pool(log2_constraints: int, *, pool_threads: int, backend: str 
 
 def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_threads: int,
                         backend: str = "cpu", matvecs: int = 4, calls: int | None = None,
-                        repeat: int = 3, seed: int = 0) -> dict:
+                        repeat: int = 3, seed: int = 0, witness_work: float = 0.0,
+                        only_witness: bool = False) -> dict:
     """Return how the shared MatVec pool and the b_g2_msm pool split the cores when both are busy.
 
     The live executor runs the MatVecs of every synthesis on one pool of
@@ -876,14 +877,21 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     pool's threads (at least 2), the load :func:`measure_b_g2_pool` times the GPU
     region beside.
 
-    Beside the same load of b_g2_msm calls, two more that the rows run into under
-    ``split_async`` (recorded, not yet in the model): ``witness``, the witness step
-    (at witness work 0) of the ``matvec`` timing's syntheses, alone and beside the
-    load (the median over their syntheses); and ``prep_msm``, one partition's
-    prep_msm on one thread of its own, as the live executor runs it, timed alone
-    and beside the load (medians of ``3 x repeat`` calls). The fifty-second to
-    fifty-fourth jobs' split_async rows ran prep_msm at two to four times its time
-    alone and the W=0 witness at up to twice the model's (docs/calibrate.md).
+    Beside the same load of b_g2_msm calls, two more that the rows run into:
+    ``witness``, the witness step (at witness work 0) of the ``matvec`` timing's
+    syntheses, alone and beside the load (the median over their syntheses; the
+    model's ``synth.witness_pool_slowdown``, through ``[calibration]
+    witness_beside_pool``); and ``prep_msm``, one partition's prep_msm on one thread
+    of its own, timed alone and beside the load (medians of ``3 x repeat`` calls;
+    recorded, not in the model). The fifty-second to fifty-fourth jobs' split_async
+    rows ran prep_msm at two to four times its time alone and the W=0 witness at up to
+    twice the model's (docs/calibrate.md).
+
+    ``witness_work`` (default 0) is the syntheses' witness work; ``only_witness`` times
+    the witness step alone and beside the load and nothing else (``calibrate --live``
+    runs the whole step at witness work 0, then this at its own work: the model's
+    ``[calibration] witness_work_beside_pool``; ``bench_witness_beside_pool.py`` times
+    the whole step at several works).
     """
     from ..live import workload
     from ..live import work as W
@@ -896,7 +904,9 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
     calls = max(2, pool_threads // 4) if calls is None else calls
     if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
         raise ConfigError("calls", f"must be an integer >= 1, got {calls!r}")
-    work = workload(log2_constraints, seed, backend, 0.0)
+    from ..live import check_witness_work
+    witness_work = check_witness_work(witness_work)
+    work = workload(log2_constraints, seed, backend, witness_work)
     mv_pool = NativePool(matvec_threads, "calibrate-matvec-pool")
     try:
         witnesses: list = []  # the witness step of every synthesis, read after each timing
@@ -906,8 +916,10 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             witnesses.append(out.witness_s)
             return out.matvec_s
 
+        # the calls' inputs (one partition's, shared by every call where only the witness
+        # step is timed: a load, whose syntheses at a high witness work take seconds each)
         pos = [W.prep(W.synthesize(work, 0, i, StageClock(), matvec_threads, mv_pool),
-                      StageClock()) for i in range(calls)]
+                      StageClock()) for i in range(1 if only_witness else calls)]
         for x in pos:  # untimed: starts the pool, touches the bases and each call's data
             W.b_g2(x, work, StageClock(), pool_threads)
         matvec(0)  # untimed: the MatVec pool's threads and the program's tables
@@ -934,6 +946,19 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         def timed(fn) -> float:
             return float(statistics.median(fn(rep) for rep in range(repeat)))
 
+        witnesses.clear()  # the warm-up's
+        if only_witness:
+            mv_alone = timed(matvecs_mean)
+            wit_alone = float(statistics.median(witnesses))
+            witnesses.clear()
+            with busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
+                                                 pool_threads), min(0.5, 2 * mv_alone)):
+                timed(matvecs_mean)
+            return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
+                    "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
+                    "repeat": repeat, "cores": host_cores(),
+                    "witness": {"witness_work": witness_work,
+                                **_beside(wit_alone, float(statistics.median(witnesses)))}}
         out0 = W.synthesize(work, 0, 0, StageClock(), matvec_threads, mv_pool)
         for _ in range(3):  # untimed: its first calls, which run slow (allocations, caches)
             W.prep(out0, StageClock())
@@ -957,7 +982,7 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
             "repeat": repeat, "cores": host_cores(),
             "matvec": _beside(mv_alone, mv_beside), "b_g2": _beside(g2_alone, g2_beside),
-            "witness": {"witness_work": 0.0, **_beside(wit_alone, wit_beside)},
+            "witness": {"witness_work": witness_work, **_beside(wit_alone, wit_beside)},
             "prep_msm": _beside(prep_alone, prep_beside)}
 
 

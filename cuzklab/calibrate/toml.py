@@ -40,6 +40,13 @@ CALIBRATION_NOTES = {
                                  "alone at other_work (the k-at-once curve's k = 1 row there: "
                                  "both steps of the same calls): a run at another witness work "
                                  "has its witness step on the line through the two works",
+    "witness_beside_pool": "a witness step at witness work 0 beside b_g2_msm calls back to "
+                           "back on their pool over it alone: the slowdown of the part of "
+                           "every witness step that work 0 keeps",
+    "witness_work_beside_pool": "the slowdown beside the same calls of the part of a witness "
+                                "step that its witness work adds, from the step timed so at "
+                                "witness_work too (synth.witness_pool_slowdown at a run's "
+                                "work: the two parts' mean, weighted by their seconds alone)",
     "gpu_threads": "the prep_msm / b_g2_msm pool of the solo runs and the contention points",
     "contention_counts": "concurrent syntheses that node.cpu_pool_weight was fitted on",
     "contention_b_g2_x": "b_g2_msm's slowdown beside each of those counts but 0 "

@@ -70,7 +70,7 @@ _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "synth": {"matvec_serial": (0, 0.99), "matvec_miss_penalty": (0, 100),
               "matvec_max_threads": (1, 1e5), "matvec_bw_gbps_per_thread": (0, 1e4),
               "matvec_mem_bound": (0, 1), "matvec_weight": (0.01, 1e3),
-              "witness_spread": (0, 2)},
+              "witness_spread": (0, 2), "witness_pool_slowdown": (1, 100)},
     "gpu": {"host_share": (0, 1)},
     "memory": {"request_gib": (0, 1e3)},
     "partition": {"pinned_alloc_s": (0, 1e3), "pinned_warm": (0, 1e6)},

@@ -403,6 +403,7 @@ class DaemonModel:
             # (synth.witness_spread), so their MatVecs reach the shared pool apart
             wit = w * work * self._draw(s.get("witness_spread", 0.0))
             steps = [(wit, 1.0, "", 0.0, w)]
+            wit_pool = s.get("witness_pool_slowdown", 1.0)
             if ser > 0:
                 steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
             reach = min(self.matvec_threads, s.get("matvec_max_threads", math.inf))
@@ -428,7 +429,8 @@ class DaemonModel:
                 yield turn
             ev = self.machine.run("synth", step_work, cap=cap, group=group,
                                   **(mv_kw if two and i >= 1 else kw),
-                                  **(matvec_kw if group else {}))
+                                  **(matvec_kw if group else {}),
+                                  **({"pool_slowdown": wit_pool} if two and i == 0 else {}))
             step = work / s["max_threads"] / 4
             while not ev.triggered:
                 yield self.env.any_of([ev, self.env.timeout(step)])

@@ -76,6 +76,7 @@ class Job:
     group: str = ""             # a pool of threads this job shares with its group ("" none)
     ws_gib: float = 0.0         # the working set it gathers from (GiB; 0: none)
     miss_penalty: float = 0.0   # its slowdown - 1 when all of that working set misses the cache
+    pool_slowdown: float = 1.0  # its slowdown while the prep_msm / b_g2_msm pool is full
     order: int = 0
     start: float = 0.0
     remaining: float = 0.0
@@ -170,13 +171,17 @@ class Machine:
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
             mem_bound: float = 0.0, pressure_k: float = 0.0,
             solo_rate: float | None = None, group: str = "", ws_gib: float = 0.0,
-            miss_penalty: float = 0.0) -> simpy.Event:
+            miss_penalty: float = 0.0, pool_slowdown: float = 1.0) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown).
 
         ``group``: a synthesis job that shares the pool ``group_threads[group]``
         with the other running jobs of its group. ``ws_gib`` and ``miss_penalty``:
         the working set it gathers from at random and its slowdown - 1 when all of
-        it misses the last-level cache (the machine's ``llc_gib``).
+        it misses the last-level cache (the machine's ``llc_gib``). ``pool_slowdown``:
+        how much slower it runs on its core while the pool's threads are all busy
+        (``pool`` jobs asking ``pool_threads``), in proportion to how full the pool is
+        (1: the pool's work does not touch it; the model's witness step, which runs
+        slower beside b_g2_msm calls on the host's other cores).
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -188,7 +193,8 @@ class Machine:
         job = Job(kind=kind, work=max(work, 1e-12), cap=cap, bw_per_thread=bw_per_thread,
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
                   pressure_k=pressure_k, group=group, ws_gib=max(0.0, float(ws_gib)),
-                  miss_penalty=max(0.0, float(miss_penalty)), order=next(self._order),
+                  miss_penalty=max(0.0, float(miss_penalty)),
+                  pool_slowdown=max(1.0, float(pool_slowdown)), order=next(self._order),
                   start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
@@ -259,6 +265,8 @@ class Machine:
         for j in single:
             j.threads = 1.0
         want_pool = sum(j.threads for j in pool) + len(single)
+        full = (min(1.0, sum(j.threads for j in pool) / self.pool_threads)
+                if pool and self.pool_threads > 0 else 0.0)  # how full the pool is
         caps = {id(j): j.cap for j in synth}
         for name, size in self.group_threads.items():
             members = [j for j in synth if j.group == name]
@@ -329,6 +337,8 @@ class Machine:
                 alone = miss_share(j.ws_gib, self.llc_gib)
                 speed *= (1.0 + j.miss_penalty * alone) / (1.0 + j.miss_penalty
                                                            * max(miss_now, alone))
+            if full > 0 and j.pool_slowdown > 1.0:
+                speed /= 1.0 + (j.pool_slowdown - 1.0) * full
             j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:

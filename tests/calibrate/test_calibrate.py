@@ -798,8 +798,19 @@ def test_live_calibration_fits_the_matvec_pools_weight(live_profile):
     assert f"beside {mvp['calls']} b_g2_msm calls" in text
     assert f"x{mvp['prep_msm']['slowdown']:.2f}" in text and "W=0 witness step" in text
     assert text in format_calibration(res, path)
+    # where each went: the witness step into the model, prep_msm not
+    assert "[calibration] witness_beside_pool" in text
+    assert "witness_work_beside_pool" in text  # the fixture calibrates at witness work 1
+    assert "measured, not in the model" in text
     assert beside_pool_text(None) == "" and beside_pool_text({"calls": 2}) == ""
     prof = Profile.load(path)
+    # the W=0 witness step's slowdown is recorded and the model's witness step takes it
+    assert prof.get("calibration", "witness_beside_pool") == pytest.approx(
+        mvp["witness"]["slowdown"], abs=1e-4)
+    assert prof["synth"]["witness_pool_slowdown"] >= 1.0
+    # and at the calibration's own work (1) too, the witness step alone
+    assert mvp["witness_at_work"]["witness_work"] == 1.0
+    assert set(mvp["witness_at_work"]) == {"witness_work", "alone_s", "beside_s", "slowdown"}
     raw = path.read_text()
     if meas["derived"]["matvec"] is not None:  # the host reports a cache: the MatVec is fitted
         fit = meas["derived"]["matvec_weight"]
