@@ -794,3 +794,35 @@ def test_the_rejudge_script_judges_every_job_on_one_pool_weight_when_asked(tmp_p
     base = mod.judge(mod.JOBS[[j[0] for j in mod.JOBS].index(46)], tmp_path)
     moved = mod.judge(mod.JOBS[[j[0] for j in mod.JOBS].index(46)], tmp_path, 0, 1.0)
     assert base["rows"] == moved["rows"] == 12 and base["errors"] != moved["errors"]
+
+
+def test_the_witness_beside_pool_benchmark_sets_both_rules_beside_its_timings(tmp_path, capsys):
+    mod = _script("bench_witness_beside_pool.py")
+    out = tmp_path / "beside.json"
+    assert mod.main(["--log2", "8", "--backend", "cpu", "--works", "1,0", "--repeat", "1",
+                     "--pool-threads", "2", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert list(res["works"]) == ["0", "1"] and res["pool_threads"] == 2
+    for key, m in res["works"].items():
+        wit = m["witness"]
+        assert wit["witness_work"] == float(key) and wit["alone_s"] > 0 and wit["beside_s"] > 0
+        assert wit["rule_zero_part"] >= 1.0  # a rule's slowdown is never below 1
+    # an H100 host's stored timings judged again: the step's two parts from W=0 and W=1
+    # give the W=0.25 step within 5 %, the W=0 part alone (the rest as alone) 27 % short
+    stored = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / \
+        "witness-beside-pool-h100.json"
+    again = tmp_path / "again.json"
+    assert mod.main(["--judge", str(stored), "--json", str(again)]) == 0
+    res = json.loads(again.read_text())
+    mid = res["works"]["0.25"]["witness"]
+    assert 1.4 < res["work_part_slowdown"] < 1.5
+    assert abs(mid["rule_both_parts"] / mid["slowdown"] - 1) < 0.05
+    assert mid["rule_zero_part"] / mid["slowdown"] - 1 < -0.2
+    assert "the part the witness work adds: x1.44" in capsys.readouterr().out
+    for argv, message in ((["--works", "0.25,1"], "0 among them"),
+                          (["--works", "a"], "--works: numbers >= 0"),
+                          (["--repeat", "0"], "--repeat must be at least 1"),
+                          (["--judge", str(tmp_path / "none.json")], "--judge: cannot read")):
+        with pytest.raises(SystemExit):
+            mod.main(argv)
+        assert message in capsys.readouterr().err
