@@ -554,6 +554,22 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     assert sorted(near + [a.text for a in far]) == sorted(str(n) for n in [1, 2] + list(range(10, 22)))
     tails = [(a.ax, a.ay) for a in far]
     assert len(set(tails)) == len(tails)  # no two far labels on one spot
+    # on the stored jobs, no label set off on a line has the line pass another job's marker
+    # (a reader takes the marker the line crosses for the label's: the forty-sixth's line
+    # once ran through the sixtieth's)
+    stored = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+                         / "rejudge-live-jobs.json").read_text())
+    fig = pace_figure(stored["jobs"], stored["total"]["pace"], repaced_before=set(mod.REPACED))
+    marks = [(j["checks"]["b_g2_msm"], 100 * e) for j in stored["jobs"] if j.get("checks")
+             for e in [j["median_error"]] + ([j["repaced"]["median_error"]]
+                                             if j.get("repaced") else [])]
+    far = [a for a in fig.layout.annotations if a.showarrow]
+    assert far
+    for a in far:
+        for t in (0.25, 0.5, 0.75):
+            px, py = a.x + t * (a.ax - a.x), a.y + t * (a.ay - a.y)
+            assert not any(abs(px - mx) < 0.006 and abs(py - my) < 1.0
+                           for mx, my in marks if mx != a.x), a.text
     # the stored rejudging: the thirty-eighth job's checks are its rows' medians
     _, res, text = _rejudged("38", tmp_path, capsys)
     (job,) = res["jobs"]

@@ -189,6 +189,13 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
     def clear(at, taken):
         return (not any(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken)
                 and not any(abs(at[0] - a) < mx and abs(at[1] - b) < my for a, b in markers))
+
+    def line_clear(x, y, at):
+        # a label set off on a line: the line passes no other job's marker, which a reader
+        # would take for the label's (its own, filled and open, share its x)
+        return not any(abs(x + t * (at[0] - x) - a) < mx / 2
+                       and abs(y + t * (at[1] - y) - b) < my / 2
+                       for t in (0.25, 0.5, 0.75) for a, b in markers if a != x)
     place, taken = {}, []
     for j in sorted(shown, key=lambda j: j["checks"]["b_g2_msm"]):
         x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
@@ -198,7 +205,9 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         # at one pace); the label then hangs off its marker by a short line
         tries = [(w, 1.0) for w in order] + [(w, 2.0) for w in order]
         where, far = next(((w, k) for w, k in tries
-                           if clear((x + k * offsets[w][0], y + k * offsets[w][1]), taken)),
+                           if clear((x + k * offsets[w][0], y + k * offsets[w][1]), taken)
+                           and (k == 1.0 or line_clear(
+                               x, y, (x + k * offsets[w][0], y + k * offsets[w][1])))),
                           (order[0], 1.0))
         ox, oy = offsets[where]
         place[j["job"]] = (where, far)
