@@ -159,6 +159,13 @@ JOBS = [
     (58, "2026-12-06", ["r37-samehost-repaced"], "r37",
      "the fifty-seventh's profile on its host, re-paced right before at both works, all "
      "twelve rows again, one run"),
+    (59, "2026-12-06", ["r38-samehost-tracked"], "r38",
+     "its own host's profile (an H100 machine's host whose one-thread probe spread 52 % over "
+     "the calibration), eleven of the twelve rows (the last skipped at the run's time "
+     "budget), one run, then the contention curve"),
+    (60, "2026-12-06", ["r38-samehost-repaced"], "r38",
+     "the fifty-ninth's profile on its host, re-paced right before at both works, all "
+     "twelve rows again, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -174,13 +181,15 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            53: "repace-live-h100-r35.json",
                            54: "repace-live-h100-r35-pass2.json",
                            56: "repace-live-h100-r36.json",
-                           58: "repace-live-h100-r37.json"}
+                           58: "repace-live-h100-r37.json",
+                           60: "repace-live-h100-r38.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
         43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100",
-        52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100"}
+        52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100",
+        59: "h100", 60: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -193,6 +202,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth", 50: "fiftieth",
             51: "fifty-first", 52: "fifty-second", 53: "fifty-third", 54: "fifty-fourth",
             55: "fifty-fifth", 56: "fifty-sixth", 57: "fifty-seventh", 58: "fifty-eighth",
+            59: "fifty-ninth", 60: "sixtieth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -213,6 +223,7 @@ CURVES = [
     (52, "2026-12-06", "compare-live-h100-r35-samehost-tracked.json", "r35"),
     (55, "2026-12-06", "compare-live-h100-r36-samehost-tracked.json", "r36"),
     (57, "2026-12-06", "compare-live-h100-r37-samehost-tracked.json", "r37"),
+    (59, "2026-12-06", "compare-live-h100-r38-samehost-tracked.json", "r38"),
 ]
 
 
@@ -271,16 +282,17 @@ def _gmean(xs) -> float:
     return math.exp(statistics.fmean(logs))
 
 
-def judge(job, folder: Path, repace: int = 0, pool_weight: float | None = None) -> dict:
+def judge(job, folder: Path, repace: int = 0, pool_weight: float | None = None,
+          beside_pool: tuple[float, float] | None = None) -> dict:
     """Return one job's rows judged on the profile made again from its calibration.
 
     ``repace``: also judge them on that profile re-paced to the job's ``repace`` earliest
-    host checks (:func:`earliest_checks`), where it has them. ``pool_weight``: the
-    profile's ``node.cpu_pool_weight`` set to it instead of the calibration's fit."""
+    host checks (:func:`earliest_checks`), where it has them. ``pool_weight`` and
+    ``beside_pool``: what-ifs (:func:`_load_profile`)."""
     from cuzklab.calibrate.compare import remodel
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
-    prof = _load_profile(number, cal, folder, pool_weight)
+    prof = _load_profile(number, cal, folder, pool_weight, beside_pool)
     rows, worsts, files = [], [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
@@ -492,12 +504,26 @@ def _profile(number: int, cal: str, folder: Path) -> Path:
     return now
 
 
-def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None = None):
+def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None = None,
+                  beside_pool: tuple[float, float] | None = None):
     """Return :func:`_profile`'s profile, with ``node.cpu_pool_weight`` set to ``pool_weight``
-    where one is given (a mechanism's test: one weight for every job, nothing fitted)."""
+    where one is given (a mechanism's test: one weight for every job, nothing fitted), and
+    the witness step's two parts' slowdowns beside the b_g2_msm pool set to ``beside_pool``
+    (``[calibration] witness_beside_pool``, ``witness_work_beside_pool``) on every profile
+    that records its witness work, where given (one host's timings for every job)."""
+    from cuzklab.calibrate.compare import witness_pool_slowdown_at
     from cuzklab.model import Profile
     prof = Profile.load(_profile(number, cal, folder))
-    return prof if pool_weight is None else prof.replace(node={"cpu_pool_weight": pool_weight})
+    if pool_weight is not None:
+        prof = prof.replace(node={"cpu_pool_weight": pool_weight})
+    w_cal = prof.get("calibration", "witness_work")
+    if beside_pool is not None and w_cal is not None:
+        x0, x_work = beside_pool
+        prof = prof.replace(calibration={"witness_beside_pool": x0,
+                                         "witness_work_beside_pool": x_work})
+        prof = prof.replace(synth={"witness_pool_slowdown":
+                                   witness_pool_slowdown_at(prof, float(w_cal))})
+    return prof
 
 
 def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> dict:
@@ -678,6 +704,12 @@ def main(argv=None) -> int:
                     help="judge every job and curve with node.cpu_pool_weight = W (> 0) "
                          "instead of each calibration's fitted weight (1: an even share of "
                          "the cores for every runnable thread)")
+    ap.add_argument("--witness-beside-pool", default=None, metavar="X0,XW",
+                    help="judge every job whose calibration records its witness work with the "
+                         "witness step's part at witness work 0 X0 times slower beside a full "
+                         "b_g2_msm pool and the part the work adds XW times (each >= 1; "
+                         "bench_witness_beside_pool.py measures both) instead of each "
+                         "calibration's own timings")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
@@ -686,6 +718,15 @@ def main(argv=None) -> int:
         ap.error(f"--repace: expected a number of checks >= 0, got {a.repace}")
     if a.pool_weight is not None and not a.pool_weight > 0:
         ap.error(f"--pool-weight: expected a weight > 0, got {a.pool_weight}")
+    beside_pool = None
+    if a.witness_beside_pool is not None:
+        try:
+            beside_pool = tuple(float(x) for x in a.witness_beside_pool.split(","))
+        except ValueError:
+            beside_pool = ()
+        if len(beside_pool) != 2 or not all(1.0 <= x <= 100.0 for x in beside_pool):
+            ap.error("--witness-beside-pool: expected two slowdowns in [1, 100] as X0,XW, "
+                     f"got {a.witness_beside_pool!r}")
     if a.jobs:
         try:
             wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
@@ -701,7 +742,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
-            res.append(judge(job, Path(tmp), a.repace, a.pool_weight))
+            res.append(judge(job, Path(tmp), a.repace, a.pool_weight, beside_pool))
         for k, c in enumerate(curves, 1):
             print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
             judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight))
