@@ -56,7 +56,9 @@
 #   whole syntheses at both witness works and the contention beside 3, 6 and 11 syntheses
 #   took 263 s on an H200 host, the fiftieth job, before its k-at-once syntheses ran again
 #   at witness work 0 (a few seconds more): give it LIMIT_CAL=420; the rows and the curve
-#   after it took 462 s, LIMIT_CMP=540)
+#   after it took 462 s, LIMIT_CMP=540; the fifty-ninth job's calibration took 350 s, to
+#   which the witness step timed beside the b_g2_msm pool at the calibration's own work
+#   now adds ~25 s: LIMIT_CAL=480 on a slow host)
 #   TRACK_HOST=0 ...   # no host checks; by default (1) a one-thread synthesis and b_g2_msm
 #   calls are timed alone before and after every run, and the model at the host's speed of
 #   those checks is judged beside the plain one (calibrate.hostcheck; ~10 s more a run at 2^20)
