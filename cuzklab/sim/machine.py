@@ -178,7 +178,7 @@ class Machine:
         with the other running jobs of its group. ``ws_gib`` and ``miss_penalty``:
         the working set it gathers from at random and its slowdown - 1 when all of
         it misses the last-level cache (the machine's ``llc_gib``). ``pool_slowdown``:
-        how much slower it runs on its core while the pool's threads are all busy
+        how much slower it runs while the pool's threads are all busy
         (``pool`` jobs asking ``pool_threads``), in proportion to how full the pool is
         (1: the pool's work does not touch it; the model's witness step, which runs
         slower beside b_g2_msm calls on the host's other cores).

@@ -48,7 +48,7 @@ def test_a_job_runs_slower_only_while_the_pool_is_full_and_in_proportion():
     slow = {"cap": 1.0, "pool_slowdown": 3.0}
     # alone: its own time, whatever its slowdown beside the pool
     assert _run({"w": (0, "synth", 1.0, slow)})["w"] == pytest.approx((0.0, 1.0))
-    # beside a pool job that fills the pool's 16 threads: x3 on its core, and the OS's
+    # beside a pool job that fills the pool's 16 threads: x3, and the OS's
     # share of the 16 cores for one thread beside 16 busy ones (16 / 17 of a core)
     full = _run({"w": (0, "synth", 1.0, slow),
                  "pool": (0, "pool", 100.0, {"cap": 16.0})})
