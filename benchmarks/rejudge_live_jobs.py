@@ -357,14 +357,18 @@ def wave_rows(rows: list[dict]) -> list[dict]:
         err = r.get("error_tracked") or {}
         if r.get("fitted") or not err.get("synth_ends_s"):
             continue
-        lw = (r["live"].get("synth_waves_s") or {}).get("later_over_first")
+        lws = r["live"].get("synth_waves_s") or {}
+        lw = lws.get("later_over_first")
         mw = ((r.get("model_tracked") or {}).get("synth_waves_s") or {}).get("later_over_first")
+        steps = {f"later_{k}_live": lws[f"{k}_later_over_first"] for k in ("witness", "cpu")
+                 if lws.get(f"{k}_later_over_first")}
         out.append({"witness_work": r["witness_work"],
                     "partition_workers": r["config"]["partition_workers"],
                     "lock": r["config"]["lock"], "gw": r["config"]["gpu_workers_per_device"],
                     "cycle": err.get("worker_cycle_s"),
                     **err["synth_ends_s"], "pace": err.get("pool_interval_s"),
-                    **({"later_live": lw, "later_model": mw} if lw and mw else {})})
+                    **({"later_live": lw, "later_model": mw} if lw and mw else {}),
+                    **(steps if len(steps) == 2 else {})})
     return out
 
 
@@ -419,9 +423,15 @@ def _later_of(rs: list[dict]) -> dict:
     calls beside it slow a synthesis that starts after the first wave), where a row has them."""
     if not rs:
         return {}
-    return {"later_rows": len(rs),
-            **{f"later_{k}_median": round(statistics.median(r[f"later_{k}"] for r in rs), 4)
-               for k in ("live", "model")}}
+    out = {"later_rows": len(rs),
+           **{f"later_{k}_median": round(statistics.median(r[f"later_{k}"] for r in rs), 4)
+              for k in ("live", "model")}}
+    steps = [r for r in rs if "later_cpu_live" in r]  # live rows that kept the thread's CPU
+    if steps:
+        out.update(later_steps_rows=len(steps),
+                   **{f"later_{k}_live_median": round(statistics.median(
+                       r[f"later_{k}_live"] for r in steps), 4) for k in ("witness", "cpu")})
+    return out
 
 
 def _pace_of(rs: list[dict]) -> dict:
@@ -815,7 +825,10 @@ def main(argv=None) -> int:
                          if g["r_pace"] is not None else "")
                       + (f"; a later synthesis over a first-wave one x{g['later_live_median']:.2f}"
                          f" live, x{g['later_model_median']:.2f} in the model "
-                         f"({g['later_rows']} rows)" if g.get("later_rows") else ""))
+                         f"({g['later_rows']} rows)" if g.get("later_rows") else "")
+                      + (f"; its witness step live x{g['later_witness_live_median']:.2f} the "
+                         f"wall, x{g['later_cpu_live_median']:.2f} its thread's CPU "
+                         f"({g['later_steps_rows']} rows)" if g.get("later_steps_rows") else ""))
         if total.get("cycles"):
             print("the GPU worker's cycle (one prep_msm start to the next on a worker), the "
                   "host-tracked model over live - 1 (medians over the rows with a saved live "

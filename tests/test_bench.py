@@ -596,6 +596,14 @@ def test_the_rejudge_script_sets_when_the_syntheses_end_beside_the_live_runs(tmp
     assert synth_waves(tb.build()) is None  # both started before either ended
     tb.span(0, 2, "synth", "synth.0", 2.0, 4.25)
     assert synth_waves(tb.build()) == {"first": 1.0, "later": 2.25, "later_over_first": 2.25}
+    # with each synthesis's steps: the later witness step over the first wave's, and where the
+    # steps carry the thread's CPU seconds (a live run's), the CPU too: here the later one
+    # took twice the wall for the same CPU (the rest of its time without a core)
+    steps = [[0, 0, 0.4, 0.1, 0.4], [0, 1, 0.6, 0.9, 0.6], [0, 2, 1.0, 1.25, 0.5]]
+    w = synth_waves(tb.build(synth_steps=steps))
+    assert w["witness_later_over_first"] == 2.0 and w["cpu_later_over_first"] == 1.0
+    w = synth_waves(tb.build(synth_steps=[x[:4] for x in steps]))  # a model's: no CPU
+    assert w["witness_later_over_first"] == 2.0 and "cpu_later_over_first" not in w
     rows = [{"witness_work": 0.0, "partition_workers": 12, "first": f, "last": -0.2, "end": e}
             for f, e in ((-0.3, 0.0), (-0.1, -0.1), (0.2, 0.05))]
     (g,) = mod.waves([{"waves": rows}, {"waves": []}])

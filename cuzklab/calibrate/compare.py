@@ -249,9 +249,15 @@ def synth_waves(trace) -> dict | None:
     first wave, which runs before any GPU work or b_g2_msm call. The later ones start as
     slots free and run beside the earlier partitions' prep_msm and b_g2_msm calls, so
     ``later_over_first`` is how much those calls slow a synthesis, with the host's pace of
-    the moment divided out (docs/calibrate.md, "Beside the b_g2_msm pool")."""
+    the moment divided out (docs/calibrate.md, "Beside the b_g2_msm pool").
+
+    Where the trace keeps each synthesis's steps (``synth_steps``), the same ratio of
+    their witness steps (``witness_later_over_first``), and where those steps carry the
+    synthesizing thread's CPU seconds (a live run's), of those too
+    (``cpu_later_over_first``): a later witness step that takes longer for the same CPU
+    spent the difference waiting for a core."""
     s = trace.spans
-    syn = s.loc[s["stage"] == "synth", ["start", "end"]]
+    syn = s.loc[s["stage"] == "synth", ["proof", "partition", "start", "end"]]
     if not len(syn):
         return None
     first_end = float(syn["end"].min())
@@ -260,8 +266,19 @@ def synth_waves(trace) -> dict | None:
     if early.all():
         return None
     first, later = float(dur[early].mean()), float(dur[~early].mean())
-    return {"first": round(first, 6), "later": round(later, 6),
-            "later_over_first": round(later / first, 4) if first > 0 else None}
+    out = {"first": round(first, 6), "later": round(later, 6),
+           "later_over_first": round(later / first, 4) if first > 0 else None}
+    steps = {(int(x[0]), int(x[1])): x for x in (trace.meta or {}).get("synth_steps") or ()}
+    keys = [(int(p), int(k)) for p, k in zip(syn["proof"], syn["partition"])]
+    for name, col in (("witness_later_over_first", 2), ("cpu_later_over_first", 4)):
+        got = [steps.get(k) for k in keys]
+        if not all(x is not None and len(x) > col for x in got):
+            continue
+        a = [float(x[col]) for x, e in zip(got, early) if e]
+        b = [float(x[col]) for x, e in zip(got, early) if not e]
+        if a and b and statistics.fmean(a) > 0:
+            out[name] = round(statistics.fmean(b) / statistics.fmean(a), 4)
+    return out
 
 
 def trace_figures(trace) -> dict:
@@ -697,11 +714,16 @@ def _with_saved_figures(row: dict, folder) -> dict:
     row) read from its saved traces, each trace read once; what the row has is kept."""
     ls = row["live"]
     reps = ls.get("repeats") or []
+    waves = ls.get("synth_waves_s")
     need_median = (ls.get("gpu_hold_s") is None or "synth_waves_s" not in ls
-                   or "worker_cycle_s" not in ls)
+                   or "worker_cycle_s" not in ls
+                   or (waves is not None and "witness_later_over_first" not in waves))
 
     def filled(side: dict, figs: dict) -> dict:
-        return {**side, **{k: v for k, v in figs.items() if side.get(k) is None}}
+        out = {**side, **{k: v for k, v in figs.items() if side.get(k) is None}}
+        if side.get("synth_waves_s") and figs.get("synth_waves_s"):  # what the trace adds
+            out["synth_waves_s"] = {**figs["synth_waves_s"], **side["synth_waves_s"]}
+        return out
     need_paces = len(reps) > 1 and any(rep.get("pool_interval_s") is None for rep in reps)
     if not need_paces:
         return filled(ls, live_diagnostics(row, folder)) if need_median else ls
