@@ -269,9 +269,8 @@ def synth_waves(trace) -> dict | None:
     out = {"first": round(first, 6), "later": round(later, 6),
            "later_over_first": round(later / first, 4) if first > 0 else None}
     steps = {(int(x[0]), int(x[1])): x for x in (trace.meta or {}).get("synth_steps") or ()}
-    keys = [(int(p), int(k)) for p, k in zip(syn["proof"], syn["partition"])]
+    got = [steps.get((int(p), int(k))) for p, k in zip(syn["proof"], syn["partition"])]
     for name, col in (("witness_later_over_first", 2), ("cpu_later_over_first", 4)):
-        got = [steps.get(k) for k in keys]
         if not all(x is not None and len(x) > col for x in got):
             continue
         a = [float(x[col]) for x, e in zip(got, early) if e]

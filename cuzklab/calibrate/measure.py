@@ -946,19 +946,22 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         def timed(fn) -> float:
             return float(statistics.median(fn(rep) for rep in range(repeat)))
 
+        def calls_busy(warm: float):  # the load: b_g2_msm calls back to back on their pool
+            return busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
+                                                   pool_threads), warm)
+
+        head = {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
+                "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
+                "repeat": repeat, "cores": host_cores()}
         witnesses.clear()  # the warm-up's
         if only_witness:
             mv_alone = timed(matvecs_mean)
             wit_alone = float(statistics.median(witnesses))
             witnesses.clear()
-            with busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
-                                                 pool_threads), min(0.5, 2 * mv_alone)):
+            with calls_busy(min(0.5, 2 * mv_alone)):
                 timed(matvecs_mean)
-            return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
-                    "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
-                    "repeat": repeat, "cores": host_cores(),
-                    "witness": {"witness_work": witness_work,
-                                **_beside(wit_alone, float(statistics.median(witnesses)))}}
+            return {**head, "witness": {"witness_work": witness_work,
+                                        **_beside(wit_alone, float(statistics.median(witnesses)))}}
         out0 = W.synthesize(work, 0, 0, StageClock(), matvec_threads, mv_pool)
         for _ in range(3):  # untimed: its first calls, which run slow (allocations, caches)
             W.prep(out0, StageClock())
@@ -969,8 +972,7 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
         prep_alone = prep_median()
         g2_alone = timed(b_g2_calls)
         warm = min(0.5, 2 * max(mv_alone, g2_alone))
-        with busy(calls, lambda i, k: W.b_g2(pos[i % len(pos)], work, StageClock(),
-                                             pool_threads), warm):
+        with calls_busy(warm):
             mv_beside = timed(matvecs_mean)
             prep_beside = prep_median()
         wit_beside = float(statistics.median(witnesses))
@@ -978,10 +980,7 @@ def measure_matvec_pool(log2_constraints: int, *, matvec_threads: int, pool_thre
             g2_beside = timed(b_g2_calls)
     finally:
         mv_pool.shutdown(wait=True)
-    return {"log2_constraints": log2_constraints, "matvec_threads": matvec_threads,
-            "pool_threads": pool_threads, "matvecs": matvecs, "calls": calls,
-            "repeat": repeat, "cores": host_cores(),
-            "matvec": _beside(mv_alone, mv_beside), "b_g2": _beside(g2_alone, g2_beside),
+    return {**head, "matvec": _beside(mv_alone, mv_beside), "b_g2": _beside(g2_alone, g2_beside),
             "witness": {"witness_work": witness_work, **_beside(wit_alone, wit_beside)},
             "prep_msm": _beside(prep_alone, prep_beside)}
 

@@ -403,7 +403,6 @@ class DaemonModel:
             # (synth.witness_spread), so their MatVecs reach the shared pool apart
             wit = w * work * self._draw(s.get("witness_spread", 0.0))
             steps = [(wit, 1.0, "", 0.0, w)]
-            wit_pool = s.get("witness_pool_slowdown", 1.0)
             if ser > 0:
                 steps.append((ser * mv, 1.0, "", w, (1 - w) * ser))
             reach = min(self.matvec_threads, s.get("matvec_max_threads", math.inf))
@@ -416,6 +415,8 @@ class DaemonModel:
             steps = [(work, s["max_threads"], "", 0.0, 1.0)]
         start = self.env.now
         matvec_kw = dict(ws_gib=total, miss_penalty=s.get("matvec_miss_penalty", 0.0))
+        # the witness step of a two-step synthesis, slower beside a full b_g2_msm pool
+        witness_kw = dict(pool_slowdown=s.get("witness_pool_slowdown", 1.0))
         for i, (step_work, cap, group, done_before, share) in enumerate(steps):
             if i == 1:  # the MatVec starts (step 1 of every split): its witness copy, a/b/c
                 if scratch_matvec:
@@ -430,7 +431,7 @@ class DaemonModel:
             ev = self.machine.run("synth", step_work, cap=cap, group=group,
                                   **(mv_kw if two and i >= 1 else kw),
                                   **(matvec_kw if group else {}),
-                                  **({"pool_slowdown": wit_pool} if two and i == 0 else {}))
+                                  **(witness_kw if two and i == 0 else {}))
             step = work / s["max_threads"] / 4
             while not ev.triggered:
                 yield self.env.any_of([ev, self.env.timeout(step)])

@@ -264,9 +264,10 @@ class Machine:
                 j.threads = t
         for j in single:
             j.threads = 1.0
-        want_pool = sum(j.threads for j in pool) + len(single)
-        full = (min(1.0, sum(j.threads for j in pool) / self.pool_threads)
-                if pool and self.pool_threads > 0 else 0.0)  # how full the pool is
+        pool_asked = sum(j.threads for j in pool)
+        want_pool = pool_asked + len(single)
+        full = (min(1.0, pool_asked / self.pool_threads)
+                if self.pool_threads > 0 else 0.0)  # how full the pool is
         caps = {id(j): j.cap for j in synth}
         for name, size in self.group_threads.items():
             members = [j for j in synth if j.group == name]
