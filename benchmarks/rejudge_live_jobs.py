@@ -3,6 +3,8 @@
 
     python benchmarks/rejudge_live_jobs.py [--jobs 27,30] [--json out.json] [--markdown]
                                            [--png out.png] [--repace N]
+                                           [--pool-weight W] [--witness-beside-pool X0,XW]
+                                           [--serial-share core|even]
 
 Each job's profile is made again from the measurements of its calibration
 (``derive_profile``, as ``cuzklab calibrate --measurements`` does), and the model is
@@ -30,8 +32,9 @@ a saved live trace also sets when the host-tracked model's first and last synthe
 and the run, beside the live run (``waves``, medians per witness work and partition
 workers). Each curve is also judged with its pool weight fitted on sets of its own points
 (``line_fits``: which counts a calibration's one line should be fitted at). A change of the
-model's
-mechanisms or of how a profile is derived is judged by running this before and after it.
+model's mechanisms or of how a profile is derived is judged by running this before and
+after it; ``--pool-weight``, ``--witness-beside-pool`` and ``--serial-share`` judge every
+job with one of the model's alternatives in place of what its calibration gives.
 """
 
 from __future__ import annotations
@@ -283,16 +286,17 @@ def _gmean(xs) -> float:
 
 
 def judge(job, folder: Path, repace: int = 0, pool_weight: float | None = None,
-          beside_pool: tuple[float, float] | None = None) -> dict:
+          beside_pool: tuple[float, float] | None = None,
+          serial_share: str | None = None) -> dict:
     """Return one job's rows judged on the profile made again from its calibration.
 
     ``repace``: also judge them on that profile re-paced to the job's ``repace`` earliest
-    host checks (:func:`earliest_checks`), where it has them. ``pool_weight`` and
-    ``beside_pool``: what-ifs (:func:`_load_profile`)."""
+    host checks (:func:`earliest_checks`), where it has them. ``pool_weight``,
+    ``beside_pool`` and ``serial_share``: what-ifs (:func:`_load_profile`)."""
     from cuzklab.calibrate.compare import remodel
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
-    prof = _load_profile(number, cal, folder, pool_weight, beside_pool)
+    prof = _load_profile(number, cal, folder, pool_weight, beside_pool, serial_share)
     rows, worsts, files = [], [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
@@ -359,16 +363,21 @@ def wave_rows(rows: list[dict]) -> list[dict]:
             continue
         lws = r["live"].get("synth_waves_s") or {}
         lw = lws.get("later_over_first")
-        mw = ((r.get("model_tracked") or {}).get("synth_waves_s") or {}).get("later_over_first")
+        mws = (r.get("model_tracked") or {}).get("synth_waves_s") or {}
+        mw = mws.get("later_over_first")
         steps = {f"later_{k}_live": lws[f"{k}_later_over_first"] for k in ("witness", "cpu")
                  if lws.get(f"{k}_later_over_first")}
+        if len(steps) < 2:  # both of the live step's figures or neither
+            steps = {}
+        elif mws.get("witness_later_over_first"):
+            steps["later_witness_model"] = mws["witness_later_over_first"]
         out.append({"witness_work": r["witness_work"],
                     "partition_workers": r["config"]["partition_workers"],
                     "lock": r["config"]["lock"], "gw": r["config"]["gpu_workers_per_device"],
                     "cycle": err.get("worker_cycle_s"),
                     **err["synth_ends_s"], "pace": err.get("pool_interval_s"),
                     **({"later_live": lw, "later_model": mw} if lw and mw else {}),
-                    **(steps if len(steps) == 2 else {})})
+                    **steps})
     return out
 
 
@@ -431,6 +440,9 @@ def _later_of(rs: list[dict]) -> dict:
         out.update(later_steps_rows=len(steps),
                    **{f"later_{k}_live_median": round(statistics.median(
                        r[f"later_{k}_live"] for r in steps), 4) for k in ("witness", "cpu")})
+        model = [r["later_witness_model"] for r in steps if "later_witness_model" in r]
+        if len(model) == len(steps):  # the model's witness steps, over the same rows
+            out["later_witness_model_median"] = round(statistics.median(model), 4)
     return out
 
 
@@ -515,17 +527,22 @@ def _profile(number: int, cal: str, folder: Path) -> Path:
 
 
 def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None = None,
-                  beside_pool: tuple[float, float] | None = None):
+                  beside_pool: tuple[float, float] | None = None,
+                  serial_share: str | None = None):
     """Return :func:`_profile`'s profile, with ``node.cpu_pool_weight`` set to ``pool_weight``
     where one is given (a mechanism's test: one weight for every job, nothing fitted), and
     the witness step's two parts' slowdowns beside the b_g2_msm pool set to ``beside_pool``
     (``[calibration] witness_beside_pool``, ``witness_work_beside_pool``) on every profile
-    that records its witness work, where given (one host's timings for every job)."""
+    that records its witness work, where given (one host's timings for every job), and
+    ``synth.serial_share`` to ``serial_share`` where given (the model's two ways of sharing
+    the cores with a synthesis's one-thread steps)."""
     from cuzklab.calibrate.compare import witness_pool_slowdown_at
     from cuzklab.model import Profile
     prof = Profile.load(_profile(number, cal, folder))
     if pool_weight is not None:
         prof = prof.replace(node={"cpu_pool_weight": pool_weight})
+    if serial_share is not None:
+        prof = prof.replace(synth={"serial_share": serial_share})
     w_cal = prof.get("calibration", "witness_work")
     if beside_pool is not None and w_cal is not None:
         x0, x_work = beside_pool
@@ -536,7 +553,8 @@ def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None
     return prof
 
 
-def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> dict:
+def judge_curve(curve_job, folder: Path, pool_weight: float | None = None,
+                serial_share: str | None = None) -> dict:
     """Return one stored contention curve judged on the profile made again from its job's
     calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
     point over those not fitted, and whether it is within the target."""
@@ -544,7 +562,7 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None) -> di
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
     raw = stored.get("contention") or stored
-    prof = _load_profile(number, cal, folder, pool_weight)
+    prof = _load_profile(number, cal, folder, pool_weight, serial_share=serial_share)
     curve = remodel_curve(raw, prof)
     kind = KIND.get(number, "h200")
     cores = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())[
@@ -720,6 +738,11 @@ def main(argv=None) -> int:
                          "b_g2_msm pool and the part the work adds XW times (each >= 1; "
                          "bench_witness_beside_pool.py measures both) instead of each "
                          "calibration's own timings")
+    ap.add_argument("--serial-share", default=None, choices=("even", "core"),
+                    help="judge every job and curve with synth.serial_share set so (core, "
+                         "the default: a synthesis's one-thread steps keep a core, the witness "
+                         "step slowed beside a full b_g2_msm pool; even: an even share of the "
+                         "cores among the runnable threads)")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
@@ -737,6 +760,9 @@ def main(argv=None) -> int:
         if len(beside_pool) != 2 or not all(1.0 <= x <= 100.0 for x in beside_pool):
             ap.error("--witness-beside-pool: expected two slowdowns in [1, 100] as X0,XW, "
                      f"got {a.witness_beside_pool!r}")
+        if a.serial_share == "even":
+            ap.error("--witness-beside-pool: the even share leaves the witness step's "
+                     "slowdown beside the pool out; leave --serial-share at core")
     if a.jobs:
         try:
             wanted = [int(x) for x in a.jobs.split(",") if x.strip()]
@@ -752,10 +778,11 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
-            res.append(judge(job, Path(tmp), a.repace, a.pool_weight, beside_pool))
+            res.append(judge(job, Path(tmp), a.repace, a.pool_weight, beside_pool,
+                             a.serial_share))
         for k, c in enumerate(curves, 1):
             print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
-            judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight))
+            judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight, a.serial_share))
     every = [e for j in res for e in j["errors"]]
     total = {"rows": len(every), "within_10": sum(abs(e) <= 0.10 for e in every),
              "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,
@@ -827,8 +854,10 @@ def main(argv=None) -> int:
                          f" live, x{g['later_model_median']:.2f} in the model "
                          f"({g['later_rows']} rows)" if g.get("later_rows") else "")
                       + (f"; its witness step live x{g['later_witness_live_median']:.2f} the "
-                         f"wall, x{g['later_cpu_live_median']:.2f} its thread's CPU "
-                         f"({g['later_steps_rows']} rows)" if g.get("later_steps_rows") else ""))
+                         f"wall, x{g['later_cpu_live_median']:.2f} its thread's CPU"
+                         + (f", the model's x{g['later_witness_model_median']:.2f}"
+                            if g.get("later_witness_model_median") else "")
+                         + f" ({g['later_steps_rows']} rows)" if g.get("later_steps_rows") else ""))
         if total.get("cycles"):
             print("the GPU worker's cycle (one prep_msm start to the next on a worker), the "
                   "host-tracked model over live - 1 (medians over the rows with a saved live "

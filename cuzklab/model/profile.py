@@ -177,6 +177,10 @@ class Profile:
         if mq not in ("shared", "fifo"):
             raise ProfileError(f"profile {self.name}: synth.matvec_queue must be 'shared' or "
                                f"'fifo', got {mq!r}")
+        ss = self.data["synth"].get("serial_share", "core")
+        if ss not in ("core", "even"):
+            raise ProfileError(f"profile {self.name}: synth.serial_share must be 'core' or "
+                               f"'even', got {ss!r}")
         mp = self.data["synth"].get("matvec_pool", "")
         if mp not in ("", "rayon", "per_worker"):
             raise ProfileError(f"profile {self.name}: synth.matvec_pool must be 'rayon' or "

@@ -60,6 +60,12 @@ MATVEC_POOLS = ("rayon", "per_worker")
 #: ``shared`` (absent: all at once, max-min fair) or ``fifo`` (one after another, as a pool
 #: that queues every synthesis's row ranges behind the earlier ones' runs them).
 MATVEC_QUEUES = ("shared", "fifo")
+#: What share of a core a two-step synthesis's one-thread steps (the witness, the MatVec's
+#: serial part) get while the runnable threads outnumber the cores (``synth.serial_share``):
+#: ``core`` (absent: a core of their own, the witness step slowed by
+#: ``synth.witness_pool_slowdown`` while the b_g2_msm pool is full) or ``even`` (at most an
+#: even share of the cores among all the runnable threads, the pool slowdown left out).
+SERIAL_SHARES = ("core", "even")
 
 
 def matvec_threads(profile, synthesis_threads: int, partition_workers: int) -> int:
@@ -349,6 +355,13 @@ class DaemonModel:
         generator), as the witness steps of one-thread syntheses started together
         end apart on a real host; without it syntheses that start together end
         their witness steps together and their MatVecs share the pool all at once.
+        The one-thread steps (the witness, the MatVec's serial share) keep a core of
+        their own (``synth.serial_share = "core"``, the default) and the witness step
+        runs ``synth.witness_pool_slowdown`` slower while the prep_msm / b_g2_msm pool
+        is full, in proportion to how full; with ``"even"`` they get no more than an
+        even share of the cores among the runnable threads while those outnumber the
+        cores (the OS switching such a thread out as often as any other) and the pool
+        slowdown is left out.
         Without ``synth.matvec_pool`` the synthesis runs capped at ``max_threads`` (as two jobs of
         that cap when the MatVec's start allocates, else as one).
         """
@@ -415,8 +428,12 @@ class DaemonModel:
             steps = [(work, s["max_threads"], "", 0.0, 1.0)]
         start = self.env.now
         matvec_kw = dict(ws_gib=total, miss_penalty=s.get("matvec_miss_penalty", 0.0))
-        # the witness step of a two-step synthesis, slower beside a full b_g2_msm pool
-        witness_kw = dict(pool_slowdown=s.get("witness_pool_slowdown", 1.0))
+        # a two-step synthesis's one-thread steps: a core of their own, the witness step
+        # slower beside a full b_g2_msm pool; or an even share of the cores among the
+        # runnable threads
+        even = s.get("serial_share", "core") == "even"
+        one_kw = dict(even_share=even)
+        witness_kw = dict(pool_slowdown=1.0 if even else s.get("witness_pool_slowdown", 1.0))
         for i, (step_work, cap, group, done_before, share) in enumerate(steps):
             if i == 1:  # the MatVec starts (step 1 of every split): its witness copy, a/b/c
                 if scratch_matvec:
@@ -431,7 +448,8 @@ class DaemonModel:
             ev = self.machine.run("synth", step_work, cap=cap, group=group,
                                   **(mv_kw if two and i >= 1 else kw),
                                   **(matvec_kw if group else {}),
-                                  **(witness_kw if two and i == 0 else {}))
+                                  **(witness_kw if two and i == 0 else {}),
+                                  **(one_kw if two and not group else {}))
             step = work / s["max_threads"] / 4
             while not ev.triggered:
                 yield self.env.any_of([ev, self.env.timeout(step)])

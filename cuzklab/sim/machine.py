@@ -17,7 +17,12 @@ Three layers decide a job's speed:
    runnable threads outnumber the cores, the pool's threads count
    ``pool_weight`` each against a synthesis thread's 1 in the split of the
    cores between the pool and the syntheses, and a group's threads
-   ``group_weights[group]`` each (absent: 1);
+   ``group_weights[group]`` each (absent: 1). A job started with ``even_share``
+   (a synthesis's one-thread steps, with ``synth.serial_share = "even"``) gets
+   no more than an even share of the cores among all the runnable threads,
+   ``cores / runnable``, when those outnumber the cores: the OS's scheduler
+   switching such a thread out as often as any other, whatever the pool's
+   weight gives the syntheses as a whole (what is left of its core stays idle);
 2. memory bandwidth: each job asks ``bw_gbps_per_thread x threads`` (a DMA
    upload asks the PCIe rate); the node's bandwidth is split max-min fair,
    each job capped at what it asks;
@@ -77,6 +82,7 @@ class Job:
     ws_gib: float = 0.0         # the working set it gathers from (GiB; 0: none)
     miss_penalty: float = 0.0   # its slowdown - 1 when all of that working set misses the cache
     pool_slowdown: float = 1.0  # its slowdown while the prep_msm / b_g2_msm pool is full
+    even_share: bool = False    # at most an even share of the cores among the runnable threads
     order: int = 0
     start: float = 0.0
     remaining: float = 0.0
@@ -171,7 +177,8 @@ class Machine:
     def run(self, kind: str, work: float, *, cap: float, bw_per_thread: float = 0.0,
             mem_bound: float = 0.0, pressure_k: float = 0.0,
             solo_rate: float | None = None, group: str = "", ws_gib: float = 0.0,
-            miss_penalty: float = 0.0, pool_slowdown: float = 1.0) -> simpy.Event:
+            miss_penalty: float = 0.0, pool_slowdown: float = 1.0,
+            even_share: bool = False) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown).
 
         ``group``: a synthesis job that shares the pool ``group_threads[group]``
@@ -181,7 +188,10 @@ class Machine:
         how much slower it runs while the pool's threads are all busy
         (``pool`` jobs asking ``pool_threads``), in proportion to how full the pool is
         (1: the pool's work does not touch it; the model's witness step, which runs
-        slower beside b_g2_msm calls on the host's other cores).
+        slower beside b_g2_msm calls on the host's other cores). ``even_share``: it runs
+        on no more than ``cores / runnable`` threads while the runnable threads (the
+        pool's and single jobs' threads, and the threads the syntheses ask) outnumber
+        the cores (a synthesis's one-thread steps).
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -194,7 +204,8 @@ class Machine:
                   mem_bound=mem_bound, solo_rate=max(solo, 1e-12), event=ev,
                   pressure_k=pressure_k, group=group, ws_gib=max(0.0, float(ws_gib)),
                   miss_penalty=max(0.0, float(miss_penalty)),
-                  pool_slowdown=max(1.0, float(pool_slowdown)), order=next(self._order),
+                  pool_slowdown=max(1.0, float(pool_slowdown)), even_share=bool(even_share),
+                  order=next(self._order),
                   start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
         self.jobs.append(job)
@@ -296,6 +307,8 @@ class Machine:
         else:
             used = want_pool
         free = max(0.0, min(self.synthesis_threads, self.cores - used))
+        runnable = want_pool + sum(synth_caps)  # the threads the OS shares the cores among
+        even = self.cores / runnable if runnable > self.cores else 1.0
         if synth:
             if sum(synth_caps) <= free:
                 for j in synth:
@@ -338,6 +351,8 @@ class Machine:
                 alone = miss_share(j.ws_gib, self.llc_gib)
                 speed *= (1.0 + j.miss_penalty * alone) / (1.0 + j.miss_penalty
                                                            * max(miss_now, alone))
+            if j.even_share and j.threads > even:  # switched out as often as any thread
+                speed *= even / j.threads
             if full > 0 and j.pool_slowdown > 1.0:
                 speed /= 1.0 + (j.pool_slowdown - 1.0) * full
             j.rate = j.threads * cpu * speed / slow
