@@ -611,6 +611,12 @@ def witness_spread_text(curve: dict | None) -> str:
     return text + " (synth.witness_spread)"
 
 
+def _ms(seconds: float) -> str:
+    """Return ``seconds`` in milliseconds to three figures, never in exponent form."""
+    ms = seconds * 1e3
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
 def beside_pool_text(mvp: dict | None) -> str:
     """Return how a W=0 witness step and one prep_msm slowed beside b_g2_msm calls back to
     back on their pool (the MatVec pool step's extra timings; the witness step also at the
@@ -628,8 +634,8 @@ def beside_pool_text(mvp: dict | None) -> str:
             ("prep_msm", "one prep_msm", "measured, not in the model")):
         r = mvp.get(key)
         if r and r.get("alone_s", 0) > 0:
-            parts.append(f"{what} {r['alone_s'] * 1e3:.3g} ms alone, "
-                         f"{r['beside_s'] * 1e3:.3g} ms beside them (x{r['slowdown']:.2f}; "
+            parts.append(f"{what} {_ms(r['alone_s'])} ms alone, "
+                         f"{_ms(r['beside_s'])} ms beside them (x{r['slowdown']:.2f}; "
                          f"{where})")
     if not parts:
         return ""

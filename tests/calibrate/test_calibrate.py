@@ -803,6 +803,11 @@ def test_live_calibration_fits_the_matvec_pools_weight(live_profile):
     assert "witness_work_beside_pool" in text  # the fixture calibrates at witness work 1
     assert "measured, not in the model" in text
     assert beside_pool_text(None) == "" and beside_pool_text({"calls": 2}) == ""
+    # seconds-long steps in plain milliseconds (an H100 host's W=1 step: 2.0 s, 2.55 s)
+    long = beside_pool_text({"calls": 4, "witness_at_work": {
+        "witness_work": 1.0, "alone_s": 1.9962, "beside_s": 2.5482, "slowdown": 1.2765}})
+    assert "at witness work 1 1996 ms alone, 2548 ms beside them (x1.28;" in long
+    assert "e+" not in long
     prof = Profile.load(path)
     # the W=0 witness step's slowdown is recorded and the model's witness step takes it
     assert prof.get("calibration", "witness_beside_pool") == pytest.approx(
