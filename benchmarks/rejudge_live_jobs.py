@@ -169,6 +169,16 @@ JOBS = [
     (60, "2026-12-06", ["r38-samehost-repaced"], "r38",
      "the fifty-ninth's profile on its host, re-paced right before at both works, all "
      "twelve rows again, one run"),
+    (61, "2026-12-06", ["r39-samehost-tracked"], "r39",
+     "its own host's profile (an H100 machine's host whose one-thread probe spread 1 % over "
+     "the calibration; the first with the witness step timed beside the b_g2_msm pool at "
+     "both works), all twelve rows, one run, then the contention curve"),
+    (62, "2026-12-06", ["r39-samehost-repaced"], "r39",
+     "the sixty-first's profile on its host, re-paced right before at both works, all "
+     "twelve rows again, one run"),
+    (63, "2026-12-06", ["r39-samehost-repaced-pass2"], "r39",
+     "the sixty-first's profile on its host, re-paced anew at both works, all twelve rows "
+     "a third time, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -185,14 +195,16 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            54: "repace-live-h100-r35-pass2.json",
                            56: "repace-live-h100-r36.json",
                            58: "repace-live-h100-r37.json",
-                           60: "repace-live-h100-r38.json"}
+                           60: "repace-live-h100-r38.json",
+                           62: "repace-live-h100-r39.json",
+                           63: "repace-live-h100-r39-pass2.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
         43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100",
         52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100",
-        59: "h100", 60: "h100"}
+        59: "h100", 60: "h100", 61: "h100", 62: "h100", 63: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -205,7 +217,8 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             47: "forty-seventh", 48: "forty-eighth", 49: "forty-ninth", 50: "fiftieth",
             51: "fifty-first", 52: "fifty-second", 53: "fifty-third", 54: "fifty-fourth",
             55: "fifty-fifth", 56: "fifty-sixth", 57: "fifty-seventh", 58: "fifty-eighth",
-            59: "fifty-ninth", 60: "sixtieth",
+            59: "fifty-ninth", 60: "sixtieth", 61: "sixty-first", 62: "sixty-second",
+            63: "sixty-third",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -227,6 +240,7 @@ CURVES = [
     (55, "2026-12-06", "compare-live-h100-r36-samehost-tracked.json", "r36"),
     (57, "2026-12-06", "compare-live-h100-r37-samehost-tracked.json", "r37"),
     (59, "2026-12-06", "compare-live-h100-r38-samehost-tracked.json", "r38"),
+    (61, "2026-12-06", "compare-live-h100-r39-samehost-tracked.json", "r39"),
 ]
 
 
