@@ -543,15 +543,20 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
     places = [p for t in pace_figure(twins + jobs[:2], fit).data
               if t.mode == "markers+text" for p in t.textposition]
     assert places[0] != places[1]
-    # a crowd at one pace: past the eight places next to a marker, a label goes twice as far
-    # on a short line to it, and every job keeps its number
+    # a crowd at one pace and error: the eight places next to the marker, then none that a
+    # line to it could reach without crossing a label: the rest have no label and are named
+    # in the subtitle, so every job is labelled or named once
     crowd = [{"job": n, "checks": {"synth": 1.0, "b_g2_msm": 1.0, "rows": 12},
               "median_error": 0.0, "within_10": 6, "rows": 12} for n in range(10, 22)]
     fig = pace_figure(crowd + jobs[:2], fit)
     near = [t for m in fig.data if m.mode == "markers+text" for t in m.text if t]
     far = [a for a in fig.layout.annotations if a.showarrow]
-    assert far and all(a.axref == "x" and a.ayref == "y" for a in far)
-    assert sorted(near + [a.text for a in far]) == sorted(str(n) for n in [1, 2] + list(range(10, 22)))
+    assert all(a.axref == "x" and a.ayref == "y" for a in far)
+    title = fig.layout.title.text
+    bare = (title.split("not labelled: ")[1].split(" (")[0].split(", ")
+            if "not labelled: " in title else [])
+    assert sorted(near + [a.text for a in far] + bare) == sorted(
+        str(n) for n in [1, 2] + list(range(10, 22)))
     tails = [(a.ax, a.ay) for a in far]
     assert len(set(tails)) == len(tails)  # no two far labels on one spot
     # on the stored jobs, no label set off on a line has the line pass another job's marker
@@ -570,6 +575,28 @@ def test_the_rejudge_script_sets_each_job_beside_its_host_checks(tmp_path, capsy
             px, py = a.x + t * (a.ax - a.x), a.y + t * (a.ay - a.y)
             assert not any(abs(px - mx) < 0.006 and abs(py - my) < 1.0
                            for mx, my in marks if mx != a.x), a.text
+    # nor do two labels overlap, or a leader line run through a label (the sixty-first's
+    # number once sat under the sixty-third's line)
+    lo, hi = fig.layout.xaxis.range
+    dx = 0.05 * (hi - lo)
+    off = {"top center": (0, 3.0), "bottom center": (0, -3.0), "middle right": (dx / 2, 0),
+           "middle left": (-dx / 2, 0), "top right": (dx / 3, 2.5),
+           "bottom right": (dx / 3, -2.5), "top left": (-dx / 3, 2.5),
+           "bottom left": (-dx / 3, -2.5)}
+    at = {t: (x + off[w][0], y + off[w][1]) for m in fig.data if m.mode == "markers+text"
+          for x, y, t, w in zip(m.x, m.y, m.text, m.textposition) if t}
+    at.update({a.text: (a.ax, a.ay) for a in far})
+    names = sorted(at)
+    for i, n in enumerate(names):
+        for o in names[i + 1:]:
+            assert not (abs(at[n][0] - at[o][0]) < dx / 2
+                        and abs(at[n][1] - at[o][1]) < 3.0), (n, o)
+    for a in far:
+        for n, (lx, ly) in at.items():
+            if n != a.text:
+                assert not any(abs(a.x + t / 10 * (a.ax - a.x) - lx) < dx / 3
+                               and abs(a.y + t / 10 * (a.ay - a.y) - ly) < 1.5
+                               for t in range(1, 10)), (a.text, n)
     # the stored rejudging: the thirty-eighth job's checks are its rows' medians
     _, res, text = _rejudged("38", tmp_path, capsys)
     (job,) = res["jobs"]

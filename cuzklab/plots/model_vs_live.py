@@ -175,7 +175,7 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                              line=dict(color="#7f7f7f", dash="dash", width=1.5),
                              name="the host's pace alone: 1 / pace - 1", hoverinfo="skip"))
     # a job's number above its point, else below or beside it: the first place that keeps
-    # clear of every label placed before and of every marker, filled or open
+    # clear of every label placed before, of every marker, filled or open, and of lines
     dx = 0.05 * (hi - lo)
     offsets = {"top center": (0.0, 3.0), "bottom center": (0.0, -3.0),
                "middle right": (dx / 2, 0.0), "middle left": (-dx / 2, 0.0),
@@ -186,32 +186,49 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                 for j in shown if j.get("repaced")]
     mx, my = 0.35 * dx, 2.2  # a label's half size plus a marker's, in axis units
 
-    def clear(at, taken):
-        return (not any(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken)
-                and not any(abs(at[0] - a) < mx and abs(at[1] - b) < my for a, b in markers))
+    steps = [k / 10 for k in range(1, 10)]  # points along a leader line
 
-    def line_clear(x, y, at):
-        # a label set off on a line: the line passes no other job's marker, which a reader
-        # would take for the label's (its own, filled and open, share its x)
-        return not any(abs(x + t * (at[0] - x) - a) < mx / 2
-                       and abs(y + t * (at[1] - y) - b) < my / 2
-                       for t in (0.25, 0.5, 0.75) for a, b in markers if a != x)
-    place, taken = {}, []
+    def on_line(line, at):  # the line passes through a label's box at ``at``
+        x, y, ax, ay = line
+        return any(abs(x + t * (ax - x) - at[0]) < dx / 3 and abs(y + t * (ay - y) - at[1]) < 1.5
+                   for t in steps)
+
+    def faults(x, y, at, k):
+        """How badly a label at ``at`` (``k`` times its near offset) reads: 0 where it keeps
+        clear of every label placed before, of every marker and of their leader lines, and
+        (set off on a line of its own) where that line passes no other job's marker, which a
+        reader would take for the label's (its own, filled and open, share its x), and no
+        label."""
+        n = sum(abs(at[0] - a) < dx / 2 and abs(at[1] - b) < 3.0 for a, b in taken)
+        n += sum(abs(at[0] - a) < mx and abs(at[1] - b) < my for a, b in markers)
+        n += sum(on_line(line, at) for line in lines)
+        if k > 1.0:
+            n += sum(any(abs(x + t * (at[0] - x) - a) < mx / 2
+                         and abs(y + t * (at[1] - y) - b) < my / 2 for t in steps)
+                     for a, b in markers if a != x)
+            n += sum(on_line((x, y, *at), b) for b in taken)
+        return n
+    place, taken, lines = {}, [], []
     for j in sorted(shown, key=lambda j: j["checks"]["b_g2_msm"]):
         x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
         up = bool(j.get("repaced")) and 100 * j["repaced"]["median_error"] > y
         order = sorted(offsets, key=lambda w: up and w.startswith("top"))  # off its line
-        # the eight places next to the marker, then the same twice as far (a crowd of jobs
-        # at one pace); the label then hangs off its marker by a short line
-        tries = [(w, 1.0) for w in order] + [(w, 2.0) for w in order]
-        where, far = next(((w, k) for w, k in tries
-                           if clear((x + k * offsets[w][0], y + k * offsets[w][1]), taken)
-                           and (k == 1.0 or line_clear(
-                               x, y, (x + k * offsets[w][0], y + k * offsets[w][1])))),
-                          (order[0], 1.0))
+        # the eight places next to the marker, then the same two to four times as far (a
+        # crowd of jobs at one pace), where the label hangs off its marker by a short line:
+        # the first that reads cleanly; none where none does (listed in the subtitle)
+        tries = [(w, k) for k in (1.0, 2.0, 3.0, 4.0) for w in order]
+        good = next(((w, k) for w, k in tries
+                     if not faults(x, y, (x + k * offsets[w][0], y + k * offsets[w][1]), k)),
+                    None)
+        if good is None:
+            place[j["job"]] = None
+            continue
+        where, far = good
         ox, oy = offsets[where]
         place[j["job"]] = (where, far)
         taken.append((x + far * ox, y + far * oy))
+        if far > 1.0:
+            lines.append((x, y, x + far * ox, y + far * oy))
     paced = [j for j in shown if j.get("repaced")]
     if paced:  # each job re-paced to its first checks: a thin line from its plain point
         xs_, ys_ = [], []
@@ -236,8 +253,9 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         fig.add_trace(go.Scatter(
             x=[j["checks"]["b_g2_msm"] for j in pts],
             y=[100 * j["median_error"] for j in pts], mode="markers+text",
-            text=[str(j["job"]) if place[j["job"]][1] == 1.0 else "" for j in pts],
-            textposition=[place[j["job"]][0] for j in pts],
+            text=[str(j["job"]) if place[j["job"]] and place[j["job"]][1] == 1.0 else ""
+                  for j in pts],
+            textposition=[(place[j["job"]] or ("top center",))[0] for j in pts],
             textfont=dict(size=10, color="#555"),
             marker=dict(size=11 if ran else 10, symbol=symbol, color=color,
                         line=dict(width=1.5 if ran else 1, color="#333")),
@@ -249,9 +267,9 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
             name=name))
     # the labels set twice as far off: each on a short line to its marker
     for j in shown:
-        where, far = place[j["job"]]
-        if far == 1.0:
+        if place[j["job"]] is None or place[j["job"]][1] == 1.0:
             continue
+        where, far = place[j["job"]]
         ox, oy = offsets[where]
         x, y = j["checks"]["b_g2_msm"], 100 * j["median_error"]
         fig.add_annotation(x=x, y=y, text=str(j["job"]), showarrow=True, arrowhead=0,
@@ -275,16 +293,20 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         rp = repaced_total
         sub += (f"<br>re-paced to each job's first {rp['checks']} checks: {rp['within_10']} of "
                 f"{rp['rows']} rows within 10 % (the plain profile {rp['plain_within_10']})")
+    bare = sorted(n for n, at in place.items() if at is None)
+    if bare:  # no place read cleanly: no label rather than one a reader could misplace
+        sub += (f"<br>where the jobs crowd, not labelled: {', '.join(map(str, bare))} "
+                "(hover, or the table of jobs)")
     fig.update_layout(**base_layout(
         title=dict(text="The plain model's error follows the host's pace at the rows"
                         + "".join(f"<br><sup>{line}</sup>" for line in sub.split("<br>")),
                    x=0.0, xanchor="left"),
-        margin=dict(l=70, r=20, t=100, b=130), height=620,
+        margin=dict(l=70, r=20, t=80 + 22 * sub.count("<br>"), b=130), height=620,
         legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0)))
     fig.update_xaxes(title_text="host checks at the rows over the profile (b_g2_msm calls "
                                 "alone, median row; above 1: slower than at calibration)",
                      range=[lo, hi])
-    fig.update_yaxes(title_text="the model's error, median row (model / live - 1, %)",
+    fig.update_yaxes(title_text="median row's error (model / live - 1, %)",
                      zeroline=True, zerolinecolor="#999")
     return fig
 
