@@ -13,30 +13,17 @@ involuntarily far more often than in the first wave).
 from __future__ import annotations
 
 import pytest
-import simpy
 
 from cuzklab.errors import ProfileError
 from cuzklab.model import PipelineConfig, Profile
 from cuzklab.sim import simulate
-from cuzklab.sim.machine import Machine
+
+from .machine_runs import run_jobs
 
 
 def _run(specs, pool_weight=0.5):
-    """Run ``(start, kind, work, kwargs)`` jobs on a 16-core machine; their (start, end)."""
-    env = simpy.Environment()
-    m = Machine(env, cores=16, ddr_gbps=100.0, synthesis_threads=16, pool_threads=16,
-                age_priority=1.0, pool_weight=pool_weight)
-    out = {}
-
-    def one(name, at, kind, work, kw):
-        yield env.timeout(at)
-        start, end, _ = yield m.run(kind, work, **kw)
-        out[name] = (start, end)
-
-    for name, (at, kind, work, kw) in specs.items():
-        env.process(one(name, at, kind, work, kw))
-    env.run()
-    return out
+    """Run the jobs on a 16-core machine whose pool threads weigh ``pool_weight``."""
+    return run_jobs(specs, pool_weight)
 
 
 EVEN = {"cap": 1.0, "even_share": True}

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-import simpy
 
 from cuzklab.calibrate.compare import (parts_slowdown, profile_at_witness_work,
                                        witness_pool_slowdown_at, work_part_slowdown)
@@ -21,27 +20,13 @@ from cuzklab.calibrate.live import derive_profile
 from cuzklab.errors import ProfileError
 from cuzklab.model import PipelineConfig, Profile
 from cuzklab.sim import simulate
-from cuzklab.sim.machine import Machine
+
+from .machine_runs import run_jobs
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
-def _run(specs):
-    """Run ``(start, kind, work, kwargs)`` jobs on a 16-core machine; their (start, end)."""
-    env = simpy.Environment()
-    m = Machine(env, cores=16, ddr_gbps=100.0, synthesis_threads=16,
-                pool_threads=16, age_priority=1.0)
-    out = {}
-
-    def one(name, at, kind, work, kw):
-        yield env.timeout(at)
-        start, end, _ = yield m.run(kind, work, **kw)
-        out[name] = (start, end)
-
-    for name, (at, kind, work, kw) in specs.items():
-        env.process(one(name, at, kind, work, kw))
-    env.run()
-    return out
+_run = run_jobs
 
 
 def test_a_job_runs_slower_only_while_the_pool_is_full_and_in_proportion():
