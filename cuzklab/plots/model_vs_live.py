@@ -188,10 +188,13 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
 
     steps = [k / 10 for k in range(1, 10)]  # points along a leader line
 
-    def on_line(line, at):  # the line passes through a label's box at ``at``
+    def crosses(line, at, hx, hy):  # the line passes within (hx, hy) of ``at``
         x, y, ax, ay = line
-        return any(abs(x + t * (ax - x) - at[0]) < dx / 3 and abs(y + t * (ay - y) - at[1]) < 1.5
+        return any(abs(x + t * (ax - x) - at[0]) < hx and abs(y + t * (ay - y) - at[1]) < hy
                    for t in steps)
+
+    def on_line(line, at):  # the line passes through a label's box at ``at``
+        return crosses(line, at, dx / 3, 1.5)
 
     def faults(x, y, at, k):
         """How badly a label at ``at`` (``k`` times its near offset) reads: 0 where it keeps
@@ -203,8 +206,7 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
         n += sum(abs(at[0] - a) < mx and abs(at[1] - b) < my for a, b in markers)
         n += sum(on_line(line, at) for line in lines)
         if k > 1.0:
-            n += sum(any(abs(x + t * (at[0] - x) - a) < mx / 2
-                         and abs(y + t * (at[1] - y) - b) < my / 2 for t in steps)
+            n += sum(crosses((x, y, *at), (a, b), mx / 2, my / 2)
                      for a, b in markers if a != x)
             n += sum(on_line((x, y, *at), b) for b in taken)
         return n
@@ -265,7 +267,7 @@ def pace_figure(jobs: list[dict], fit: dict, *, labels: dict | None = None,
                           "x%{customdata[1]:.2f}; median error %{y:+.1f} %; "
                           "%{customdata[2]} of %{customdata[3]} rows within 10 %<extra></extra>",
             name=name))
-    # the labels set twice as far off: each on a short line to its marker
+    # the labels set two to four times as far off: each on a short line to its marker
     for j in shown:
         if place[j["job"]] is None or place[j["job"]][1] == 1.0:
             continue
