@@ -599,6 +599,9 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None,
             "prep_msm_worst": max((p["prep_msm_error"] for p in judged), key=abs),
             "target": t["slowdown_error"], "met": bool(t["met"]),
             "line_fits": line_fits(raw, prof),
+            # the weight fitted again on the curve's own visits of the calibration's counts
+            # (a curve asked for them too), every other point judged on it
+            "same_pass": curve.get("same_pass"),
             # the b_g2_msm points the calibration fitted its weight on, over this curve's live
             # slowdown at the same counts (interpolated): where the calibration's own points
             # did not hold, its weight carries that into the model's curve
@@ -611,7 +614,7 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None,
 #: Sets of a curve's own points its pool weight is fitted on by :func:`line_fits`: the
 #: middle of the range, a low point and the top, and every point (in sample: the most one
 #: straight line can do)
-LINE_POINTS = ((4, 8), (2, 4, 12), (4, 8, 12), (1, 2, 4, 8, 12))
+LINE_POINTS = ((4, 8), (2, 4, 12), (2, 8, 12), (4, 8, 12), (1, 2, 4, 8, 12))
 
 
 def line_fits(raw: dict, prof, points=LINE_POINTS) -> list[dict]:
@@ -636,13 +639,21 @@ def line_fits(raw: dict, prof, points=LINE_POINTS) -> list[dict]:
         model = model_contention(prof, [0] + [r["syntheses"] for r in rows], pool_threads=pool,
                                  synth_threads=each, pool_weight=weight,
                                  over_probe=raw.get("prep_over_probe") is True)[1:]
-        worst = max(((m[f"{st}_slowdown"] / r[f"{st}_live_x"] - 1.0, st, r["syntheses"])
-                     for r, m in zip(rows, model) for st in ("b_g2_msm", "prep_msm")),
-                    key=lambda w: abs(w[0]))
+        errs = [(m[f"{st}_slowdown"] / r[f"{st}_live_x"] - 1.0, st, r["syntheses"])
+                for r, m in zip(rows, model) for st in ("b_g2_msm", "prep_msm")]
+        worst = max(errs, key=lambda w: abs(w[0]))
+        # the points the weight was not fitted on alone: how a weight fitted in the same
+        # passes predicts the rest (what a curve that also visits the calibration's counts
+        # is judged on, ``same_pass``)
+        held = max((e for e in errs if e[2] not in at), key=lambda w: abs(w[0]),
+                   default=None)
         out.append({"points": list(at), "weight": round(weight, 4),
                     "worst": {"error": round(worst[0], 4), "stage": worst[1],
                               "syntheses": worst[2]},
-                    "met": abs(worst[0]) <= target})
+                    "met": abs(worst[0]) <= target,
+                    "held_out": held and {"error": round(held[0], 4), "stage": held[1],
+                                          "syntheses": held[2],
+                                          "met": abs(held[0]) <= target}})
     return out
 
 
@@ -652,8 +663,12 @@ def line_fits_total(curves: list[dict]) -> list[dict]:
     sets: dict[tuple, list[bool]] = {}
     for c in curves:
         for f in c.get("line_fits") or ():
-            sets.setdefault(tuple(f["points"]), []).append(f["met"])
-    return [{"points": list(k), "curves": len(v), "met": sum(v)} for k, v in sets.items()]
+            sets.setdefault(tuple(f["points"]), []).append(
+                (f["met"], (f.get("held_out") or {}).get("met")))
+    return [{"points": list(k), "curves": len(v), "met": sum(m for m, _ in v),
+             "held_out_met": (sum(bool(h) for _, h in v)
+                              if any(h is not None for _, h in v) else None)}
+            for k, v in sets.items()]
 
 
 def even_share_x(pool: int, others: int, cores: int) -> float:
@@ -806,7 +821,10 @@ def main(argv=None) -> int:
              "pace": pace_fit(res), "by_row": by_row(res),
              "over_even_share": over_even_share(judged_curves), "waves": waves(res),
              "cycles": cycles(res),
-             "line_fits": line_fits_total(judged_curves)}
+             "line_fits": line_fits_total(judged_curves),
+             "same_pass": {"curves": sum(bool(c.get("same_pass")) for c in judged_curves),
+                           "met": sum(bool((c.get("same_pass") or {}).get("met"))
+                                      for c in judged_curves)}}
     if a.repace:
         rep = [j for j in res if j.get("repaced")]
         total["repaced"] = {"checks": a.repace, "jobs": len(rep),
@@ -926,11 +944,25 @@ def main(argv=None) -> int:
                               + (" (met)" if c["met"] else "")
                               for c in held
                               for r in [[p["ratio"] for p in c["calibration_points"]]]))
+        same = [c for c in judged_curves if c.get("same_pass")]
+        if same:
+            print("the pool weight fitted again on a curve's own visits of its calibration's "
+                  "counts (timed in the same passes; the other points judged on it): "
+                  + "; ".join(f"job {c['job']} beside {', '.join(map(str, s['counts']))} "
+                              f"w={s['pool_weight']:.3g} (calibration {s['profile_pool_weight']:.3g})"
+                              f", worst {100 * s['max_abs_error']:.1f} %"
+                              + (" (met)" if s["met"] else "")
+                              for c in same for s in [c["same_pass"]]))
         if total["line_fits"]:
             print("the pool weight fitted on each curve's own points instead (which counts a "
                   "calibration's one line should be fitted at; every point judged): "
                   + "; ".join(f"at {', '.join(map(str, f['points']))}: {f['met']} of "
                               f"{f['curves']}" for f in total["line_fits"]))
+            print("the same, each curve judged on its other points only (a weight fitted in "
+                  "the same passes, predicting the rest): "
+                  + "; ".join(f"at {', '.join(map(str, f['points']))}: {f['held_out_met']} of "
+                              f"{f['curves']}" for f in total["line_fits"]
+                              if len(f["points"]) < 5))
     if a.png:
         if not total["pace"]:
             print("--png: no figure, fewer than three of these jobs have host checks",

@@ -697,7 +697,16 @@ def test_the_rejudge_script_sets_each_curve_beside_an_even_share_of_the_cores():
     assert all(0.25 <= f["weight"] <= 8 for f in c["line_fits"])
     (total,) = [t for t in mod.line_fits_total([c, {"line_fits": []}])
                 if t["points"] == [1, 2, 4, 8, 12]]
-    assert total == {"points": [1, 2, 4, 8, 12], "curves": 1, "met": 1}
+    assert total == {"points": [1, 2, 4, 8, 12], "curves": 1, "met": 1, "held_out_met": None}
+    # fitted on a few of its points, the others judged alone: the forty-first's curve meets
+    # the target on its other points with the weight of those beside 2, 8 and 12 (worst
+    # 10.8 %) and of those beside 2, 4 and 12 (5.8 %)
+    assert abs(fits[(2, 8, 12)]["held_out"]["error"]) == pytest.approx(0.108, abs=0.002)
+    assert fits[(2, 8, 12)]["held_out"]["syntheses"] not in (2, 8, 12)
+    assert fits[(2, 4, 12)]["held_out"]["met"] is True
+    assert fits[(1, 2, 4, 8, 12)]["held_out"] is None
+    (held,) = [t for t in mod.line_fits_total([c]) if t["points"] == [2, 4, 12]]
+    assert held["held_out_met"] == 1
 
 
 def test_the_rejudge_script_repaces_a_profile_to_a_jobs_earliest_checks(tmp_path, capsys):

@@ -157,7 +157,10 @@ def register(sub) -> None:
                         "alone before and after every live run, and judge the model also at "
                         "the host's speed of those checks (docs/calibrate.md)")
     c.add_argument("--contention", type=_counts, default=None, metavar="S,S,...",
-                   help="also measure the contention curve at these counts, with the model's")
+                   help="also measure the contention curve at these counts, with the model's "
+                        "(counts the profile's pool weight was fitted on, e.g. 3,6,11, are "
+                        "marked fitted; with them the weight is also fitted again on the "
+                        "curve's own points there and the others judged on it)")
     c.add_argument("--gpu-threads", type=int_at_least(1), default=None, metavar="N",
                    help="the contention curve's pool (default: the profile's calibration pool)")
     c.add_argument("--contention-rounds", type=int_at_least(1), default=None, metavar="N",
@@ -557,7 +560,33 @@ def format_curve(curve: dict, calibration: dict | None = None) -> str:
     text = calibration_points_text(curve, calibration)
     if text:
         lines.append(text)
+    text = same_pass_text(curve)
+    if text:
+        lines.append(text)
     return "\n".join(lines)
+
+
+def _curve_target() -> float:
+    from .contention import CURVE_TARGET
+    return CURVE_TARGET
+
+
+def same_pass_text(curve: dict) -> str:
+    """Return the curve judged on the pool weight fitted again on its own points at the
+    calibration's counts (``same_pass``), '' where the curve did not visit them."""
+    same = (curve or {}).get("same_pass")
+    if not same:
+        return ""
+    live = {r["syntheses"]: r for r in curve["rows"]}
+    cells = ", ".join(f"{p['syntheses']}: x{live[p['syntheses']]['b_g2_msm_live_x']:.2f}|"
+                      f"x{p['b_g2_msm_model_x']:.2f} {100 * p['b_g2_msm_x_error']:+.0f}%"
+                      for p in same["rows"])
+    return (f"pool weight fitted again on this curve's own points beside "
+            f"{', '.join(map(str, same['counts']))} (the calibration's counts, timed in the same "
+            f"passes): {same['pool_weight']:.3g} (the profile's {same['profile_pool_weight']:.3g}); "
+            f"b_g2_msm live|model on it: {cells}; worst {100 * same['max_abs_error']:.1f} % over "
+            f"the other points (target {100 * _curve_target():.0f} %): "
+            f"{'met' if same['met'] else 'NOT met'}")
 
 
 def syntheses_spread_text(curve: dict | None) -> str:

@@ -206,7 +206,7 @@ def remodel_curve(curve: dict, profile) -> dict:
     out.update({"profile": prof.name, "slowdowns": "paired" if paired else "medians",
                 "rows": _curve(prof, meas, pool_threads=curve["pool_threads"],
                                synth_threads=curve["synth_threads"], over_probe=over)})
-    return judge_curve(out)
+    return judge_curve(out, prof)
 
 
 def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: int,
@@ -233,7 +233,7 @@ def contention_curve(profile, log2_constraints: int, counts, *, pool_threads: in
            "prep_over_probe": meas.get("prep_over_probe"), "slowdowns": meas.get("slowdowns"),
            "probe_steady": meas.get("probe_steady"),
            "backend": backend, "rows": rows}
-    return judge_curve(out)
+    return judge_curve(out, prof)
 
 
 def has_load(curve: dict | None) -> bool:
@@ -253,12 +253,15 @@ def raw_prep_reason(curve: dict) -> str:
     return "the host probe itself slowed beside the syntheses"
 
 
-def judge_curve(curve: dict) -> dict:
+def judge_curve(curve: dict, profile=None) -> dict:
     """Return ``curve`` with each point's slowdown error and the target met or not.
 
     The contention is judged on the slowdown (seconds beside S syntheses over
     seconds beside none, on each side): the solo seconds of the two sides come
     from different measurements (the executor's spans against direct calls).
+    With ``profile`` (the one the model side ran on), a curve that also visited
+    counts the profile's pool weight was fitted on gets ``same_pass``
+    (:func:`same_pass_fit`).
     """
     rows = curve["rows"]
     for r in rows:
@@ -277,7 +280,59 @@ def judge_curve(curve: dict) -> dict:
             "worst": {"syntheses": worst["syntheses"],
                       "slowdown_error": max(worst.get("prep_msm_x_error", 0),
                                             worst.get("b_g2_msm_x_error", 0), key=abs)}})
+    if profile is not None:
+        same = same_pass_fit(curve, profile)
+        if same:
+            curve["same_pass"] = same
     return curve
+
+
+def same_pass_fit(curve: dict, profile) -> dict | None:
+    """Return the curve judged on a pool weight fitted on its own visits of the
+    calibration's counts, or None where it visited none of them beside a load.
+
+    A calibration fits ``node.cpu_pool_weight`` on the pool's slowdowns beside its
+    ``contention_counts`` (3, 6 and 11 syntheses by default); a curve measured minutes
+    later on the same host can sit 5-25 % off those points at the same counts (the
+    host's pace moves between the two; docs/calibrate.md). A curve asked for those
+    counts too (``--contention 0,1,2,3,4,6,8,11,12``) has them timed in the same
+    passes as its other points: the weight is fitted again on them alone, as the
+    calibration fits it, and every other point is judged on that weight. The points
+    judged are never the ones fitted, so each is still a prediction; what the
+    judgement leaves out is the host's move between the calibration and the curve,
+    as the re-paced rows leave out its move between the calibration and the rows.
+    """
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    fitted = {int(c) for c in prof.get("calibration", "contention_counts", []) or [] if c}
+    rows = [r for r in curve.get("rows") or () if "b_g2_msm_live_x" in r
+            and "prep_msm_live_x" in r]
+    at = [r for r in rows if r["syntheses"] in fitted]
+    judged = [r for r in rows if r["syntheses"] and r["syntheses"] not in fitted]
+    if not at or not judged:
+        return None
+    meas = {"pool_threads": curve["pool_threads"], "synth_threads": curve.get("synth_threads", 1),
+            "prep_over_probe": curve.get("prep_over_probe"),
+            "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
+                      "b_g2_msm_slowdown": r["b_g2_msm_live_x"]} for r in at]}
+    weight, rms = fit_pool_weight(prof, meas)
+    model = model_contention(prof, [0] + [r["syntheses"] for r in judged],
+                             pool_threads=curve["pool_threads"],
+                             synth_threads=curve.get("synth_threads", 1), pool_weight=weight,
+                             over_probe=curve.get("prep_over_probe") is True)[1:]
+    points, errs = [], []
+    for r, m in zip(judged, model):
+        p = {"syntheses": r["syntheses"]}
+        for stage in ("prep_msm", "b_g2_msm"):
+            p[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
+            p[f"{stage}_x_error"] = round(m[f"{stage}_slowdown"] / r[f"{stage}_live_x"] - 1, 4)
+            errs.append(abs(p[f"{stage}_x_error"]))
+        points.append(p)
+    worst = max(errs)
+    return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight,
+            "profile_pool_weight": float(prof["node"].get("cpu_pool_weight", 1.0)),
+            "rms_log_error": round(rms, 4), "rows": points,
+            "max_abs_error": round(worst, 4), "met": worst <= CURVE_TARGET}
 
 
 def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,

@@ -118,6 +118,17 @@ def contention_figure(curve: dict, calibration: dict | None = None) -> go.Figure
             marker=dict(size=12, symbol="star-open", line=dict(width=1.5),
                         color=stage_color("b_g2_msm")),
             hovertemplate="the calibration, beside %{x} syntheses: x%{y:.2f}<extra></extra>"))
+    same = curve.get("same_pass")
+    if same:  # the weight fitted again on this curve's own visits of the calibration's counts
+        sx = [p["syntheses"] for p in same["rows"]]
+        fig.add_trace(go.Scatter(
+            x=sx, y=[p["b_g2_msm_model_x"] for p in same["rows"]], mode="lines+markers",
+            name=f"b_g2_msm · model, weight {same['pool_weight']:.3g} fitted on this curve's "
+                 f"points beside {', '.join(map(str, same['counts']))}",
+            line=dict(color=stage_color("b_g2_msm"), width=1.5, dash="dot"),
+            marker=dict(size=7, symbol="triangle-up-open"),
+            hovertemplate="model on the weight fitted in these passes, %{x} syntheses: "
+                          "x%{y:.2f}<extra></extra>"))
     fitted = [r["syntheses"] for r in rows if r.get("fitted")]
     notes = []
     if fitted:
@@ -132,6 +143,12 @@ def contention_figure(curve: dict, calibration: dict | None = None) -> go.Figure
     if curve.get("slowdowns") == "paired":
         notes.append("live slowdowns: median over passes of a visit over the visit beside none "
                      "of the same pass")
+    if same:
+        notes.append(f"dotted: the pool weight fitted again on this curve's points beside "
+                     f"{', '.join(map(str, same['counts']))} ({same['pool_weight']:.3g}; the "
+                     f"profile's {same['profile_pool_weight']:.3g}), worst other point "
+                     f"{100 * same['max_abs_error']:.1f} %: "
+                     f"{'within' if same['met'] else 'outside'} {100 * CURVE_TARGET:.0f} %")
     fig.update_layout(**base_layout(
         title=dict(text=f"prep_msm and b_g2_msm beside concurrent syntheses — live "
                         f"({curve.get('backend')}, 2^{curve['log2_constraints']}, pool of "

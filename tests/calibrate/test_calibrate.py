@@ -1403,3 +1403,43 @@ def test_k_at_once_curve_names_a_bad_other_work_before_it_runs(kw, name, monkeyp
     with pytest.raises(ConfigError) as err:
         measure.measure_cores(K, **kw)
     assert str(err.value).startswith(f"{name}: ") and "got" in str(err.value)
+
+
+def test_curve_refits_the_weight_on_its_own_visits_of_the_calibrations_counts():
+    # a host whose pool weighs 0.5 where the calibration fitted 0.917 (its pace moved): the
+    # curve visited the calibration's count (6) too, and the weight fitted on that point
+    # alone models every other point of the curve
+    from cuzklab.calibrate.commands import format_curve
+    from cuzklab.calibrate.contention import GRID, judge_curve, model_contention
+    from cuzklab.model.profile import Profile
+    prof = Profile.load("porep-live-2p20-h200")
+    counts = [0, 1, 2, 4, 6, 8, 12]
+    true_w = min(GRID, key=lambda w: abs(w - 0.5))
+    live = model_contention(prof, counts, pool_threads=16, pool_weight=true_w)
+    model = model_contention(prof, counts, pool_threads=16)
+    rows = [{"syntheses": c, "fitted": c in (0, 6),
+             "prep_msm_live_s": 1.0, "prep_msm_model_s": 1.0,
+             "b_g2_msm_live_s": 1.0, "b_g2_msm_model_s": 1.0,
+             "prep_msm_live_x": lv["prep_msm_slowdown"], "prep_msm_model_x": md["prep_msm_slowdown"],
+             "b_g2_msm_live_x": lv["b_g2_msm_slowdown"], "b_g2_msm_model_x": md["b_g2_msm_slowdown"]}
+            for c, lv, md in zip(counts, live, model)]
+    curve = {"pool_threads": 16, "synth_threads": 1, "rows": rows}
+    out = judge_curve(curve, prof)
+    assert out["target"]["met"] is False  # the calibration's weight misses the moved host
+    same = out["same_pass"]
+    assert same["counts"] == [6] and same["pool_weight"] == pytest.approx(true_w)
+    assert same["profile_pool_weight"] == pytest.approx(0.917)
+    assert [p["syntheses"] for p in same["rows"]] == [1, 2, 4, 8, 12]  # never the fitted one
+    assert same["met"] is True and same["max_abs_error"] < 1e-3
+    text = format_curve(out)
+    assert "fitted again on this curve's own points beside 6" in text and "): met" in text
+    from cuzklab.plots.model_vs_live import contention_figure
+    fig = contention_figure({**out, "profile": prof.name, "log2_constraints": 20,
+                             "backend": "gpu"})
+    dotted = next(t for t in fig.data if "fitted on this curve's points" in t.name)
+    assert list(dotted.x) == [1, 2, 4, 8, 12] and dotted.line.dash == "dot"
+    assert "within 15 %" in fig.layout.title.text
+    # without a visit of the calibration's counts, or without the profile, nothing is refitted
+    assert "same_pass" not in judge_curve(curve)
+    bare = {**curve, "rows": [r for r in rows if r["syntheses"] != 6]}
+    assert "same_pass" not in judge_curve(bare, prof)
