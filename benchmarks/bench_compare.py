@@ -3,7 +3,7 @@
 
     python benchmarks/bench_compare.py --profile NAME --log2-constraints 20 --backend gpu \\
         [--locks interlock,split_async] [--gw 1,2] [--places 4:1,8:0.25,12:0 | --pw 2,4,8] \\
-        [--proofs 3] [--partitions 4] [--gpu-threads 16] [--contention 0,1,2,4,8,12] \\
+        [--proofs 3] [--partitions 4] [--gpu-threads 16] [--contention 0,1,2,3,4,6,8,11,12] \\
         [--repeat 3] [--verify] [--traces DIR] [--budget-s 400] [--row-repeats N] --json out.json
     python benchmarks/bench_compare.py --quick --profile NAME   # CPU stand-ins at 2^6
 
@@ -19,7 +19,10 @@ point, so a run cut short keeps what it measured. Rows the profile was fitted
 on are marked ``fitted``; the verdict (targets: s/proof within 10 %, peak RSS
 within 15 %, the same bottleneck) counts only the others. Then the contention
 curve (prep_msm and b_g2_msm beside 0..N syntheses, on the ``--gpu-threads``
-pool, medians of ``--repeat``) is measured with the model's curve beside it.
+pool, medians of ``--repeat``) is measured with the model's curve beside it; by
+default at 0, 1, 2, 4, 8 and 12 syntheses and at the counts the profile's pool
+weight was fitted on, so that the curve is also judged on a weight fitted again
+on those points in its own passes (``same_pass``, docs/calibrate.md).
 ``--traces DIR`` keeps each row's two traces there as Parquet
 (``ROW-live.parquet`` and ``ROW-model.parquet``, ROW as ``split_async-gw1-pw12-w0``).
 ``--row-repeats N`` runs the whole grid N times over, pass after pass (so a host
@@ -151,6 +154,18 @@ def live_table(rows) -> str:
     return "\n".join(lines)
 
 
+#: The contention curve's own counts (beside them, by default, the calibration's).
+CURVE_COUNTS = (0, 1, 2, 4, 8, 12)
+
+
+def curve_counts(prof) -> list[int]:
+    """Return the curve's default counts: :data:`CURVE_COUNTS` and the counts the profile's
+    pool weight was fitted on (``[calibration] contention_counts``), so that the curve
+    also judges the model on a weight fitted again in its own passes (``same_pass``)."""
+    fitted = prof.get("calibration", "contention_counts", []) or []
+    return sorted({*CURVE_COUNTS, *(int(c) for c in fitted)})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", required=True)
@@ -165,9 +180,11 @@ def main(argv=None) -> int:
     ap.add_argument("--partitions", type=int, default=4)
     ap.add_argument("--gpu-threads", type=int, default=16)
     ap.add_argument("--witness-work", type=float, default=1.0)
-    ap.add_argument("--contention", type=_list(int), default=[0, 1, 2, 4, 8, 12],
+    ap.add_argument("--contention", type=_list(int), default=None,
                     help="syntheses to time prep_msm and b_g2_msm beside, 0 among them "
-                         "(0 alone: no curve)")
+                         "(0 alone: no curve; default 0,1,2,4,8,12 and the counts the "
+                         "profile's pool weight was fitted on, which the weight is fitted "
+                         "again on in the same passes: the curve's same_pass)")
     ap.add_argument("--contention-rounds", type=int, default=None, metavar="N",
                     help="passes over the contention counts, each there and back "
                          "(default: the measurement's own)")
@@ -201,6 +218,8 @@ def main(argv=None) -> int:
     places = a.places or [(pw, None) for pw in a.pw]
     places = [(pw, a.witness_work if w is None else w) for pw, w in places]
     prof = Profile.load(a.profile)
+    if a.contention is None:
+        a.contention = curve_counts(prof)
     out = {"benchmark": "compare", "device": device_name(a.backend), "backend": a.backend,
            "profile": prof.name, "calibration": prof.data.get("calibration", {}),
            "log2_constraints": a.log2_constraints, "proofs": a.proofs,
@@ -276,7 +295,7 @@ def main(argv=None) -> int:
                                  rounds=a.contention_rounds)
         out["contention"] = curve
         save()
-        print(format_curve(curve))
+        print(format_curve(curve, prof.data.get("calibration")))
     out["elapsed_s"] = round(time.perf_counter() - t0, 2)
     save()
     return 0 if not out["failed"] else 1

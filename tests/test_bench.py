@@ -371,6 +371,15 @@ def test_the_compare_benchmark_keeps_traces_by_name_and_attributes_its_worst_row
     assert all(r["live"]["gpu_hold_s"] > 0 for r in again["rows"])
 
 
+def test_the_compare_benchmarks_curve_visits_the_calibrations_counts_too():
+    mod = _script("bench_compare.py")
+    from cuzklab.model.profile import Profile
+    # a live profile fitted beside 6 syntheses: the curve's own counts and that one
+    assert mod.curve_counts(Profile.load("porep-live-2p20-h200")) == [0, 1, 2, 4, 6, 8, 12]
+    # a profile with no calibration's counts: the curve's own
+    assert mod.curve_counts(Profile.load("porep-32g")) == list(mod.CURVE_COUNTS)
+
+
 def test_the_tail_msm_benchmark_checks_its_options_and_needs_a_gpu(capsys, monkeypatch):
     mod = _script("bench_tail_msm.py")
     for argv, message in ((["--g1", "x"], "--g1: expected comma-separated integers"),
