@@ -580,7 +580,7 @@ def same_pass_text(curve: dict) -> str:
     live = {r["syntheses"]: r for r in curve["rows"]}
     cells = ", ".join(f"{p['syntheses']}: x{live[p['syntheses']]['b_g2_msm_live_x']:.2f}|"
                       f"x{p['b_g2_msm_model_x']:.2f} {100 * p['b_g2_msm_x_error']:+.0f}%"
-                      for p in same["rows"])
+                      for p in same["rows"] if not p.get("fitted"))
     return (f"pool weight fitted again on this curve's own points beside "
             f"{', '.join(map(str, same['counts']))} (the calibration's counts, timed in the same "
             f"passes): {same['pool_weight']:.3g} (the profile's {same['profile_pool_weight']:.3g}); "

@@ -316,17 +316,19 @@ def same_pass_fit(curve: dict, profile) -> dict | None:
             "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
                       "b_g2_msm_slowdown": r["b_g2_msm_live_x"]} for r in at]}
     weight, rms = fit_pool_weight(prof, meas)
-    model = model_contention(prof, [0] + [r["syntheses"] for r in judged],
+    loaded = [r for r in rows if r["syntheses"]]
+    model = model_contention(prof, [0] + [r["syntheses"] for r in loaded],
                              pool_threads=curve["pool_threads"],
                              synth_threads=curve.get("synth_threads", 1), pool_weight=weight,
                              over_probe=curve.get("prep_over_probe") is True)[1:]
     points, errs = [], []
-    for r, m in zip(judged, model):
-        p = {"syntheses": r["syntheses"]}
+    for r, m in zip(loaded, model):  # every loaded point; only those not fitted are judged
+        p = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in fitted}
         for stage in ("prep_msm", "b_g2_msm"):
             p[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
             p[f"{stage}_x_error"] = round(m[f"{stage}_slowdown"] / r[f"{stage}_live_x"] - 1, 4)
-            errs.append(abs(p[f"{stage}_x_error"]))
+            if not p["fitted"]:
+                errs.append(abs(p[f"{stage}_x_error"]))
         points.append(p)
     worst = max(errs)
     return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight,

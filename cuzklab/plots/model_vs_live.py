@@ -120,13 +120,17 @@ def contention_figure(curve: dict, calibration: dict | None = None) -> go.Figure
             hovertemplate="the calibration, beside %{x} syntheses: x%{y:.2f}<extra></extra>"))
     same = curve.get("same_pass")
     if same:  # the weight fitted again on this curve's own visits of the calibration's counts
-        sx = [p["syntheses"] for p in same["rows"]]
+        pts = [{"syntheses": 0, "b_g2_msm_model_x": 1.0, "fitted": True}, *same["rows"]]
         fig.add_trace(go.Scatter(
-            x=sx, y=[p["b_g2_msm_model_x"] for p in same["rows"]], mode="lines+markers",
+            x=[p["syntheses"] for p in pts], y=[p["b_g2_msm_model_x"] for p in pts],
+            mode="lines+markers",
             name=f"b_g2_msm · model, weight {same['pool_weight']:.3g} fitted on this curve's "
                  f"points beside {', '.join(map(str, same['counts']))}",
             line=dict(color=stage_color("b_g2_msm"), width=1.5, dash="dot"),
-            marker=dict(size=7, symbol="triangle-up-open"),
+            # the points fitted small, the ones it predicts as open triangles
+            marker=dict(size=[4 if p.get("fitted") else 9 for p in pts],
+                        symbol=["circle" if p.get("fitted") else "triangle-up-open"
+                                for p in pts]),
             hovertemplate="model on the weight fitted in these passes, %{x} syntheses: "
                           "x%{y:.2f}<extra></extra>"))
     fitted = [r["syntheses"] for r in rows if r.get("fitted")]
@@ -524,12 +528,14 @@ def compare_html(result: dict, path, *, timelines: bool = True):
         verdict = ("" if t.get("max_abs_error") is None else
                    f" Worst slowdown error over the points not fitted: {100 * t['max_abs_error']:.1f} % "
                    f"(target {100 * t['slowdown_error']:.0f} %): {'met' if t['met'] else 'not met'}.")
-        from ..calibrate.commands import calibration_points_text
+        from ..calibrate.commands import calibration_points_text, same_pass_text
         held = calibration_points_text(curve, result.get("calibration"))
+        same = same_pass_text(curve)
         parts.append("<h2>The contention curve</h2><p>prep_msm and b_g2_msm beside concurrent "
                      "syntheses, each side's slowdown against its own time beside none."
                      + html.escape(verdict) + "</p>"
-                     + (f"<p>{html.escape(held[0].upper() + held[1:])}.</p>" if held else ""))
+                     + "".join(f"<p>{html.escape(t[0].upper() + t[1:])}.</p>"
+                               for t in (held, same) if t))
         parts.append(contention_figure(curve, result.get("calibration")).to_html(
             full_html=False, include_plotlyjs=first))
     style = ("<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"

@@ -1246,6 +1246,15 @@ def test_the_compare_page_ends_with_the_contention_curve(tmp_path):
     assert "<p>The calibration&#x27;s points, fitted on, against this curve&#x27;s live ones " \
            "there: beside 6 x9.00 | x" in text and "on points above this curve" in text
     assert text.count("plotly.js v") <= 1 and "beside concurrent syntheses" in text
+    assert "fitted again on this curve" not in text                 # no same-pass points
+    stored["contention"] = {**stored["contention"], "same_pass": {
+        "counts": [6], "pool_weight": 0.5, "profile_pool_weight": 0.9, "max_abs_error": 0.05,
+        "met": True, "rows": [{"syntheses": r["syntheses"], "b_g2_msm_model_x": 1.1,
+                               "b_g2_msm_x_error": 0.05}
+                              for r in stored["contention"]["rows"] if r["syntheses"]]}}
+    compare_html(stored, page, timelines=False)
+    text = page.read_text()
+    assert "<p>Pool weight fitted again on this curve&#x27;s own points beside 6" in text
     del stored["contention"]
     compare_html(stored, page, timelines=False)
     assert "contention curve" not in page.read_text()
@@ -1429,7 +1438,8 @@ def test_curve_refits_the_weight_on_its_own_visits_of_the_calibrations_counts():
     same = out["same_pass"]
     assert same["counts"] == [6] and same["pool_weight"] == pytest.approx(true_w)
     assert same["profile_pool_weight"] == pytest.approx(0.917)
-    assert [p["syntheses"] for p in same["rows"]] == [1, 2, 4, 8, 12]  # never the fitted one
+    assert [p["syntheses"] for p in same["rows"]] == [1, 2, 4, 6, 8, 12]
+    assert [p["fitted"] for p in same["rows"]] == [False, False, False, True, False, False]
     assert same["met"] is True and same["max_abs_error"] < 1e-3
     text = format_curve(out)
     assert "fitted again on this curve's own points beside 6" in text and "): met" in text
@@ -1437,7 +1447,8 @@ def test_curve_refits_the_weight_on_its_own_visits_of_the_calibrations_counts():
     fig = contention_figure({**out, "profile": prof.name, "log2_constraints": 20,
                              "backend": "gpu"})
     dotted = next(t for t in fig.data if "fitted on this curve's points" in t.name)
-    assert list(dotted.x) == [1, 2, 4, 8, 12] and dotted.line.dash == "dot"
+    assert list(dotted.x) == [0, 1, 2, 4, 6, 8, 12] and dotted.line.dash == "dot"
+    assert list(dotted.marker.size) == [4, 9, 9, 9, 4, 9, 9]   # fitted small, judged large
     assert "within 15 %" in fig.layout.title.text
     # without a visit of the calibration's counts, or without the profile, nothing is refitted
     assert "same_pass" not in judge_curve(curve)
