@@ -204,7 +204,7 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
         43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100",
         52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100",
-        59: "h100", 60: "h100", 61: "h100", 62: "h100", 63: "h100"}
+        59: "h100", 60: "h100", 61: "h100", 62: "h100", 63: "h100", 64: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -218,7 +218,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             51: "fifty-first", 52: "fifty-second", 53: "fifty-third", 54: "fifty-fourth",
             55: "fifty-fifth", 56: "fifty-sixth", 57: "fifty-seventh", 58: "fifty-eighth",
             59: "fifty-ninth", 60: "sixtieth", 61: "sixty-first", 62: "sixty-second",
-            63: "sixty-third",
+            63: "sixty-third", 64: "sixty-fourth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -241,6 +241,9 @@ CURVES = [
     (57, "2026-12-06", "compare-live-h100-r37-samehost-tracked.json", "r37"),
     (59, "2026-12-06", "compare-live-h100-r38-samehost-tracked.json", "r38"),
     (61, "2026-12-06", "compare-live-h100-r39-samehost-tracked.json", "r39"),
+    # the curve alone, right after its calibration, with the calibration's counts visited
+    # too (the first with a same-pass judgement)
+    (64, "2026-12-06", "contention-curve-live-h100-r40.json", "r40"),
 ]
 
 
@@ -697,25 +700,37 @@ def over_even_share(curves: list[dict]) -> list[dict]:
 
 def markdown_curves(curves: list[dict]) -> str:
     """The README's table of contention curves."""
-    counts = [p["syntheses"] for p in curves[0]["points"] if p["syntheses"]] if curves else []
+    judged = [[p for p in c["points"] if p["syntheses"] and not p["fitted"]] for c in curves]
+    counts = [p["syntheses"] for p in judged[0]] if curves else []
     by = " / ".join(map(str, counts))
     target = f"{100 * curves[0]['target']:.0f} %" if curves else ""
     out = [f"| curve (job, date, file) | b_g2_msm beside {by} syntheses, live | model | "
            f"worst point | prep_msm worst | the calibration's points over the curve there | "
-           f"within {target} |", "|---|---|---|---|---|---|---|"]
-    for c in curves:
-        pts = [p for p in c["points"] if p["syntheses"]]
+           f"within {target} | the weight fitted in the curve's passes: worst point |",
+           "|---|---|---|---|---|---|---|---|"]
+    for c, pts in zip(curves, judged):
         w = c["worst"]
         cal = c.get("calibration_points") or []
         held = (" / ".join(f"x{p['ratio']:.2f}" for p in cal) + " (beside "
                 + ", ".join(str(p["syntheses"]) for p in cal) + ")") if cal else "—"
+        same = c.get("same_pass")
+        again = "—"
+        if same:
+            sw = max((p for p in same["rows"] if not p.get("fitted")),
+                     key=lambda p: max(abs(p["b_g2_msm_x_error"]), abs(p["prep_msm_x_error"])))
+            stage = ("b_g2_msm" if abs(sw["b_g2_msm_x_error"]) >= abs(sw["prep_msm_x_error"])
+                     else "prep_msm")
+            again = (f"w={same['pool_weight']:.3g} (beside "
+                     f"{', '.join(map(str, same['counts']))}): {stage} beside {sw['syntheses']}, "
+                     f"{100 * sw[f'{stage}_x_error']:+.1f} %, "
+                     + ("**met**" if same["met"] else "missed"))
         out.append(
             f"| {_ORDINAL[c['job']]} ({c['date']}, `{c['file']}`) | "
             + " / ".join(f"x{p['b_g2_msm_live_x']:.2f}" for p in pts) + " | "
             + " / ".join(f"x{p['b_g2_msm_model_x']:.2f}" for p in pts) + " | "
             f"{w['stage']} beside {w['syntheses']}, {100 * w['error']:+.1f} % | "
             f"{100 * c['prep_msm_worst']:+.1f} % | {held} | "
-            f"{'**met**' if c['met'] else 'missed'} |")
+            f"{'**met**' if c['met'] else 'missed'} | {again} |")
     return "\n".join(out)
 
 
@@ -935,7 +950,9 @@ def main(argv=None) -> int:
             print("the live b_g2_msm pool over an even share of the cores for every runnable "
                   "thread (median, range over the curves): "
                   + "; ".join(f"beside {e['syntheses']} x{e['median']:.2f} ({e['low']:.2f}-"
-                              f"{e['high']:.2f})" for e in total["over_even_share"]))
+                              f"{e['high']:.2f}, {e['curves']} "
+                              f"curve{'s' if e['curves'] != 1 else ''})"
+                              for e in total["over_even_share"]))
         held = [c for c in judged_curves if c["calibration_points"]]
         if held:
             print("the calibration's own points over its curve's live slowdowns at the same "
