@@ -627,36 +627,21 @@ def line_fits(raw: dict, prof, points=LINE_POINTS) -> list[dict]:
     calibration's counts sit on the curve's range decides how far its one line can follow
     a curve that bends; this asks the stored curves which counts would have served, nothing
     measured anew."""
-    from cuzklab.calibrate.contention import fit_pool_weight, model_contention
-    rows = [r for r in raw["rows"] if r["syntheses"]]
-    pool, each = int(raw["pool_threads"]), int(raw.get("synth_threads") or 1)
+    from cuzklab.calibrate.contention import refit_curve
     target = float((raw.get("target") or {}).get("slowdown_error", 0.15))
     out = []
     for at in points:
-        meas = {"pool_threads": pool, "synth_threads": each,
-                "prep_over_probe": raw.get("prep_over_probe"),
-                "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
-                          "b_g2_msm_slowdown": r["b_g2_msm_live_x"]}
-                         for r in rows if r["syntheses"] in at]}
-        weight, _ = fit_pool_weight(prof, meas)
-        model = model_contention(prof, [0] + [r["syntheses"] for r in rows], pool_threads=pool,
-                                 synth_threads=each, pool_weight=weight,
-                                 over_probe=raw.get("prep_over_probe") is True)[1:]
-        errs = [(m[f"{st}_slowdown"] / r[f"{st}_live_x"] - 1.0, st, r["syntheses"])
-                for r, m in zip(rows, model) for st in ("b_g2_msm", "prep_msm")]
-        worst = max(errs, key=lambda w: abs(w[0]))
-        # the points the weight was not fitted on alone: how a weight fitted in the same
-        # passes predicts the rest (what a curve that also visits the calibration's counts
-        # is judged on, ``same_pass``)
-        held = max((e for e in errs if e[2] not in at), key=lambda w: abs(w[0]),
-                   default=None)
-        out.append({"points": list(at), "weight": round(weight, 4),
-                    "worst": {"error": round(worst[0], 4), "stage": worst[1],
-                              "syntheses": worst[2]},
-                    "met": abs(worst[0]) <= target,
-                    "held_out": held and {"error": round(held[0], 4), "stage": held[1],
-                                          "syntheses": held[2],
-                                          "met": abs(held[0]) <= target}})
+        fit = refit_curve(raw, prof, at)
+        worst, held = fit["worst"], fit["held_out"]
+        # the points the weight was not fitted on alone (``held_out``): how a weight fitted
+        # in the same passes predicts the rest (what a curve that also visits the
+        # calibration's counts is judged on, ``same_pass``)
+        out.append({"points": list(at), "weight": round(fit["pool_weight"], 4),
+                    "worst": {k: worst[k] for k in ("error", "stage", "syntheses")},
+                    "met": abs(worst["error"]) <= target,
+                    "held_out": held and {"error": held["error"], "stage": held["stage"],
+                                          "syntheses": held["syntheses"],
+                                          "met": abs(held["error"]) <= target}})
     return out
 
 
@@ -669,8 +654,9 @@ def line_fits_total(curves: list[dict]) -> list[dict]:
             sets.setdefault(tuple(f["points"]), []).append(
                 (f["met"], (f.get("held_out") or {}).get("met")))
     return [{"points": list(k), "curves": len(v), "met": sum(m for m, _ in v),
+             # None unless every curve has points the set leaves out (all five: none)
              "held_out_met": (sum(bool(h) for _, h in v)
-                              if any(h is not None for _, h in v) else None)}
+                              if all(h is not None for _, h in v) else None)}
             for k, v in sets.items()]
 
 
@@ -716,13 +702,10 @@ def markdown_curves(curves: list[dict]) -> str:
         same = c.get("same_pass")
         again = "—"
         if same:
-            sw = max((p for p in same["rows"] if not p.get("fitted")),
-                     key=lambda p: max(abs(p["b_g2_msm_x_error"]), abs(p["prep_msm_x_error"])))
-            stage = ("b_g2_msm" if abs(sw["b_g2_msm_x_error"]) >= abs(sw["prep_msm_x_error"])
-                     else "prep_msm")
+            sw = same["worst"]
             again = (f"w={same['pool_weight']:.3g} (beside "
-                     f"{', '.join(map(str, same['counts']))}): {stage} beside {sw['syntheses']}, "
-                     f"{100 * sw[f'{stage}_x_error']:+.1f} %, "
+                     f"{', '.join(map(str, same['counts']))}): {sw['stage']} beside "
+                     f"{sw['syntheses']}, {100 * sw['error']:+.1f} %, "
                      + ("**met**" if same["met"] else "missed"))
         out.append(
             f"| {_ORDINAL[c['job']]} ({c['date']}, `{c['file']}`) | "
@@ -979,7 +962,7 @@ def main(argv=None) -> int:
                   "the same passes, predicting the rest): "
                   + "; ".join(f"at {', '.join(map(str, f['points']))}: {f['held_out_met']} of "
                               f"{f['curves']}" for f in total["line_fits"]
-                              if len(f["points"]) < 5))
+                              if f["held_out_met"] is not None))
     if a.png:
         if not total["pace"]:
             print("--png: no figure, fewer than three of these jobs have host checks",

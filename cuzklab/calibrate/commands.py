@@ -566,14 +566,10 @@ def format_curve(curve: dict, calibration: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def _curve_target() -> float:
-    from .contention import CURVE_TARGET
-    return CURVE_TARGET
-
-
 def same_pass_text(curve: dict) -> str:
     """Return the curve judged on the pool weight fitted again on its own points at the
     calibration's counts (``same_pass``), '' where the curve did not visit them."""
+    from .contention import CURVE_TARGET
     same = (curve or {}).get("same_pass")
     if not same:
         return ""
@@ -585,7 +581,7 @@ def same_pass_text(curve: dict) -> str:
             f"{', '.join(map(str, same['counts']))} (the calibration's counts, timed in the same "
             f"passes): {same['pool_weight']:.3g} (the profile's {same['profile_pool_weight']:.3g}); "
             f"b_g2_msm live|model on it: {cells}; worst {100 * same['max_abs_error']:.1f} % over "
-            f"the other points (target {100 * _curve_target():.0f} %): "
+            f"the other points (target {100 * CURVE_TARGET:.0f} %): "
             f"{'met' if same['met'] else 'NOT met'}")
 
 

@@ -305,36 +305,63 @@ def same_pass_fit(curve: dict, profile) -> dict | None:
     from ..model.profile import Profile
     prof = Profile.load(profile)
     fitted = {int(c) for c in prof.get("calibration", "contention_counts", []) or [] if c}
-    rows = [r for r in curve.get("rows") or () if "b_g2_msm_live_x" in r
-            and "prep_msm_live_x" in r]
-    at = [r for r in rows if r["syntheses"] in fitted]
-    judged = [r for r in rows if r["syntheses"] and r["syntheses"] not in fitted]
-    if not at or not judged:
+    fit = refit_curve(curve, prof, fitted)
+    if fit is None or fit["held_out"] is None:
         return None
-    meas = {"pool_threads": curve["pool_threads"], "synth_threads": curve.get("synth_threads", 1),
+    worst = fit["held_out"]
+    return {"counts": fit["counts"], "pool_weight": fit["pool_weight"],
+            "profile_pool_weight": float(prof["node"].get("cpu_pool_weight", 1.0)),
+            "rms_log_error": fit["rms_log_error"], "rows": fit["rows"],
+            "worst": {k: worst[k] for k in ("syntheses", "stage", "error")},
+            "max_abs_error": abs(worst["error"]), "met": worst["met"]}
+
+
+def refit_curve(curve: dict, profile, counts) -> dict | None:
+    """Return the pool weight fitted on a curve's own points at ``counts`` and every loaded
+    point modelled on it, or None where the curve has none of those points.
+
+    ``curve``: rows with each stage's live slowdown (``b_g2_msm_live_x``,
+    ``prep_msm_live_x``), as a measured or stored curve has them. Each loaded point
+    gets the model's slowdowns on the weight and their errors (model / live - 1),
+    marked ``fitted`` at ``counts``; ``worst`` is the worst error over every loaded
+    point (in sample), ``held_out`` over the points not fitted (None where there are
+    none), each with its stage, count and whether it is within :data:`CURVE_TARGET`.
+    """
+    from ..model.profile import Profile
+    prof = Profile.load(profile)
+    counts = {int(c) for c in counts if c}
+    loaded = [r for r in curve.get("rows") or () if r["syntheses"]
+              and "b_g2_msm_live_x" in r and "prep_msm_live_x" in r]
+    at = [r for r in loaded if r["syntheses"] in counts]
+    if not at:
+        return None
+    each = curve.get("synth_threads") or 1
+    meas = {"pool_threads": curve["pool_threads"], "synth_threads": each,
             "prep_over_probe": curve.get("prep_over_probe"),
             "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
                       "b_g2_msm_slowdown": r["b_g2_msm_live_x"]} for r in at]}
     weight, rms = fit_pool_weight(prof, meas)
-    loaded = [r for r in rows if r["syntheses"]]
     model = model_contention(prof, [0] + [r["syntheses"] for r in loaded],
-                             pool_threads=curve["pool_threads"],
-                             synth_threads=curve.get("synth_threads", 1), pool_weight=weight,
+                             pool_threads=curve["pool_threads"], synth_threads=each,
+                             pool_weight=weight,
                              over_probe=curve.get("prep_over_probe") is True)[1:]
     points, errs = [], []
-    for r, m in zip(loaded, model):  # every loaded point; only those not fitted are judged
-        p = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in fitted}
-        for stage in ("prep_msm", "b_g2_msm"):
+    for r, m in zip(loaded, model):
+        p = {"syntheses": r["syntheses"], "fitted": r["syntheses"] in counts}
+        for stage in ("b_g2_msm", "prep_msm"):
+            err = m[f"{stage}_slowdown"] / r[f"{stage}_live_x"] - 1.0
             p[f"{stage}_model_x"] = round(m[f"{stage}_slowdown"], 4)
-            p[f"{stage}_x_error"] = round(m[f"{stage}_slowdown"] / r[f"{stage}_live_x"] - 1, 4)
-            if not p["fitted"]:
-                errs.append(abs(p[f"{stage}_x_error"]))
+            p[f"{stage}_x_error"] = round(err, 4)
+            errs.append((err, stage, r["syntheses"], p["fitted"]))
         points.append(p)
-    worst = max(errs)
+
+    def worst(of):
+        e = max(of, key=lambda w: abs(w[0]), default=None)
+        return e and {"error": round(e[0], 4), "stage": e[1], "syntheses": e[2],
+                      "met": abs(e[0]) <= CURVE_TARGET}
     return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight,
-            "profile_pool_weight": float(prof["node"].get("cpu_pool_weight", 1.0)),
-            "rms_log_error": round(rms, 4), "rows": points,
-            "max_abs_error": round(worst, 4), "met": worst <= CURVE_TARGET}
+            "rms_log_error": round(rms, 4), "rows": points, "worst": worst(errs),
+            "held_out": worst([e for e in errs if not e[3]])}
 
 
 def synth_slowdowns(profile, counts, *, cores: int, bw_per_thread: float,
