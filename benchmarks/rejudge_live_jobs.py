@@ -179,6 +179,10 @@ JOBS = [
     (63, "2026-12-06", ["r39-samehost-repaced-pass2"], "r39",
      "the sixty-first's profile on its host, re-paced anew at both works, all twelve rows "
      "a third time, one run"),
+    (66, "2026-12-06", ["r41-samehost-repaced"], "r41",
+     "the sixty-fifth's profile on its host (an H100 machine's host whose one-thread probe "
+     "spread 94 % over the calibration), re-paced right before at both works, all twelve "
+     "rows, one run"),
 ]
 
 #: the jobs whose rows ran on their calibration re-paced right before them (``calibrate
@@ -197,14 +201,16 @@ REPACED: dict[int, str] = {44: "repace-live-h100-r33.json",
                            58: "repace-live-h100-r37.json",
                            60: "repace-live-h100-r38.json",
                            62: "repace-live-h100-r39.json",
-                           63: "repace-live-h100-r39-pass2.json"}
+                           63: "repace-live-h100-r39-pass2.json",
+                           66: "repace-live-h100-r41.json"}
 
 #: the kind of machine a job ran on where it is not an H200's (its files are named for it:
 #: ``calibrate-live-KIND-...``)
 KIND = {35: "h100", 37: "h100", 38: "h100", 39: "h100", 40: "h100", 41: "h100", 42: "h100",
         43: "h100", 44: "h100", 45: "h100", 46: "h100", 47: "h100", 48: "h100", 49: "h100",
         52: "h100", 53: "h100", 54: "h100", 55: "h100", 56: "h100", 57: "h100", 58: "h100",
-        59: "h100", 60: "h100", 61: "h100", 62: "h100", 63: "h100", 64: "h100"}
+        59: "h100", 60: "h100", 61: "h100", 62: "h100", 63: "h100", 64: "h100",
+        65: "h100", 66: "h100"}
 
 _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             17: "seventeenth", 18: "eighteenth", 19: "nineteenth", 24: "twenty-fourth",
@@ -218,7 +224,7 @@ _ORDINAL = {11: "eleventh", 13: "thirteenth", 14: "fourteenth", 16: "sixteenth",
             51: "fifty-first", 52: "fifty-second", 53: "fifty-third", 54: "fifty-fourth",
             55: "fifty-fifth", 56: "fifty-sixth", 57: "fifty-seventh", 58: "fifty-eighth",
             59: "fifty-ninth", 60: "sixtieth", 61: "sixty-first", 62: "sixty-second",
-            63: "sixty-third", 64: "sixty-fourth",
+            63: "sixty-third", 64: "sixty-fourth", 65: "sixty-fifth", 66: "sixty-sixth",
             23: "twenty-third", 26: "twenty-sixth"}
 
 #: the stored contention curves measured the present way (each prep_msm call over a
@@ -244,6 +250,7 @@ CURVES = [
     # the curve alone, right after its calibration, with the calibration's counts visited
     # too (the first with a same-pass judgement)
     (64, "2026-12-06", "contention-curve-live-h100-r40.json", "r40"),
+    (65, "2026-12-06", "contention-curve-live-h100-r41.json", "r41"),
 ]
 
 
