@@ -311,16 +311,17 @@ def _gmean(xs) -> float:
 
 def judge(job, folder: Path, repace: int = 0, pool_weight: float | None = None,
           beside_pool: tuple[float, float] | None = None,
-          serial_share: str | None = None) -> dict:
+          serial_share: str | None = None, neighbour: bool = False) -> dict:
     """Return one job's rows judged on the profile made again from its calibration.
 
     ``repace``: also judge them on that profile re-paced to the job's ``repace`` earliest
     host checks (:func:`earliest_checks`), where it has them. ``pool_weight``,
-    ``beside_pool`` and ``serial_share``: what-ifs (:func:`_load_profile`)."""
+    ``beside_pool``, ``serial_share`` and ``neighbour``: what-ifs (:func:`_load_profile`)."""
     from cuzklab.calibrate.compare import remodel
     number, date, compares, cal, how = job
     kind = KIND.get(number, "h200")
-    prof = _load_profile(number, cal, folder, pool_weight, beside_pool, serial_share)
+    prof = _load_profile(number, cal, folder, pool_weight, beside_pool, serial_share,
+                         neighbour=neighbour)
     rows, worsts, files = [], [], []
     for name in compares:
         stored = json.loads((RESULTS / f"compare-live-{kind}-{name}.json").read_text())
@@ -529,15 +530,20 @@ def pace_fit(jobs: list[dict]) -> dict | None:
             "intercept": round(my - slope * mx, 4)}
 
 
-def _profile(number: int, cal: str, folder: Path) -> Path:
+def _profile(number: int, cal: str, folder: Path, neighbour: bool = False) -> Path:
     """Return the profile made again from calibration ``cal`` (job ``number``'s host kind),
-    re-paced to the job's stored checks where it ran on a re-paced profile (``REPACED``)."""
+    re-paced to the job's stored checks where it ran on a re-paced profile (``REPACED``).
+    ``neighbour``: made with the b_g2_msm pool's width and neighbour slowdown (a mechanism
+    under trial, ``derive_profile(neighbour=True)``)."""
     from cuzklab.calibrate.live import derive_profile
     kind = KIND.get(number, "h200")
+    if neighbour:  # the trial's profiles apart from the plain ones (the same names)
+        folder = folder / "neighbour"
+        folder.mkdir(exist_ok=True)
     path = folder / f"{cal}.toml"
     if not path.exists():
         meas = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())
-        path.write_text(derive_profile(meas["measurements"], cal)["text"])
+        path.write_text(derive_profile(meas["measurements"], cal, neighbour=neighbour)["text"])
     if number not in REPACED:
         return path
     from cuzklab.calibrate.hostcheck import repaced_text
@@ -552,17 +558,17 @@ def _profile(number: int, cal: str, folder: Path) -> Path:
 
 def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None = None,
                   beside_pool: tuple[float, float] | None = None,
-                  serial_share: str | None = None):
+                  serial_share: str | None = None, *, neighbour: bool = False):
     """Return :func:`_profile`'s profile, with ``node.cpu_pool_weight`` set to ``pool_weight``
     where one is given (a mechanism's test: one weight for every job, nothing fitted), and
     the witness step's two parts' slowdowns beside the b_g2_msm pool set to ``beside_pool``
     (``[calibration] witness_beside_pool``, ``witness_work_beside_pool``) on every profile
     that records its witness work, where given (one host's timings for every job), and
     ``synth.serial_share`` to ``serial_share`` where given (the model's two ways of sharing
-    the cores with a synthesis's one-thread steps)."""
+    the cores with a synthesis's one-thread steps); ``neighbour``: see :func:`_profile`."""
     from cuzklab.calibrate.compare import witness_pool_slowdown_at
     from cuzklab.model import Profile
-    prof = Profile.load(_profile(number, cal, folder))
+    prof = Profile.load(_profile(number, cal, folder, neighbour))
     if pool_weight is not None:
         prof = prof.replace(node={"cpu_pool_weight": pool_weight})
     if serial_share is not None:
@@ -578,7 +584,7 @@ def _load_profile(number: int, cal: str, folder: Path, pool_weight: float | None
 
 
 def judge_curve(curve_job, folder: Path, pool_weight: float | None = None,
-                serial_share: str | None = None) -> dict:
+                serial_share: str | None = None, neighbour: bool = False) -> dict:
     """Return one stored contention curve judged on the profile made again from its job's
     calibration: each point's b_g2_msm and prep_msm slowdown, live and model, the worst
     point over those not fitted, and whether it is within the target."""
@@ -586,7 +592,8 @@ def judge_curve(curve_job, folder: Path, pool_weight: float | None = None,
     number, date, name, cal = curve_job
     stored = json.loads((RESULTS / name).read_text())
     raw = stored.get("contention") or stored
-    prof = _load_profile(number, cal, folder, pool_weight, serial_share=serial_share)
+    prof = _load_profile(number, cal, folder, pool_weight, serial_share=serial_share,
+                         neighbour=neighbour)
     curve = remodel_curve(raw, prof)
     kind = KIND.get(number, "h200")
     cores = json.loads((RESULTS / f"calibrate-live-{kind}-{cal}.json").read_text())[
@@ -777,6 +784,10 @@ def main(argv=None) -> int:
                          "the default: a synthesis's one-thread steps keep a core, the witness "
                          "step slowed beside a full b_g2_msm pool; even: an even share of the "
                          "cores among the runnable threads)")
+    ap.add_argument("--neighbour", action="store_true",
+                    help="judge every job and curve on profiles made with the b_g2_msm pool's "
+                         "measured width and a neighbour slowdown fitted with the pool weight "
+                         "(a mechanism tried and not kept; docs/calibrate.md)")
     ap.add_argument("--png", default=None, metavar="FILE",
                     help="draw each job's median plain-model error against its host checks")
     a = ap.parse_args(argv)
@@ -813,10 +824,11 @@ def main(argv=None) -> int:
         for k, job in enumerate(jobs, 1):
             print(f"[{k}/{len(jobs)}] job {job[0]} ({', '.join(job[2])})", file=sys.stderr)
             res.append(judge(job, Path(tmp), a.repace, a.pool_weight, beside_pool,
-                             a.serial_share))
+                             a.serial_share, a.neighbour))
         for k, c in enumerate(curves, 1):
             print(f"[{k}/{len(curves)}] curve of job {c[0]} ({c[2]})", file=sys.stderr)
-            judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight, a.serial_share))
+            judged_curves.append(judge_curve(c, Path(tmp), a.pool_weight, a.serial_share,
+                                             a.neighbour))
     every = [e for j in res for e in j["errors"]]
     total = {"rows": len(every), "within_10": sum(abs(e) <= 0.10 for e in every),
              "rms": math.sqrt(sum(e * e for e in every) / len(every)) if every else 0.0,

@@ -865,6 +865,26 @@ def test_the_rejudge_script_judges_every_job_on_one_pool_weight_when_asked(tmp_p
     assert base["rows"] == moved["rows"] == 12 and base["errors"] != moved["errors"]
 
 
+def test_the_rejudge_script_judges_the_neighbour_trial_when_asked(tmp_path, capsys):
+    # the sixty-fifth job's curve on its calibration made again with the b_g2_msm pool's
+    # width and neighbour slowdown: the same live points, another model, fitted on 3, 6, 11
+    mod = _script("rejudge_live_jobs.py")
+    plain = mod._load_profile(65, "r41", tmp_path)
+    trial = mod._load_profile(65, "r41", tmp_path, neighbour=True)
+    assert "neighbour_slowdown" not in plain["b_g2_msm"]
+    assert trial["b_g2_msm"]["pool_width"] == pytest.approx(14.622)
+    assert plain.get("synth", "work_core_s") == trial.get("synth", "work_core_s")
+    out = tmp_path / "trial.json"
+    assert mod.main(["--jobs", "65", "--neighbour", "--json", str(out)]) == 0
+    (curve,) = json.loads(out.read_text())["curves"]
+    stored = _stored("contention-curve-live-h100-r41.json")["contention"]
+    assert [p["b_g2_msm_live_x"] for p in curve["points"]] == pytest.approx(
+        [r["b_g2_msm_live_x"] for r in stored["rows"]], abs=1e-4)
+    same = curve["same_pass"]
+    assert same["counts"] == [3, 6, 11] and "neighbour_slowdown" in same
+    assert curve["met"] is True
+
+
 def test_the_witness_beside_pool_benchmark_sets_both_rules_beside_its_timings(tmp_path, capsys):
     mod = _script("bench_witness_beside_pool.py")
     out = tmp_path / "beside.json"

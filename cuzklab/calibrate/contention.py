@@ -5,7 +5,7 @@
 pool threads weighted by ``node.cpu_pool_weight``, memory bandwidth shared
 max-min fair) how long one prep_msm and one b_g2_msm take while S syntheses
 run beside them, exactly the situation :func:`~cuzklab.calibrate.measure.measure_contention`
-measures. :func:`fit_pool_weight` picks the ``cpu_pool_weight`` that makes
+measures. :func:`fit_contention` picks the ``cpu_pool_weight`` that makes
 the two agree best on the calibration's counts (the only number fitted from
 the curve). :func:`contention_curve` measures and models side by side.
 """
@@ -21,7 +21,8 @@ GRID = tuple(round(0.25 * 2 ** (i / 8), 4) for i in range(41))  # 0.25 .. 8, 8 s
 
 
 def model_contention(profile, counts, *, pool_threads: int, synth_threads: int = 1,
-                     pool_weight: float | None = None, over_probe: bool = False) -> list[dict]:
+                     pool_weight: float | None = None, neighbour: float | None = None,
+                     over_probe: bool = False) -> list[dict]:
     """Return the model's prep_msm and b_g2_msm seconds beside each count of syntheses.
 
     Each count also gets the model's host probe (``host_probe_s``): a one-thread job
@@ -39,6 +40,8 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
     node, syn = prof["node"], prof["synth"]
     cores = int(node["cores"])
     weight = node.get("cpu_pool_weight", 1.0) if pool_weight is None else pool_weight
+    if neighbour is None:
+        neighbour = prof["b_g2_msm"].get("neighbour_slowdown", 0.0)
     rows = []
     for s in counts:
         r = {"syntheses": int(s)}
@@ -58,9 +61,10 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
                 if stage == "prep_msm":
                     steps = [("pool", c["solo_s"] * c["threads"], c["threads"], kw)]
                 else:  # as the daemon model runs it: its serial part, then the pool
-                    ser, work = prof.b_g2_call(pool_threads)
+                    ser, work, wid = prof.b_g2_pool_step(pool_threads)
+                    kw["neighbour_slowdown"] = neighbour
                     steps = ([("single", ser, 1, {})] if ser > 0 else []) + \
-                        [("pool", work, pool_threads, kw)]
+                        [("pool", work, wid, kw)]
 
             def call():
                 t0 = env.now
@@ -89,28 +93,55 @@ def model_contention(profile, counts, *, pool_threads: int, synth_threads: int =
 PROBE_WORK_S = 0.002
 
 
-def fit_pool_weight(profile, measured: dict) -> tuple[float, float]:
-    """Return (cpu_pool_weight, rms log error) that best matches the measured slowdowns.
+#: The neighbour slowdowns (``b_g2_msm.neighbour_slowdown``) :func:`fit_contention` tries.
+NEIGHBOURS = tuple(round(0.05 * i, 2) for i in range(41))  # 0 .. 2
 
-    Only counts > 0 count (S = 0 is the solo point each slowdown is relative to).
+
+def fit_contention(profile, measured: dict, *, neighbour: bool = False) -> dict:
+    """Return the pool weight and the b_g2_msm neighbour slowdown that best match the
+    measured slowdowns of prep_msm and b_g2_msm beside syntheses.
+
+    ``{"pool_weight", "neighbour_slowdown", "rms_log_error", "at_edge"}``: the pair of
+    :data:`GRID` x :data:`NEIGHBOURS` whose model slowdowns are nearest the measured ones
+    (rms log error over both stages and every count > 0; S = 0 is the solo point each
+    slowdown is relative to). The weight sets how the cores are split between the pool
+    and the syntheses, which both stages feel; the neighbour slowdown only b_g2_msm's,
+    so prep_msm's points pin the first and b_g2_msm's the second. A coarse pass over
+    every fourth weight and every fourth neighbour slowdown, then the grid's points
+    around the best. ``neighbour=False`` (the default; what a calibration fits): the
+    weight alone, every weight tried, the neighbour slowdown 0.
+    ``at_edge``: the best pair on the border of the grid (the mechanism does not
+    explain the points).
     """
     rows = [r for r in measured["rows"] if r["syntheses"] > 0 and "b_g2_msm_slowdown" in r]
     if not rows:
-        return 1.0, 0.0
+        return {"pool_weight": 1.0, "neighbour_slowdown": 0.0, "rms_log_error": 0.0,
+                "at_edge": False}
     counts = [r["syntheses"] for r in rows]
-    best = (1.0, math.inf)
-    for w in GRID:
-        model = model_contention(profile, [0, *counts], pool_threads=measured["pool_threads"],
-                                 synth_threads=measured.get("synth_threads", 1), pool_weight=w,
-                                 over_probe=measured.get("prep_over_probe") is True)
-        err = 0.0
-        for r, m in zip(rows, model[1:]):
-            for stage in ("prep_msm", "b_g2_msm"):
-                err += math.log(m[f"{stage}_slowdown"] / r[f"{stage}_slowdown"]) ** 2
-        err = math.sqrt(err / (2 * len(rows)))
-        if err < best[1] - 1e-12:
-            best = (w, err)
-    return best
+    seen: dict = {}
+
+    def error(i: int, j: int) -> float:
+        if (i, j) not in seen:
+            model = model_contention(profile, [0, *counts], pool_threads=measured["pool_threads"],
+                                     synth_threads=measured.get("synth_threads", 1),
+                                     pool_weight=GRID[i], neighbour=NEIGHBOURS[j],
+                                     over_probe=measured.get("prep_over_probe") is True)
+            err = 0.0
+            for r, m in zip(rows, model[1:]):
+                for stage in ("prep_msm", "b_g2_msm"):
+                    err += math.log(m[f"{stage}_slowdown"] / r[f"{stage}_slowdown"]) ** 2
+            seen[(i, j)] = math.sqrt(err / (2 * len(rows)))
+        return seen[(i, j)]
+
+    ks = range(len(NEIGHBOURS)) if neighbour else range(1)
+    coarse = [(i, j) for i in range(0, len(GRID), 4 if neighbour else 1) for j in ks[::4]]
+    bi, bj = min(coarse, key=lambda ij: (error(*ij), ij))
+    fine = [(i, j) for i in range(max(0, bi - 3), min(len(GRID), bi + 4))
+            for j in range(max(0, bj - 3), min(len(ks), bj + 4))]
+    bi, bj = min(fine, key=lambda ij: (error(*ij), ij))
+    edge = bi in (0, len(GRID) - 1) or (neighbour and bj == len(NEIGHBOURS) - 1)
+    return {"pool_weight": GRID[bi], "neighbour_slowdown": NEIGHBOURS[bj],
+            "rms_log_error": error(bi, bj), "at_edge": bool(edge)}
 
 
 def _curve(prof, meas_rows: list[dict], *, pool_threads: int, synth_threads: int,
@@ -311,6 +342,9 @@ def same_pass_fit(curve: dict, profile) -> dict | None:
     worst = fit["held_out"]
     return {"counts": fit["counts"], "pool_weight": fit["pool_weight"],
             "profile_pool_weight": float(prof["node"].get("cpu_pool_weight", 1.0)),
+            **({"neighbour_slowdown": fit["neighbour_slowdown"],
+                "profile_neighbour_slowdown": float(prof["b_g2_msm"]["neighbour_slowdown"])}
+               if "neighbour_slowdown" in fit else {}),
             "rms_log_error": fit["rms_log_error"], "rows": fit["rows"],
             "worst": {k: worst[k] for k in ("syntheses", "stage", "error")},
             "max_abs_error": abs(worst["error"]), "met": worst["met"]}
@@ -340,10 +374,12 @@ def refit_curve(curve: dict, profile, counts) -> dict | None:
             "prep_over_probe": curve.get("prep_over_probe"),
             "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
                       "b_g2_msm_slowdown": r["b_g2_msm_live_x"]} for r in at]}
-    weight, rms = fit_pool_weight(prof, meas)
+    # as the profile's calibration fitted it: with the neighbour slowdown where it has one
+    fit = fit_contention(prof, meas, neighbour="neighbour_slowdown" in prof["b_g2_msm"])
+    weight, rms = fit["pool_weight"], fit["rms_log_error"]
     model = model_contention(prof, [0] + [r["syntheses"] for r in loaded],
                              pool_threads=curve["pool_threads"], synth_threads=each,
-                             pool_weight=weight,
+                             pool_weight=weight, neighbour=fit["neighbour_slowdown"],
                              over_probe=curve.get("prep_over_probe") is True)[1:]
     points, errs = [], []
     for r, m in zip(loaded, model):
@@ -359,7 +395,9 @@ def refit_curve(curve: dict, profile, counts) -> dict | None:
         e = max(of, key=lambda w: abs(w[0]), default=None)
         return e and {"error": round(e[0], 4), "stage": e[1], "syntheses": e[2],
                       "met": abs(e[0]) <= CURVE_TARGET}
-    return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight,
+    trial = ({"neighbour_slowdown": fit["neighbour_slowdown"]}
+             if "neighbour_slowdown" in prof["b_g2_msm"] else {})
+    return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight, **trial,
             "rms_log_error": round(rms, 4), "rows": points, "worst": worst(errs),
             "held_out": worst([e for e in errs if not e[3]])}
 
@@ -646,8 +684,9 @@ def _matvec_pool_model(profile, *, matvec_threads: int, pool_threads: int, matve
     ser = syn.get("matvec_serial", 0.0)
     mv_kw = dict(bw_per_thread=syn.get("matvec_bw_gbps_per_thread", syn["bw_gbps_per_thread"]),
                  mem_bound=syn.get("matvec_mem_bound", syn["mem_bound"]))
-    g2_ser, g2_work = prof.b_g2_call(pool_threads)
-    g2_kw = dict(bw_per_thread=g2["bw_gbps_per_thread"], mem_bound=g2["mem_bound"])
+    g2_ser, g2_work, g2_width = prof.b_g2_pool_step(pool_threads)
+    g2_kw = dict(bw_per_thread=g2["bw_gbps_per_thread"], mem_bound=g2["mem_bound"],
+                 neighbour_slowdown=g2.get("neighbour_slowdown", 0.0))
     reach = min(float(matvec_threads), syn.get("matvec_max_threads", math.inf))
 
     def one_matvec(m):
@@ -658,7 +697,7 @@ def _matvec_pool_model(profile, *, matvec_threads: int, pool_threads: int, matve
     def one_call(m):
         if g2_ser > 0:
             yield m.run("single", g2_ser, cap=1.0)
-        yield m.run("pool", g2_work, cap=float(pool_threads), **g2_kw)
+        yield m.run("pool", g2_work, cap=g2_width, **g2_kw)
 
     # which: (its unit, how many start together, mean (MatVecs) or last (calls), the load's
     # unit, how many threads of it)

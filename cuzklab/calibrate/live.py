@@ -353,17 +353,32 @@ def b_g2_queue_split(pool: dict, solo_s: float) -> tuple[float, float]:
     return core, max(0.0, alone - core / int(pool["pool_threads"]))
 
 
-def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
+def pool_width(phases: dict | None, pool_threads: int) -> float | None:
+    """Return the mean number of a b_g2_msm call's pool threads inside its window tasks
+    (``phases_alone``'s ``widths_s``: seconds with k of them inside, k = 0 .. the pool),
+    or None where the call alone was not profiled that way."""
+    widths = (phases or {}).get("widths_s")
+    if not widths or sum(widths) <= 0:
+        return None
+    mean = sum(k * t for k, t in enumerate(widths)) / sum(widths)
+    return min(float(pool_threads), max(1.0, mean))
+
+
+def derive_profile(meas: dict, name: str, *, command: str = "", neighbour: bool = False) -> dict:
     """Return ``{"text", "calibration", "measurements"}``: the profile made from ``meas``.
 
     ``meas`` is what :func:`measure_live` returned (or its JSON, as ``calibrate
     --json`` writes it under ``measurements``): every value of the profile is
     derived from it, so a profile can be made again after a change of the
     model without measuring again; ``command`` (that command) is recorded as
-    ``derived_by`` beside the measuring one.
+    ``derived_by`` beside the measuring one. ``neighbour``: a mechanism under trial, not
+    the default (docs/calibrate.md, "A neighbour slowdown of the b_g2_msm pool, tried and
+    not kept"): b_g2_msm's pool part at its measured width (``b_g2_msm.pool_width``,
+    where the calibration timed it) and ``b_g2_msm.neighbour_slowdown`` fitted with the
+    pool weight (:func:`~cuzklab.calibrate.contention.fit_contention`).
     """
     from ..model.profile import Profile
-    from .contention import (fit_gpu_host_share, fit_matvec_queue, fit_pool_weight,
+    from .contention import (fit_contention, fit_gpu_host_share, fit_matvec_queue,
                              fit_synth_sharing)
     from .measure import add_slowdowns
     check_name(name)
@@ -551,6 +566,14 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
                   "the part of a call beside an idle pool (the step's own call alone took "
                   f"{bp['alone_s']:.3g} s)"),
         ]
+        width = pool_width(bp.get("phases_alone"), bp["pool_threads"]) if neighbour else None
+        if width is not None:
+            b_g2.append(Entry(
+                "pool_width", round(width, 3), "measured",
+                f"the mean number of its pool's {bp['pool_threads']} threads inside its "
+                f"window tasks over a call alone's windows "
+                f"({bp['phases_alone']['windows_s'] * 1e3:.1f} ms; median of "
+                f"{bp.get('repeat', 3)} calls)"))
     epi = [Entry("solo_s", st.get("epilogue", 0.0), "measured", f"median, {solo_cmd}")]
     gpu = [
         Entry("ntt_h_s", st["ntt_h"], "measured", f"median, {solo_cmd}"),
@@ -599,15 +622,25 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     # the slowdowns from the stored visits, as the measurement takes them now (paired by pass)
     cont = {**cont, "rows": [dict(r) for r in cont["rows"]]}
     add_slowdowns(cont["rows"], over_probe=cont.get("prep_over_probe") is True)
-    weight, rms = fit_pool_weight(prof, cont)
+    fit = fit_contention(prof, cont, neighbour=neighbour)
+    weight, rms, k = fit["pool_weight"], fit["rms_log_error"], fit["neighbour_slowdown"]
+    edge = "; at the edge of the values tried" if fit["at_edge"] else ""
     tables["node"][-1] = Entry("cpu_pool_weight", weight, "fit",
                                f"a pool thread's share of a core against a synthesis thread's, "
                                f"from prep_msm and b_g2_msm beside {counts[1:]} syntheses "
-                               f"(rms log error {rms:.3f})")
+                               + ("with b_g2_msm.neighbour_slowdown " if neighbour else "")
+                               + f"(rms log error {rms:.3f}{edge})")
+    if neighbour:
+        tables["b_g2_msm"].append(Entry(
+            "neighbour_slowdown", k, "fit",
+            f"how much slower its pool's threads run per synthesis running beside them, over "
+            f"the cores, whatever share of the cores those get: from b_g2_msm beside "
+            f"{counts[1:]} syntheses, with the pool weight above"))
     mvp = meas.get("matvec_pool")
     if mvp and matvec is not None and m1 > 0:
         from .contention import fit_matvec_weight
-        at = prof.replace(node={"cpu_pool_weight": weight})
+        at = prof.replace(node={"cpu_pool_weight": weight},
+                          **({"b_g2_msm": {"neighbour_slowdown": k}} if neighbour else {}))
         mw = fit_matvec_weight(at, mvp, matvec_core_s=m1)
         tables["synth"].append(Entry(
             "matvec_weight", mw["matvec_weight"], "fit",
@@ -699,7 +732,8 @@ def derive_profile(meas: dict, name: str, *, command: str = "") -> dict:
     text = profile_text(name, f"calibrated live on {where} at 2^{log2_constraints}", header,
                         [Entry("phase", 12, "assumed", "the live executor follows cuzk phase "
                                "12 (split API, early a/b/c free)")], tables, calibration)
-    derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms, "matvec": matvec,
+    derived = {"synth_sharing": sharing, "pool_weight_rms_log_error": rms,
+               **({"contention_fit": fit} if neighbour else {}), "matvec": matvec,
                "matvec_weight": mw, "gpu_host": host}
     return {"text": text, "measurements": {**meas, "derived": derived},
             "calibration": calibration}

@@ -74,7 +74,8 @@ _OPTIONAL: dict[str, dict[str, tuple[float, float]]] = {
     "gpu": {"host_share": (0, 1)},
     "memory": {"request_gib": (0, 1e3)},
     "partition": {"pinned_alloc_s": (0, 1e3), "pinned_warm": (0, 1e6)},
-    "b_g2_msm": {"pool_core_s": (0, 1e6), "serial_s": (0, 1e5)},
+    "b_g2_msm": {"pool_core_s": (0, 1e6), "serial_s": (0, 1e5), "neighbour_slowdown": (0, 10),
+                 "pool_width": (1, 4096)},
 }
 
 # Values the model derives from others; a profile may not set them (they would contradict).
@@ -290,6 +291,22 @@ class Profile:
         if "pool_core_s" in b:
             return b.get("serial_s", 0.0), b["pool_core_s"]
         return 0.0, self.b_g2_solo_s(threads) * threads
+
+    def b_g2_pool_step(self, threads: int) -> tuple[float, float, float]:
+        """Return (seconds on one core, thread-seconds on the pool, the pool part's width)
+        of one b_g2_msm call on a pool of ``threads``.
+
+        ``b_g2_call``'s two parts; with ``b_g2_msm.pool_width`` (the mean number of its
+        threads inside its window tasks in a call alone, measured) below ``threads``, the
+        pool part asks that many threads, its thread-seconds scaled so that a call alone
+        takes the same time: the cores its tasks leave idle are free for other threads.
+        """
+        ser, work = self.b_g2_call(threads)
+        width = float(threads)
+        pw = self.data["b_g2_msm"].get("pool_width")
+        if pw and 0 < pw < threads:
+            work, width = work * pw / threads, float(pw)
+        return ser, work, width
 
     def kinds(self) -> dict:
         """Return the proof kinds this profile's node serves (``cuzklab.model.kinds``)."""

@@ -542,11 +542,13 @@ class DaemonModel:
             bucket = prof["memory"]["b_g2_bucket_mib_per_thread"] * t / 1024
             self.memory.alloc(bucket, "b_g2_msm buckets")
             kw = dict(bw_per_thread=c["bw_gbps_per_thread"], mem_bound=c["mem_bound"],
-                      pressure_k=c.get("pressure_sensitivity", 0.0))
+                      pressure_k=c.get("pressure_sensitivity", 0.0),
+                      neighbour_slowdown=c.get("neighbour_slowdown", 0.0))
             if "pool_core_s" in c:
                 ev = self.env.process(self._b_g2_queued(prof, t, kw))
             else:
-                ev = self.machine.run("pool", prof.b_g2_call(t)[1] * self._jit(), cap=t, **kw)
+                _, work, width = prof.b_g2_pool_step(t)
+                ev = self.machine.run("pool", work * self._jit(), cap=width, **kw)
         else:
             ev = self.machine.run("single", prof["epilogue"]["solo_s"] * self._jit(), cap=1,
                                   pressure_k=prof["epilogue"]["pressure_sensitivity"])
@@ -656,13 +658,13 @@ class DaemonModel:
         """
         start = self.env.now
         jit = self._jit()
-        ser, pool_work = prof.b_g2_call(t)
+        ser, pool_work, width = prof.b_g2_pool_step(t)
         if ser > 0:
             yield self.machine.run("single", ser * jit, cap=1, pressure_k=kw["pressure_k"])
         with self.b_g2_queue.request() as req:
             yield req
-            _, end, _ = yield self.machine.run("pool", pool_work * jit, cap=t, **kw)
-        alone = ser + pool_work / max(t, 1)
+            _, end, _ = yield self.machine.run("pool", pool_work * jit, cap=width, **kw)
+        alone = ser + pool_work / max(width, 1)
         return start, end, (end - start) / max(alone, 1e-12)
 
     def _finalize(self, p: Partition, lane: str, b_g2=None):

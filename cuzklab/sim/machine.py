@@ -36,6 +36,17 @@ n threads busy every thread runs at ``1 / (1 + busy_slowdown x min(1, (n - 1)
 job's own solo run, so a solo time measured on a pool of 16 threads keeps its
 meaning. ``busy_slowdown = 0`` (the default) turns it off.
 
+A pool job may also run slower beside syntheses whatever share of the cores it
+keeps (``neighbour_slowdown`` k, b_g2_msm's; a mechanism under trial, in no
+shipped profile): its threads at ``1 / (1 + k x s / cores)`` of their speed with
+``s`` synthesis jobs running (at most ``cores``). Its bucket sums keep their state
+in the cores' caches; every thread the OS switches in beside them evicts part of
+it. The pool's share of the cores alone gives a slowdown that rises evenly from
+the first synthesis; the one measured beside one-thread syntheses is flat while
+they take the cores a call leaves idle (b_g2_msm's ``pool_width``) and steeper
+past them. It follows that curve and loses rows of the daemon's (docs/calibrate.md,
+"A neighbour slowdown of the b_g2_msm pool, tried and not kept").
+
 Jobs that gather at random from large arrays (the MatVec: every row reads
 witness values scattered over the partition's aux vector and writes a, b, c)
 share the last-level cache: a job with a working set of ``ws_gib`` runs at
@@ -82,6 +93,7 @@ class Job:
     ws_gib: float = 0.0         # the working set it gathers from (GiB; 0: none)
     miss_penalty: float = 0.0   # its slowdown - 1 when all of that working set misses the cache
     pool_slowdown: float = 1.0  # its slowdown while the prep_msm / b_g2_msm pool is full
+    neighbour_slowdown: float = 0.0  # its slowdown - 1 with a synthesis running per core beside it
     even_share: bool = False    # at most an even share of the cores among the runnable threads
     order: int = 0
     start: float = 0.0
@@ -178,7 +190,7 @@ class Machine:
             mem_bound: float = 0.0, pressure_k: float = 0.0,
             solo_rate: float | None = None, group: str = "", ws_gib: float = 0.0,
             miss_penalty: float = 0.0, pool_slowdown: float = 1.0,
-            even_share: bool = False) -> simpy.Event:
+            even_share: bool = False, neighbour_slowdown: float = 0.0) -> simpy.Event:
         """Start a job; return an event whose value is (start, end, slowdown).
 
         ``group``: a synthesis job that shares the pool ``group_threads[group]``
@@ -191,7 +203,10 @@ class Machine:
         slower beside b_g2_msm calls on the host's other cores). ``even_share``: it runs
         on no more than ``cores / runnable`` threads while the runnable threads (the
         pool's and single jobs' threads, and the threads the syntheses ask) outnumber
-        the cores (a synthesis's one-thread steps).
+        the cores (a synthesis's one-thread steps). ``neighbour_slowdown`` (k, a
+        ``pool`` job's; ignored on other kinds): its threads run ``1 + k x s / cores``
+        times slower with ``s`` synthesis jobs running beside them (at most ``cores``),
+        whatever share of the cores those get.
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -205,6 +220,7 @@ class Machine:
                   pressure_k=pressure_k, group=group, ws_gib=max(0.0, float(ws_gib)),
                   miss_penalty=max(0.0, float(miss_penalty)),
                   pool_slowdown=max(1.0, float(pool_slowdown)), even_share=bool(even_share),
+                  neighbour_slowdown=max(0.0, float(neighbour_slowdown)) if kind == "pool" else 0.0,
                   order=next(self._order),
                   start=self.env.now, remaining=max(work, 1e-12))
         self._advance()
@@ -355,6 +371,8 @@ class Machine:
                 speed *= even / j.threads
             if full > 0 and j.pool_slowdown > 1.0:
                 speed /= 1.0 + (j.pool_slowdown - 1.0) * full
+            if j.neighbour_slowdown > 0 and synth:
+                speed /= 1.0 + j.neighbour_slowdown * min(len(synth), self.cores) / self.cores
             j.rate = j.threads * cpu * speed / slow
 
     def _reschedule(self) -> None:

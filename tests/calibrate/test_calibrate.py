@@ -1454,3 +1454,45 @@ def test_curve_refits_the_weight_on_its_own_visits_of_the_calibrations_counts():
     assert "same_pass" not in judge_curve(curve)
     bare = {**curve, "rows": [r for r in rows if r["syntheses"] != 6]}
     assert "same_pass" not in judge_curve(bare, prof)
+
+
+def test_the_neighbour_trial_fits_the_weight_and_the_slowdown_together():
+    # a host whose b_g2_msm pool runs at 14 of 16 threads and slows by k = 0.6 per
+    # synthesis over the cores, with an even share (w = 1): prep_msm's points pin the
+    # weight, b_g2_msm's the slowdown; the weight alone cannot follow both
+    from cuzklab.calibrate.contention import GRID, fit_contention, model_contention
+    prof = Profile.load("porep-live-2p20-h200").replace(b_g2_msm={"pool_width": 14.0})
+    counts = [0, 3, 6, 11]
+    made = model_contention(prof, counts, pool_threads=16, pool_weight=1.0, neighbour=0.6)
+    meas = {"pool_threads": 16, "synth_threads": 1,
+            "rows": [{"syntheses": c, "prep_msm_slowdown": m["prep_msm_slowdown"],
+                      "b_g2_msm_slowdown": m["b_g2_msm_slowdown"]}
+                     for c, m in zip(counts, made)]}
+    both = fit_contention(prof, meas, neighbour=True)
+    assert both["pool_weight"] == pytest.approx(1.0) and both["neighbour_slowdown"] == 0.6
+    assert both["rms_log_error"] < 1e-9 and not both["at_edge"]
+    alone = fit_contention(prof, meas)
+    assert alone["neighbour_slowdown"] == 0.0 and alone["pool_weight"] in GRID
+    assert alone["rms_log_error"] > 0.01
+    # the model's curve bends: flat while the syntheses take the idle cores, steeper past them
+    xs = [m["b_g2_msm_slowdown"] for m in model_contention(
+        prof, [0, 1, 2, 8, 12], pool_threads=16, pool_weight=1.0, neighbour=0.6)]
+    assert (xs[2] - xs[0]) / 2 < (xs[4] - xs[3]) / 4  # per synthesis: 0-2 below 8-12
+
+
+def test_a_calibration_made_again_with_the_neighbour_trial_records_both_numbers():
+    import json
+    from pathlib import Path
+    from cuzklab.calibrate.live import derive_profile
+    meas = json.loads(Path("benchmarks/results/calibrate-live-h100-r41.json").read_text())
+    plain = derive_profile(meas["measurements"], "r41")["text"]
+    assert "neighbour_slowdown" not in plain and "pool_width" not in plain
+    trial = derive_profile(meas["measurements"], "r41", neighbour=True)
+    raw = tomllib.loads(trial["text"])
+    assert raw["b_g2_msm"]["pool_width"] == pytest.approx(14.622)
+    assert 0 < raw["b_g2_msm"]["neighbour_slowdown"] <= 2
+    text = trial["text"]
+    assert "pool_width = 14.622  # measured: the mean number of its pool's 16 threads" in text
+    assert "neighbour_slowdown = " in text and "# fit: how much slower its pool's" in text
+    fit = trial["measurements"]["derived"]["contention_fit"]
+    assert fit["pool_weight"] == raw["node"]["cpu_pool_weight"]

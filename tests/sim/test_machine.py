@@ -163,3 +163,37 @@ def test_working_sets_that_stop_fitting_in_the_cache_slow_their_jobs():
     durations = sorted(e - s for s, e, _ in res)
     assert durations[0] == pytest.approx(1.0)
     assert durations[1:] == pytest.approx([1.375] * 4)
+
+
+def test_a_pool_job_beside_syntheses_runs_slower_by_its_neighbour_slowdown():
+    # 96 cores, a pool job on 32 threads and 8 one-thread syntheses: 40 runnable threads,
+    # so the cores are not shared and only the neighbour slowdown acts: 1 + k * 8 / 96
+    k = 0.6
+    syn = [(0, "synth", 1e3, dict(cap=1))] * 8
+    (s, e, slow), *_ = _run_jobs([(0, "pool", 32.0, dict(cap=32, neighbour_slowdown=k))] + syn)
+    assert e - s == pytest.approx(1 + k * 8 / 96) and slow == pytest.approx(1 + k * 8 / 96)
+    # alone it keeps its solo time; without the key the syntheses change nothing
+    (s, e, _), = _run_jobs([(0, "pool", 32.0, dict(cap=32, neighbour_slowdown=k))])
+    assert e - s == pytest.approx(1.0)
+    (s, e, _), *_ = _run_jobs([(0, "pool", 32.0, dict(cap=32))] + syn)
+    assert e - s == pytest.approx(1.0)
+    # only pool jobs take it: a synthesis given one runs at its own speed
+    (s, e, _), *_ = _run_jobs([(0, "synth", 1.0, dict(cap=1, neighbour_slowdown=k))] + syn)
+    assert e - s == pytest.approx(1.0)
+
+
+def test_a_b_g2_call_at_its_pool_width_keeps_its_time_alone_and_leaves_cores_free():
+    from cuzklab.model import Profile
+    prof = Profile.load("porep-live-2p20-h200").replace(
+        b_g2_msm={"pool_core_s": 1.6, "serial_s": 0.02})
+    ser, work, width = prof.b_g2_pool_step(16)
+    assert (ser, work, width) == (0.02, 1.6, 16.0)  # no width: the whole pool
+    narrow = prof.replace(b_g2_msm={"pool_width": 14.0})
+    ser, work, width = narrow.b_g2_pool_step(16)
+    assert ser == 0.02 and width == 14.0 and work / width == pytest.approx(1.6 / 16)
+    assert narrow.b_g2_pool_step(8)[2] == 8.0  # never wider than the pool
+    # two one-thread syntheses beside it take the two idle cores: the call keeps its time
+    syn = [(0, "synth", 1e3, dict(cap=1))] * 2
+    (s, e, _), *_ = _run_jobs([(0, "pool", work, dict(cap=width))] + syn, cores=16,
+                              synthesis_threads=16, pool_threads=16)
+    assert e - s == pytest.approx(0.1)
