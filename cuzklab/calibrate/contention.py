@@ -375,7 +375,8 @@ def refit_curve(curve: dict, profile, counts) -> dict | None:
             "rows": [{"syntheses": r["syntheses"], "prep_msm_slowdown": r["prep_msm_live_x"],
                       "b_g2_msm_slowdown": r["b_g2_msm_live_x"]} for r in at]}
     # as the profile's calibration fitted it: with the neighbour slowdown where it has one
-    fit = fit_contention(prof, meas, neighbour="neighbour_slowdown" in prof["b_g2_msm"])
+    trial = "neighbour_slowdown" in prof["b_g2_msm"]
+    fit = fit_contention(prof, meas, neighbour=trial)
     weight, rms = fit["pool_weight"], fit["rms_log_error"]
     model = model_contention(prof, [0] + [r["syntheses"] for r in loaded],
                              pool_threads=curve["pool_threads"], synth_threads=each,
@@ -395,9 +396,8 @@ def refit_curve(curve: dict, profile, counts) -> dict | None:
         e = max(of, key=lambda w: abs(w[0]), default=None)
         return e and {"error": round(e[0], 4), "stage": e[1], "syntheses": e[2],
                       "met": abs(e[0]) <= CURVE_TARGET}
-    trial = ({"neighbour_slowdown": fit["neighbour_slowdown"]}
-             if "neighbour_slowdown" in prof["b_g2_msm"] else {})
-    return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight, **trial,
+    return {"counts": sorted(r["syntheses"] for r in at), "pool_weight": weight,
+            **({"neighbour_slowdown": fit["neighbour_slowdown"]} if trial else {}),
             "rms_log_error": round(rms, 4), "rows": points, "worst": worst(errs),
             "held_out": worst([e for e in errs if not e[3]])}
 
